@@ -1,0 +1,7 @@
+"""Playground routes (DESIGN.md §4)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter(tags=["playground"])

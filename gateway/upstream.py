@@ -1,0 +1,38 @@
+"""How routes reach the contexts: one stub per context and class, made once."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from fastapi import Request
+from google.protobuf.timestamp_pb2 import Timestamp
+
+Stub = TypeVar("Stub")
+
+
+def stub(request: Request, context: str, stub_class: type[Stub]) -> Stub:
+    cache: dict[Any, Any] = request.app.state.stubs
+    key = (context, stub_class)
+    if key not in cache:
+        cache[key] = request.app.state.clients.stub(context, stub_class)
+    return cache[key]
+
+
+def actor(who: Any) -> dict[str, str]:
+    return {"sub": who.sub, "email": who.email}
+
+
+def instant(ts: Timestamp, present: bool = True) -> str | None:
+    """RFC 3339 with an explicit UTC offset, or None for an unset timestamp."""
+    if not present or (ts.seconds == 0 and ts.nanos == 0):
+        return None
+    return ts.ToDatetime(tzinfo=timezone.utc).isoformat()
+
+
+def to_timestamp(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    ts = Timestamp()
+    ts.FromDatetime(value)
+    return ts

@@ -1,0 +1,152 @@
+"""The `outrider` command: run the platform, one part of it, or its chores.
+
+    outrider up                  every context and the gateway, supervised
+    outrider serve <context>     one context alone (what compose runs)
+    outrider gateway             the REST gateway alone
+    outrider migrate             bring every context's schema to head
+    outrider seed                load the example registry inventory
+    outrider token --role 1      a console token signed with the configured secret
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable, Sequence
+
+CONTEXTS = ("registry", "decisions", "outcomes", "playground", "telemetry")
+
+
+class CommandError(Exception):
+    """A failure the user can act on; printed as one line, no traceback."""
+
+
+def _settings():
+    from services.common import logs, settings
+
+    loaded = settings.load()
+    logs.configure("cli", loaded.log_level)
+    return loaded
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from outrider.supervisor import run_platform
+
+    return run_platform(_settings())
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    if args.context not in CONTEXTS:
+        raise CommandError(f"unknown context {args.context!r}; choose one of: {', '.join(CONTEXTS)}")
+    from services.common import logs
+    from services.common.runtime import serve_forever
+
+    settings = _settings()
+    logs.configure(args.context, settings.log_level)
+    asyncio.run(serve_forever(args.context, settings))
+    return 0
+
+
+def cmd_gateway(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from gateway.app import create_app
+    from services.common import logs
+    from services.common.embedded import port_free
+
+    settings = _settings()
+    logs.configure("gateway", settings.log_level)
+    if not port_free(settings.http_host, settings.http_port):
+        raise CommandError(
+            f"port {settings.http_port} is already in use; stop what holds it or set OUTRIDER_HTTP_PORT"
+        )
+    uvicorn.run(
+        create_app(settings), host=settings.http_host, port=settings.http_port,
+        log_config=None, access_log=False, timeout_graceful_shutdown=5,
+    )
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from outrider.supervisor import with_embedded
+    from services.common.db import context_engine, migrate, wait_reachable
+
+    async def run(url: str) -> None:
+        for context in CONTEXTS:
+            engine = context_engine(url, context)
+            try:
+                await wait_reachable(engine)
+                applied = await migrate(engine, context)
+                print(f"{context}: {'applied ' + ', '.join(applied) if applied else 'up to date'}")
+            finally:
+                await engine.dispose()
+
+    return with_embedded(_settings(), lambda s: asyncio.run(run(s.database_url)), nats=False)
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    from outrider.supervisor import with_embedded
+    from services.registry.seeding import seed_registry
+
+    def run(settings) -> None:
+        counts = asyncio.run(seed_registry(settings.database_url))
+        print(", ".join(f"{n} {what}" for what, n in counts.items()))
+
+    return with_embedded(_settings(), run, nats=False)
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    from gateway.auth import issue_token
+
+    settings = _settings()
+    print(issue_token(settings.jwt_secret, sub=args.sub, role=args.role, tenant_id=args.tenant,
+                      email=args.email, ttl_s=args.ttl_hours * 3600))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="outrider", description="Outrider: control plane for AI agent fleets")
+    sub = root.add_subparsers(dest="command", required=True, metavar="command")
+
+    def add(name: str, handler: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(handler=handler)
+        return p
+
+    add("up", cmd_up, "run every context and the gateway, supervised")
+    serve = add("serve", cmd_serve, "run one context's gRPC server")
+    serve.add_argument("context", help=f"one of: {', '.join(CONTEXTS)}")
+    add("gateway", cmd_gateway, "run the REST gateway")
+    add("migrate", cmd_migrate, "bring every context's schema to head")
+    add("seed", cmd_seed, "load the example registry inventory (idempotent)")
+    token = add("token", cmd_token, "print a console token signed with the configured secret")
+    token.add_argument("--role", type=int, required=True, help="1 = admin (writes), 3 or 4 = read-only staff")
+    token.add_argument("--tenant", type=int, default=0, help="0 = platform staff (default)")
+    token.add_argument("--email", default="dev@outrider.local")
+    token.add_argument("--sub", default="dev")
+    token.add_argument("--ttl-hours", type=int, default=12)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from services.common.embedded import EmbeddedError
+    from services.common.errors import DomainError
+    from services.common.grpc_server import PortInUse
+    from services.common.settings import SettingsError
+
+    try:
+        return args.handler(args)
+    except (CommandError, SettingsError, EmbeddedError, PortInUse) as exc:
+        print(f"outrider: error: {exc}", file=sys.stderr)
+        return 2
+    except DomainError as exc:
+        print(f"outrider: error: {exc.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

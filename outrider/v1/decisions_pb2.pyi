@@ -1,0 +1,314 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from outrider.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Decision(_message.Message):
+    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "action", "confidence", "reasoning", "model", "decided_at", "outcome", "outcome_reason", "judged_at", "judged_by", "context", "similarity")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_REASON_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_AT_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_BY_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    decision_type: str
+    agent_id: str
+    subject_id: str
+    action: str
+    confidence: float
+    reasoning: str
+    model: str
+    decided_at: _timestamp_pb2.Timestamp
+    outcome: str
+    outcome_reason: str
+    judged_at: _timestamp_pb2.Timestamp
+    judged_by: str
+    context: _struct_pb2.Struct
+    similarity: float
+    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., outcome: _Optional[str] = ..., outcome_reason: _Optional[str] = ..., judged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., judged_by: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., similarity: _Optional[float] = ...) -> None: ...
+
+class RecordDecisionRequest(_message.Message):
+    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "context", "action", "confidence", "reasoning", "model", "embedding", "decided_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    REASONING_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    decision_type: str
+    agent_id: str
+    subject_id: str
+    context: _struct_pb2.Struct
+    action: str
+    confidence: float
+    reasoning: str
+    model: str
+    embedding: _containers.RepeatedScalarFieldContainer[float]
+    decided_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., embedding: _Optional[_Iterable[float]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RecordDecisionResponse(_message.Message):
+    __slots__ = ("id", "created")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    created: bool
+    def __init__(self, id: _Optional[str] = ..., created: _Optional[bool] = ...) -> None: ...
+
+class FindSimilarRequest(_message.Message):
+    __slots__ = ("decision_type", "context", "embedding", "k")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    context: _struct_pb2.Struct
+    embedding: _containers.RepeatedScalarFieldContainer[float]
+    k: int
+    def __init__(self, decision_type: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., embedding: _Optional[_Iterable[float]] = ..., k: _Optional[int] = ...) -> None: ...
+
+class SimilarSummary(_message.Message):
+    __slots__ = ("successes", "failures", "success_rate")
+    SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    SUCCESS_RATE_FIELD_NUMBER: _ClassVar[int]
+    successes: int
+    failures: int
+    success_rate: float
+    def __init__(self, successes: _Optional[int] = ..., failures: _Optional[int] = ..., success_rate: _Optional[float] = ...) -> None: ...
+
+class FindSimilarResponse(_message.Message):
+    __slots__ = ("items", "summary")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Decision]
+    summary: SimilarSummary
+    def __init__(self, items: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., summary: _Optional[_Union[SimilarSummary, _Mapping]] = ...) -> None: ...
+
+class SetOutcomeRequest(_message.Message):
+    __slots__ = ("id", "outcome", "reason", "judged_by", "actor")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_BY_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    outcome: str
+    reason: str
+    judged_by: str
+    actor: _common_pb2.Actor
+    def __init__(self, id: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., judged_by: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+
+class ListDecisionsRequest(_message.Message):
+    __slots__ = ("decision_type", "outcome", "agent_id", "page")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    outcome: str
+    agent_id: str
+    page: _common_pb2.PageRequest
+    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., agent_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListDecisionsResponse(_message.Message):
+    __slots__ = ("items", "next_cursor")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Decision]
+    next_cursor: str
+    def __init__(self, items: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class ListPendingRequest(_message.Message):
+    __slots__ = ("decided_before", "after_cursor", "limit")
+    DECIDED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    decided_before: _timestamp_pb2.Timestamp
+    after_cursor: str
+    limit: int
+    def __init__(self, decided_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., after_cursor: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class PendingDecision(_message.Message):
+    __slots__ = ("id", "decision_type", "subject_id", "decided_at", "model")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    decision_type: str
+    subject_id: str
+    decided_at: _timestamp_pb2.Timestamp
+    model: str
+    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., subject_id: _Optional[str] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., model: _Optional[str] = ...) -> None: ...
+
+class ListPendingResponse(_message.Message):
+    __slots__ = ("items", "next_cursor")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[PendingDecision]
+    next_cursor: str
+    def __init__(self, items: _Optional[_Iterable[_Union[PendingDecision, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class OutcomeVerdict(_message.Message):
+    __slots__ = ("id", "outcome", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    outcome: str
+    reason: str
+    def __init__(self, id: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class SetOutcomesRequest(_message.Message):
+    __slots__ = ("verdicts", "judged_by")
+    VERDICTS_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_BY_FIELD_NUMBER: _ClassVar[int]
+    verdicts: _containers.RepeatedCompositeFieldContainer[OutcomeVerdict]
+    judged_by: str
+    def __init__(self, verdicts: _Optional[_Iterable[_Union[OutcomeVerdict, _Mapping]]] = ..., judged_by: _Optional[str] = ...) -> None: ...
+
+class SetOutcomesResponse(_message.Message):
+    __slots__ = ("judged_ids",)
+    JUDGED_IDS_FIELD_NUMBER: _ClassVar[int]
+    judged_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, judged_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CountOutcomesRequest(_message.Message):
+    __slots__ = ("decided_since",)
+    DECIDED_SINCE_FIELD_NUMBER: _ClassVar[int]
+    decided_since: _timestamp_pb2.Timestamp
+    def __init__(self, decided_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class OutcomeCount(_message.Message):
+    __slots__ = ("decision_type", "outcome", "count", "model")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    outcome: str
+    count: int
+    model: str
+    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., count: _Optional[int] = ..., model: _Optional[str] = ...) -> None: ...
+
+class CountOutcomesResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[OutcomeCount]
+    def __init__(self, items: _Optional[_Iterable[_Union[OutcomeCount, _Mapping]]] = ...) -> None: ...
+
+class Subject(_message.Message):
+    __slots__ = ("id", "source", "plan_ref", "cursor")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    PLAN_REF_FIELD_NUMBER: _ClassVar[int]
+    CURSOR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    source: str
+    plan_ref: str
+    cursor: str
+    def __init__(self, id: _Optional[str] = ..., source: _Optional[str] = ..., plan_ref: _Optional[str] = ..., cursor: _Optional[str] = ...) -> None: ...
+
+class RegisterSubjectRequest(_message.Message):
+    __slots__ = ("id", "source", "plan_ref")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    PLAN_REF_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    source: str
+    plan_ref: str
+    def __init__(self, id: _Optional[str] = ..., source: _Optional[str] = ..., plan_ref: _Optional[str] = ...) -> None: ...
+
+class HumanDecision(_message.Message):
+    __slots__ = ("id", "subject_id", "kind", "body", "author", "provider", "external_id", "written_at", "observed_at", "plan_ref", "step")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
+    WRITTEN_AT_FIELD_NUMBER: _ClassVar[int]
+    OBSERVED_AT_FIELD_NUMBER: _ClassVar[int]
+    PLAN_REF_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    subject_id: str
+    kind: str
+    body: str
+    author: str
+    provider: str
+    external_id: str
+    written_at: _timestamp_pb2.Timestamp
+    observed_at: _timestamp_pb2.Timestamp
+    plan_ref: str
+    step: str
+    def __init__(self, id: _Optional[str] = ..., subject_id: _Optional[str] = ..., kind: _Optional[str] = ..., body: _Optional[str] = ..., author: _Optional[str] = ..., provider: _Optional[str] = ..., external_id: _Optional[str] = ..., written_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., observed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., plan_ref: _Optional[str] = ..., step: _Optional[str] = ...) -> None: ...
+
+class RecordHumanInputRequest(_message.Message):
+    __slots__ = ("provider", "external_id", "subject_id", "author", "at", "body")
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    external_id: str
+    subject_id: str
+    author: str
+    at: _timestamp_pb2.Timestamp
+    body: str
+    def __init__(self, provider: _Optional[str] = ..., external_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., author: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., body: _Optional[str] = ...) -> None: ...
+
+class LeaseSubjectRequest(_message.Message):
+    __slots__ = ("subject_id",)
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    subject_id: str
+    def __init__(self, subject_id: _Optional[str] = ...) -> None: ...
+
+class LeaseSubjectResponse(_message.Message):
+    __slots__ = ("subject_id", "human_decisions")
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    HUMAN_DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    subject_id: str
+    human_decisions: _containers.RepeatedCompositeFieldContainer[HumanDecision]
+    def __init__(self, subject_id: _Optional[str] = ..., human_decisions: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ...) -> None: ...
+
+class ListHumanDecisionsRequest(_message.Message):
+    __slots__ = ("subject_id",)
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    subject_id: str
+    def __init__(self, subject_id: _Optional[str] = ...) -> None: ...
+
+class ListHumanDecisionsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[HumanDecision]
+    def __init__(self, items: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,306 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from outrider.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Agent(_message.Message):
+    __slots__ = ("id", "name", "runtime", "purpose", "status", "has_autonomy_gate", "autonomous", "model", "skill_count", "tool_count", "wake_on", "class_ref")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    PURPOSE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    HAS_AUTONOMY_GATE_FIELD_NUMBER: _ClassVar[int]
+    AUTONOMOUS_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    SKILL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    TOOL_COUNT_FIELD_NUMBER: _ClassVar[int]
+    WAKE_ON_FIELD_NUMBER: _ClassVar[int]
+    CLASS_REF_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    runtime: str
+    purpose: str
+    status: str
+    has_autonomy_gate: bool
+    autonomous: bool
+    model: str
+    skill_count: int
+    tool_count: int
+    wake_on: str
+    class_ref: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., runtime: _Optional[str] = ..., purpose: _Optional[str] = ..., status: _Optional[str] = ..., has_autonomy_gate: _Optional[bool] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., skill_count: _Optional[int] = ..., tool_count: _Optional[int] = ..., wake_on: _Optional[str] = ..., class_ref: _Optional[str] = ...) -> None: ...
+
+class Tool(_message.Message):
+    __slots__ = ("name", "description", "kind", "target", "input_schema", "requires_confirmation", "implemented_at", "executor")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    REQUIRES_CONFIRMATION_FIELD_NUMBER: _ClassVar[int]
+    IMPLEMENTED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXECUTOR_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    kind: str
+    target: str
+    input_schema: _struct_pb2.Struct
+    requires_confirmation: bool
+    implemented_at: str
+    executor: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., requires_confirmation: _Optional[bool] = ..., implemented_at: _Optional[str] = ..., executor: _Optional[str] = ...) -> None: ...
+
+class ThresholdSpec(_message.Message):
+    __slots__ = ("type", "min", "max", "step", "default")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    MIN_FIELD_NUMBER: _ClassVar[int]
+    MAX_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    min: float
+    max: float
+    step: float
+    default: float
+    def __init__(self, type: _Optional[str] = ..., min: _Optional[float] = ..., max: _Optional[float] = ..., step: _Optional[float] = ..., default: _Optional[float] = ...) -> None: ...
+
+class Skill(_message.Message):
+    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "source", "enabled", "thresholds", "thresholds_schema", "version", "tool_names", "disabled_reason", "updated_by", "updated_at")
+    class ThresholdsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    class ThresholdsSchemaEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ThresholdSpec
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ThresholdSpec, _Mapping]] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_PROMPT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAMES_FIELD_NUMBER: _ClassVar[int]
+    DISABLED_REASON_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_BY_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    agent_id: str
+    title: str
+    category: str
+    description: str
+    sample_prompt: str
+    source: str
+    enabled: bool
+    thresholds: _containers.ScalarMap[str, float]
+    thresholds_schema: _containers.MessageMap[str, ThresholdSpec]
+    version: int
+    tool_names: _containers.RepeatedScalarFieldContainer[str]
+    disabled_reason: str
+    updated_by: str
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., source: _Optional[str] = ..., enabled: _Optional[bool] = ..., thresholds: _Optional[_Mapping[str, float]] = ..., thresholds_schema: _Optional[_Mapping[str, ThresholdSpec]] = ..., version: _Optional[int] = ..., tool_names: _Optional[_Iterable[str]] = ..., disabled_reason: _Optional[str] = ..., updated_by: _Optional[str] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListAgentsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListAgentsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Agent]
+    def __init__(self, items: _Optional[_Iterable[_Union[Agent, _Mapping]]] = ...) -> None: ...
+
+class GetAgentRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class AgentDetail(_message.Message):
+    __slots__ = ("agent", "skills", "tools")
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    SKILLS_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    agent: Agent
+    skills: _containers.RepeatedCompositeFieldContainer[Skill]
+    tools: _containers.RepeatedCompositeFieldContainer[Tool]
+    def __init__(self, agent: _Optional[_Union[Agent, _Mapping]] = ..., skills: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ...) -> None: ...
+
+class UpdateAgentRequest(_message.Message):
+    __slots__ = ("id", "autonomous", "model", "confirm", "actor")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AUTONOMOUS_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CONFIRM_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    autonomous: bool
+    model: str
+    confirm: str
+    actor: _common_pb2.Actor
+    def __init__(self, id: _Optional[str] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., confirm: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+
+class ListSkillsRequest(_message.Message):
+    __slots__ = ("agent_id",)
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
+
+class ListSkillsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Skill]
+    def __init__(self, items: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ...) -> None: ...
+
+class CreateSkillRequest(_message.Message):
+    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "tool_names", "thresholds_schema", "enabled", "actor")
+    class ThresholdsSchemaEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ThresholdSpec
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ThresholdSpec, _Mapping]] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CATEGORY_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_PROMPT_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAMES_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    agent_id: str
+    title: str
+    category: str
+    description: str
+    sample_prompt: str
+    tool_names: _containers.RepeatedScalarFieldContainer[str]
+    thresholds_schema: _containers.MessageMap[str, ThresholdSpec]
+    enabled: bool
+    actor: _common_pb2.Actor
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., tool_names: _Optional[_Iterable[str]] = ..., thresholds_schema: _Optional[_Mapping[str, ThresholdSpec]] = ..., enabled: _Optional[bool] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+
+class UpdateSkillRequest(_message.Message):
+    __slots__ = ("id", "enabled", "thresholds", "expected_version", "actor")
+    class ThresholdsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    enabled: bool
+    thresholds: _containers.ScalarMap[str, float]
+    expected_version: int
+    actor: _common_pb2.Actor
+    def __init__(self, id: _Optional[str] = ..., enabled: _Optional[bool] = ..., thresholds: _Optional[_Mapping[str, float]] = ..., expected_version: _Optional[int] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+
+class ListToolsRequest(_message.Message):
+    __slots__ = ("kind",)
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    def __init__(self, kind: _Optional[str] = ...) -> None: ...
+
+class ListToolsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Tool]
+    def __init__(self, items: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ...) -> None: ...
+
+class AuditRow(_message.Message):
+    __slots__ = ("id", "entity", "entity_id", "field", "old", "new", "changed_by", "changed_by_email", "changed_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    OLD_FIELD_NUMBER: _ClassVar[int]
+    NEW_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_BY_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_BY_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    entity: str
+    entity_id: str
+    field: str
+    old: _struct_pb2.Value
+    new: _struct_pb2.Value
+    changed_by: str
+    changed_by_email: str
+    changed_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[int] = ..., entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., field: _Optional[str] = ..., old: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., new: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., changed_by: _Optional[str] = ..., changed_by_email: _Optional[str] = ..., changed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListAuditRequest(_message.Message):
+    __slots__ = ("entity", "entity_id", "page")
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    entity: str
+    entity_id: str
+    page: _common_pb2.PageRequest
+    def __init__(self, entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListAuditResponse(_message.Message):
+    __slots__ = ("items", "next_cursor")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[AuditRow]
+    next_cursor: str
+    def __init__(self, items: _Optional[_Iterable[_Union[AuditRow, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class Snapshot(_message.Message):
+    __slots__ = ("etag", "document")
+    ETAG_FIELD_NUMBER: _ClassVar[int]
+    DOCUMENT_FIELD_NUMBER: _ClassVar[int]
+    etag: str
+    document: bytes
+    def __init__(self, etag: _Optional[str] = ..., document: _Optional[bytes] = ...) -> None: ...
+
+class GetSnapshotRequest(_message.Message):
+    __slots__ = ("if_none_match",)
+    IF_NONE_MATCH_FIELD_NUMBER: _ClassVar[int]
+    if_none_match: str
+    def __init__(self, if_none_match: _Optional[str] = ...) -> None: ...
+
+class GetSnapshotResponse(_message.Message):
+    __slots__ = ("not_modified", "snapshot")
+    NOT_MODIFIED_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    not_modified: bool
+    snapshot: Snapshot
+    def __init__(self, not_modified: _Optional[bool] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
+
+class WatchSnapshotRequest(_message.Message):
+    __slots__ = ("if_none_match",)
+    IF_NONE_MATCH_FIELD_NUMBER: _ClassVar[int]
+    if_none_match: str
+    def __init__(self, if_none_match: _Optional[str] = ...) -> None: ...

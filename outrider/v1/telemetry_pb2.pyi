@@ -1,0 +1,76 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class GetInsightsRequest(_message.Message):
+    __slots__ = ("days",)
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    def __init__(self, days: _Optional[int] = ...) -> None: ...
+
+class AgentInsight(_message.Message):
+    __slots__ = ("agent_id", "runs", "failures", "avg_ms", "p95_ms", "last_run_at", "state")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    AVG_MS_FIELD_NUMBER: _ClassVar[int]
+    P95_MS_FIELD_NUMBER: _ClassVar[int]
+    LAST_RUN_AT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    runs: int
+    failures: int
+    avg_ms: float
+    p95_ms: float
+    last_run_at: _timestamp_pb2.Timestamp
+    state: str
+    def __init__(self, agent_id: _Optional[str] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ..., avg_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ..., last_run_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ...) -> None: ...
+
+class DecisionCount(_message.Message):
+    __slots__ = ("decision_type", "outcome", "count")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    outcome: str
+    count: int
+    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class Insights(_message.Message):
+    __slots__ = ("window_days", "receiving", "agents", "decisions")
+    WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
+    RECEIVING_FIELD_NUMBER: _ClassVar[int]
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    window_days: int
+    receiving: bool
+    agents: _containers.RepeatedCompositeFieldContainer[AgentInsight]
+    decisions: _containers.RepeatedCompositeFieldContainer[DecisionCount]
+    def __init__(self, window_days: _Optional[int] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ...) -> None: ...
+
+class GetCountersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class Counters(_message.Message):
+    __slots__ = ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats")
+    RECEIVED_FIELD_NUMBER: _ClassVar[int]
+    INSERTED_FIELD_NUMBER: _ClassVar[int]
+    DUPLICATES_FIELD_NUMBER: _ClassVar[int]
+    MALFORMED_FIELD_NUMBER: _ClassVar[int]
+    REDELIVERED_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEATS_FIELD_NUMBER: _ClassVar[int]
+    received: int
+    inserted: int
+    duplicates: int
+    malformed: int
+    redelivered: int
+    heartbeats: int
+    def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ...) -> None: ...

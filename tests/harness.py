@@ -1,0 +1,139 @@
+"""Test stack: one embedded Postgres and one NATS per test run, a fresh
+database per test cloned from a migrated template, and in-process contexts
+and gateway wired exactly as `outrider up` wires them."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import uuid
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import httpx
+import nats
+
+from gateway.app import create_app
+from gateway.auth import issue_token
+from services.common.db import context_engine, migrate
+from services.common.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from services.common.runtime import ContextServer
+from services.common.settings import CONTEXTS, Settings, load
+
+JWT_SECRET = "test-jwt-secret-0123456789abcdef"
+INTERNAL_KEY = "test-internal-key-0123456789abcdef"
+TEMPLATE_DB = "outrider_template"
+
+
+@dataclass(frozen=True)
+class Stack:
+    data_dir: Path
+    server_url: str  # asyncpg URL of the server's maintenance database
+    nats_url: str
+
+    def database_url(self, name: str) -> str:
+        head, _, query = self.server_url.partition("?")
+        return f"{head.rsplit('/', 1)[0]}/{name}?{query}"
+
+    def raw_dsn(self, name: str) -> str:
+        """The same database for plain asyncpg (no SQLAlchemy dialect prefix)."""
+        return self.database_url(name).replace("postgresql+asyncpg://", "postgresql://")
+
+
+def start_stack(data_dir: Path) -> tuple[Stack, EmbeddedPostgres, EmbeddedNats]:
+    pg = EmbeddedPostgres(data_dir)
+    url = pg.start()
+    broker = EmbeddedNats(data_dir, free_port())
+    nats_url = broker.start()
+    return Stack(data_dir, url, nats_url), pg, broker
+
+
+async def build_template(stack: Stack) -> None:
+    admin = await asyncpg.connect(stack.raw_dsn("postgres"))
+    try:
+        await admin.execute(f"drop database if exists {TEMPLATE_DB} with (force)")
+        await admin.execute(f"create database {TEMPLATE_DB}")
+    finally:
+        await admin.close()
+    for context in CONTEXTS:
+        engine = context_engine(stack.database_url(TEMPLATE_DB), context)
+        try:
+            await migrate(engine, context, extra={"outrider.embedding_dim": "384"})
+        finally:
+            await engine.dispose()
+
+
+@asynccontextmanager
+async def fresh_database(stack: Stack) -> AsyncIterator[str]:
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(stack.raw_dsn("postgres"))
+    try:
+        await admin.execute(f"create database {name} template {TEMPLATE_DB}")
+        yield name
+    finally:
+        await admin.execute(f"drop database if exists {name} with (force)")
+        await admin.close()
+
+
+async def reset_nats(url: str) -> None:
+    """Delete every stream and bucket so a test starts from an empty broker."""
+    client = await nats.connect(url)
+    try:
+        js = client.jetstream()
+        for info in await js.streams_info():
+            await js.delete_stream(info.config.name)
+    finally:
+        await client.close()
+
+
+def make_settings(stack: Stack, database: str, **env: str) -> Settings:
+    ports = {c: free_port() for c in CONTEXTS}
+    base = {
+        "OUTRIDER_DATA_DIR": str(stack.data_dir / "settings"),
+        "DATABASE_URL": stack.database_url(database),
+        "NATS_URL": stack.nats_url,
+        "OUTRIDER_JWT_SECRET": JWT_SECRET,
+        "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+        **{f"OUTRIDER_{c.upper()}_ADDR": f"127.0.0.1:{p}" for c, p in ports.items()},
+    }
+    base.update(env)
+    return load(base)
+
+
+@asynccontextmanager
+async def running(settings: Settings, contexts: Iterable[str]) -> AsyncIterator[dict[str, ContextServer]]:
+    servers: dict[str, ContextServer] = {}
+    try:
+        for name in contexts:
+            server = ContextServer(name, settings)
+            servers[name] = server
+            await server.start()
+        yield servers
+    finally:
+        await asyncio.gather(*(s.stop(grace=0.5) for s in servers.values()), return_exceptions=True)
+
+
+@asynccontextmanager
+async def gateway_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
+            yield client
+
+
+def bearer(role: int = 1, tenant: int = 0, *, sub: str = "u-1", email: str = "ops@example.com",
+           ttl_s: int = 3600, secret: str = JWT_SECRET) -> dict[str, str]:
+    token = issue_token(secret, sub=sub, role=role, tenant_id=tenant, email=email, ttl_s=ttl_s)
+    return {"Authorization": f"Bearer {token}"}
+
+
+def internal_headers(key: str = INTERNAL_KEY) -> dict[str, str]:
+    return {"X-Internal-Key": key}
+
+
+def with_env(settings: Settings, **changes: object) -> Settings:
+    return dataclasses.replace(settings, **changes)
