@@ -6,6 +6,7 @@ is a setting nobody can find, document or validate at start-up.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -48,6 +49,9 @@ class Settings:
     embedding_dimension: int = 384
     tool_base_urls: Mapping[str, str] = field(default_factory=dict)
     sweep_interval_s: float = 60.0
+    # Configured human-input sources by the source string a subject records
+    # (e.g. "tracker:ops/bookings"): {"url": ..., "token": ..., "timeout_s": ...}.
+    human_sources: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     log_level: str = "INFO"
 
     @property
@@ -89,6 +93,19 @@ def _positive_or_default(env: Mapping[str, str], name: str, default: int) -> int
     if value <= 0:
         _log.warning("%s is not a positive integer (%r); using %d", name, raw, default)
         return default
+    return value
+
+
+def _json_object(env: Mapping[str, str], name: str) -> dict[str, Mapping[str, object]]:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be a JSON object: {exc}") from None
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise SettingsError(f"{name} must be a JSON object of objects")
     return value
 
 
@@ -147,6 +164,8 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         if key.startswith("OUTRIDER_TOOL_BASE_URL_") and value.strip():
             tool_base_urls[key.removeprefix("OUTRIDER_TOOL_BASE_URL_").lower()] = value.strip().rstrip("/")
 
+    human_sources = _json_object(env, "OUTRIDER_HUMAN_SOURCES")
+
     dimension = _int(env, "OUTRIDER_EMBEDDING_DIM", 384)
     if not 1 <= dimension <= 16000:
         raise SettingsError(f"OUTRIDER_EMBEDDING_DIM must be between 1 and 16000, got {dimension}")
@@ -173,6 +192,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         embedding_dimension=dimension,
         tool_base_urls=tool_base_urls,
         sweep_interval_s=float(_int(env, "OUTRIDER_SWEEP_INTERVAL_S", 60)),
+        human_sources=human_sources,
         log_level=env.get("OUTRIDER_LOG_LEVEL", "INFO").strip().upper() or "INFO",
     )
 
@@ -200,6 +220,7 @@ ENV_VARS: frozenset[str] = frozenset(
         "AGENT_DECISION_RETENTION_DAYS",
         "OUTRIDER_EMBEDDING_DIM",
         "OUTRIDER_SWEEP_INTERVAL_S",
+        "OUTRIDER_HUMAN_SOURCES",
         "OUTRIDER_LOG_LEVEL",
     }
 )
