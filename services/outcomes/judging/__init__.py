@@ -1,0 +1,55 @@
+"""Outcome judging: did a decision work, per decision type.
+
+Every public module of this package is imported here, so a rule module
+registers itself just by existing. Listing them by hand would make a new
+decision type need an edit far from its rule, and a forgotten line would
+silently judge the new type unknown.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from services.outcomes.judging.config import (
+    DEFAULT_OUTCOME_WINDOW_HOURS,
+    DEFAULT_RETENTION_DAYS,
+    outcome_window,
+    retention_days,
+)
+from services.outcomes.judging.registry import (
+    MIN_DECISION_AGE,
+    RULES,
+    SWEEP_BATCH,
+    BookingFacts,
+    Outcome,
+    Rule,
+    RuleBook,
+    Timing,
+    judge,
+    registered_types,
+    rule,
+)
+
+for _module in pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module.name}")
+del _module
+
+__all__ = [
+    "DEFAULT_OUTCOME_WINDOW_HOURS",
+    "DEFAULT_RETENTION_DAYS",
+    "MIN_DECISION_AGE",
+    "RULES",
+    "SWEEP_BATCH",
+    "BookingFacts",
+    "Outcome",
+    "Rule",
+    "RuleBook",
+    "Timing",
+    "judge",
+    "outcome_window",
+    "registered_types",
+    "retention_days",
+    "rule",
+]
