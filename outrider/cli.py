@@ -6,6 +6,7 @@
     outrider migrate             bring every context's schema to head
     outrider seed                load the example registry inventory
     outrider token --role 1      a console token signed with the configured secret
+    outrider health <target>     exit 0 when a context or the gateway is healthy
 """
 
 from __future__ import annotations
@@ -96,6 +97,38 @@ def cmd_seed(args: argparse.Namespace) -> int:
     return with_embedded(_settings(), run, nats=False)
 
 
+def cmd_health(args: argparse.Namespace) -> int:
+    """Exit 0 when the target answers its health check: for container probes."""
+    import urllib.request
+
+    settings = _settings()
+    if args.target == "gateway":
+        url = f"http://127.0.0.1:{settings.http_port}/healthz"
+        try:
+            with urllib.request.urlopen(url, timeout=args.timeout) as reply:
+                return 0 if reply.status == 200 else 1
+        except OSError as exc:
+            raise CommandError(f"gateway at {url} is not healthy: {exc}") from None
+    if args.target not in CONTEXTS:
+        raise CommandError(f"unknown target {args.target!r}; choose gateway or one of: {', '.join(CONTEXTS)}")
+
+    async def check() -> int:
+        import grpc
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        address = f"127.0.0.1:{settings.port(args.target)}"
+        async with grpc.aio.insecure_channel(address) as ch:
+            try:
+                reply = await health_pb2_grpc.HealthStub(ch).Check(
+                    health_pb2.HealthCheckRequest(), timeout=args.timeout
+                )
+            except grpc.aio.AioRpcError as exc:
+                raise CommandError(f"{args.target} at {address} is not healthy: {exc.code().name}") from None
+        return 0 if reply.status == health_pb2.HealthCheckResponse.SERVING else 1
+
+    return asyncio.run(check())
+
+
 def cmd_token(args: argparse.Namespace) -> int:
     from gateway.auth import issue_token
 
@@ -120,6 +153,9 @@ def parser() -> argparse.ArgumentParser:
     add("gateway", cmd_gateway, "run the REST gateway")
     add("migrate", cmd_migrate, "bring every context's schema to head")
     add("seed", cmd_seed, "load the example registry inventory (idempotent)")
+    health = add("health", cmd_health, "exit 0 when a context or the gateway answers its health check")
+    health.add_argument("target", help=f"gateway or one of: {', '.join(CONTEXTS)}")
+    health.add_argument("--timeout", type=float, default=3.0)
     token = add("token", cmd_token, "print a console token signed with the configured secret")
     token.add_argument("--role", type=int, required=True, help="1 = admin (writes), 3 or 4 = read-only staff")
     token.add_argument("--tenant", type=int, default=0, help="0 = platform staff (default)")

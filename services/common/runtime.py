@@ -100,7 +100,9 @@ class ContextServer:
         self.server, self._health = server, health_servicer
         await self.module.attach(server, runtime)
         enable_reflection(server, self.module.SERVICE_NAMES)
-        self.port = bind(server, address or settings.addr(self.name))
+        # Bind on the configured interface at the port of this context's address:
+        # in compose the address is a service name others dial, not one to bind.
+        self.port = bind(server, address or f"{settings.grpc_host}:{settings.port(self.name)}")
         await server.start()
         for service in ("", *self.module.SERVICE_NAMES):
             await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)

@@ -1,0 +1,127 @@
+"""`outrider up` from an empty data dir: ready, serving, data kept across a
+restart, and nothing left running after Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import psutil
+
+from services.common.embedded import free_port, port_free
+
+
+def grpc_base() -> int:
+    while True:
+        base = free_port()
+        if all(port_free("127.0.0.1", base + i) for i in range(5)) and base + 4 < 65535:
+            return base
+
+
+def get(url: str, token: str | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+    except OSError:
+        return 0, {}
+
+
+def leftovers(data_dir: Path) -> list[str]:
+    found = []
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        cmdline = " ".join(proc.info["cmdline"] or [])
+        if str(data_dir) in cmdline:
+            found.append(f"{proc.info['name']}: {cmdline[:120]}")
+    return found
+
+
+def child(parent_pid: int, context: str) -> psutil.Process:
+    for proc in psutil.Process(parent_pid).children():
+        if proc.cmdline()[-2:] == ["serve", context]:
+            return proc
+    raise AssertionError(f"no child serving {context}")
+
+
+class Platform:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.http_port = free_port()
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
+        self.env.update({
+            "OUTRIDER_DATA_DIR": str(data_dir),
+            "OUTRIDER_HTTP_PORT": str(self.http_port),
+            "OUTRIDER_GRPC_PORT": str(grpc_base()),
+            "OUTRIDER_NATS_PORT": str(free_port()),
+        })
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "outrider.cli", "up"], env=self.env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, "outrider up exited early"
+            status, _ = get(f"http://127.0.0.1:{self.http_port}/readyz")
+            if status == 200:
+                return
+            time.sleep(0.5)
+        raise AssertionError("outrider up never became ready")
+
+    def token(self, role: int) -> str:
+        out = subprocess.run([sys.executable, "-m", "outrider.cli", "token", "--role", str(role)],
+                             env=self.env, capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    def interrupt(self) -> str:
+        self.process.send_signal(signal.SIGINT)
+        stdout, _ = self.process.communicate(timeout=60)
+        return stdout
+
+
+def test_up_serves_keeps_data_and_leaves_nothing_behind(tmp_path):
+    data_dir = tmp_path / "data"
+    first = Platform(data_dir)
+    first.start()
+    try:
+        first.wait_ready()
+        status, body = get(f"http://127.0.0.1:{first.http_port}/admin/ai/agents", first.token(1))
+        assert status == 200
+        agents_first = {a["id"] for a in body["items"]}
+        crashed = child(first.process.pid, "registry")
+        crashed.kill()
+        crashed.wait(10)
+        time.sleep(1)
+        first.wait_ready(timeout=60)
+        assert child(first.process.pid, "registry").pid != crashed.pid
+    finally:
+        banner = first.interrupt()
+    assert first.process.returncode == 0
+    assert "outrider is up" in banner and "outrider token --role 1" in banner
+    assert "registry exited" in banner
+    assert leftovers(data_dir) == []
+
+    second = Platform(data_dir)
+    second.start()
+    try:
+        second.wait_ready()
+        status, body = get(f"http://127.0.0.1:{second.http_port}/admin/ai/agents", second.token(3))
+        assert status == 200
+        assert {a["id"] for a in body["items"]} == agents_first
+    finally:
+        second.interrupt()
+    assert second.process.returncode == 0
+    assert leftovers(data_dir) == []
+    assert (data_dir / "postgres" / "PG_VERSION").exists()
+    assert (data_dir / "nats" / "jetstream").exists()

@@ -1,0 +1,77 @@
+"""No Docker engine runs here, so compose.yaml is checked against the code: every
+command is a real subcommand, every variable one the settings read, every port
+the one the settings derive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from outrider.cli import parser
+from services.common.settings import CONTEXTS, ENV_PREFIXES, ENV_VARS, load
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
+SERVICES = COMPOSE["services"]
+OUTRIDER_SERVICES = {name: spec for name, spec in SERVICES.items() if spec.get("build") == "."}
+
+
+def resolved_env(spec: dict) -> dict[str, str]:
+    env = {}
+    for key, value in spec["environment"].items():
+        text = str(value)
+        # ${VAR:?msg} and ${VAR:-default}: stand in a value the way compose would.
+        if text.startswith("${"):
+            text = "x" * 32 if ":?" in text else text.split(":-", 1)[1].rstrip("}")
+        env[key] = text
+    return env
+
+
+def test_every_part_has_a_container():
+    assert set(OUTRIDER_SERVICES) == {*CONTEXTS, "gateway"}
+    assert {"postgres", "nats"} <= set(SERVICES)
+    assert "pgvector" in SERVICES["postgres"]["image"]
+    assert "-js" in SERVICES["nats"]["command"]
+
+
+@pytest.mark.parametrize("name", sorted(OUTRIDER_SERVICES))
+def test_commands_are_real_subcommands(name):
+    spec = OUTRIDER_SERVICES[name]
+    args = parser().parse_args(spec["command"])
+    if args.command == "serve":
+        assert args.context == name
+    else:
+        assert (name, args.command) == ("gateway", "gateway")
+    probe = spec["healthcheck"]["test"]
+    assert probe[:2] == ["CMD", "outrider"]
+    assert parser().parse_args(probe[2:]).target == name
+
+
+@pytest.mark.parametrize("name", sorted(OUTRIDER_SERVICES))
+def test_environment_is_what_the_settings_read(name):
+    env = resolved_env(OUTRIDER_SERVICES[name])
+    unknown = [k for k in env if k not in ENV_VARS and not k.startswith(ENV_PREFIXES)]
+    assert unknown == []
+    settings = load(env)
+    assert settings.production
+    for context in CONTEXTS:
+        assert settings.addr(context).split(":")[0] == context
+
+
+@pytest.mark.parametrize("name", sorted(CONTEXTS))
+def test_context_ports_match_the_addresses(name):
+    spec = OUTRIDER_SERVICES[name]
+    settings = load(resolved_env(spec))
+    assert [str(settings.port(name))] == [str(p) for p in spec["expose"]]
+    assert settings.grpc_host == "0.0.0.0"
+
+
+def test_gateway_port_matches_the_http_setting():
+    spec = OUTRIDER_SERVICES["gateway"]
+    settings = load(resolved_env(spec))
+    published = [str(p).split(":")[-1] for p in spec["ports"]]
+    assert published == [str(settings.http_port)]
+    assert settings.http_host == "0.0.0.0"
+    assert set(spec["depends_on"]) == set(CONTEXTS)
