@@ -1,0 +1,335 @@
+"""Decision memory rules: what a well-formed decision is, and who may judge it.
+
+Pure functions over plain values. The servicer turns the wire message into
+keyword arguments, calls these, and maps `InvalidDecision` to
+INVALID_ARGUMENT; nothing here knows about gRPC, HTTP or the database.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from enum import StrEnum
+from typing import Any, TypeGuard
+
+# Engines run on their own hosts, and their clocks drift a little from ours.
+# Refusing a decision stamped a few seconds "ahead" would drop a real record
+# over NTP jitter. Anything further ahead is a bug in the caller: the outcome
+# judge measures its window from decided_at, so a future stamp would quietly
+# postpone the verdict, and listings newest-first would show it above
+# decisions that were really made later.
+DECIDED_AT_SKEW = timedelta(minutes=2)
+
+DEFAULT_K = 10
+MAX_K = 100
+
+# Lowercase words joined by single underscores, starting with a letter. The
+# type is a grouping key in Insights and a switch in the outcome judge, so
+# "Stall-Response" and "stall_response" must not become two kinds of thing.
+_DECISION_TYPE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+_DECISION_TYPE_MIN = 2
+_DECISION_TYPE_MAX = 64
+
+
+class InvalidDecision(ValueError):
+    """A request field that breaks a rule; `field` names it for the caller."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class Outcome(StrEnum):
+    # The thing the decision was trying to achieve happened.
+    SUCCESS = "success"
+    # It did not.
+    FAILURE = "failure"
+    # The window closed without enough evidence either way. Recorded rather
+    # than left pending so the sweeper stops rescanning it, and kept out of
+    # precedent just like a pending decision.
+    UNKNOWN = "unknown"
+
+
+class JudgedBy(StrEnum):
+    SWEEPER = "sweeper"
+    HUMAN = "human"
+    API = "api"
+
+
+@dataclass(frozen=True, slots=True)
+class NewDecision:
+    """A decision that passed every rule and may be stored as it is."""
+
+    decision_type: str
+    agent_id: str
+    subject_id: str
+    action: str
+    confidence: float
+    decided_at: datetime
+    context: Mapping[str, Any]
+    reasoning: str | None = None
+    model: str | None = None
+    embedding: tuple[float, ...] | None = None
+    # The caller's idempotency key: a retry with the same id is the same
+    # decision, not a second one.
+    id: uuid.UUID | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarSummary:
+    successes: int
+    failures: int
+    # None when no precedent succeeded or failed. A rate of 0 would read as
+    # "every precedent failed", a confident claim made from no evidence.
+    success_rate: float | None
+
+
+def new_decision(
+    *,
+    decision_type: object,
+    agent_id: object,
+    subject_id: object,
+    action: object,
+    confidence: object,
+    now: datetime,
+    embedding_dimension: int,
+    context: object = None,
+    reasoning: object = None,
+    model: object = None,
+    embedding: object = None,
+    id: object = None,
+    decided_at: object = None,
+) -> NewDecision:
+    """Validate one record request; the first broken rule raises InvalidDecision.
+
+    `now` is the control plane's clock (timezone-aware); it is also the
+    default for `decided_at`. Empty strings count as absent for the optional
+    text fields, because proto3 cannot tell "unset" from "".
+    """
+    if now.utcoffset() is None:
+        raise ValueError("now must be timezone-aware")
+    return NewDecision(
+        id=_idempotency_key(id),
+        decision_type=_decision_type(decision_type),
+        agent_id=_required_text("agent_id", agent_id),
+        subject_id=_required_text("subject_id", subject_id),
+        action=_required_text("action", action),
+        confidence=_confidence(confidence),
+        decided_at=_decided_at(decided_at, now),
+        context=_context(context),
+        reasoning=_optional_text("reasoning", reasoning),
+        model=_optional_text("model", model),
+        embedding=_embedding(embedding, embedding_dimension),
+    )
+
+
+def parse_outcome(word: object) -> Outcome:
+    """The stored outcome vocabulary, exactly; nothing is guessed or folded."""
+    if isinstance(word, str):
+        try:
+            return Outcome(word)
+        except ValueError:
+            pass
+    allowed = ", ".join(o.value for o in Outcome)
+    raise InvalidDecision("outcome", f"must be one of {allowed}, got {word!r}")
+
+
+def parse_judged_by(word: object) -> JudgedBy:
+    if isinstance(word, str):
+        try:
+            return JudgedBy(word)
+        except ValueError:
+            pass
+    allowed = ", ".join(j.value for j in JudgedBy)
+    raise InvalidDecision("judged_by", f"must be one of {allowed}, got {word!r}")
+
+
+def may_rejudge(current_outcome: Outcome | None, judged_by: JudgedBy) -> bool:
+    """Whether `judged_by` may set the outcome of a decision now at `current_outcome`.
+
+    A pending decision (None) may be judged by anyone. Once judged, only a
+    person may change the verdict: a second sweep, or an engine calling the
+    API, has no evidence a person lacks, and letting machines overwrite each
+    other would make a label depend on which one ran last.
+    """
+    return current_outcome is None or judged_by is JudgedBy.HUMAN
+
+
+def similar_summary(outcomes: Iterable[str]) -> SimilarSummary:
+    """Count the successes and failures among precedents.
+
+    "unknown" is neither: it means nobody could tell, so it must not dilute
+    the rate in either direction.
+    """
+    successes = failures = 0
+    for outcome in outcomes:
+        if outcome == Outcome.SUCCESS:
+            successes += 1
+        elif outcome == Outcome.FAILURE:
+            failures += 1
+    judged = successes + failures
+    return SimilarSummary(
+        successes=successes,
+        failures=failures,
+        success_rate=successes / judged if judged else None,
+    )
+
+
+def clamp_k(k: object = None) -> int:
+    """How many precedents a similarity query returns: 10 unless asked, 1..100.
+
+    Out of range is refused rather than clamped, so a caller asking for 500
+    learns it did not get 500.
+    """
+    if k is None:
+        return DEFAULT_K
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise InvalidDecision("k", f"must be an integer, got {k!r}")
+    if not 1 <= k <= MAX_K:
+        raise InvalidDecision("k", f"must be between 1 and {MAX_K}, got {k}")
+    return k
+
+
+def _decision_type(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidDecision("decision_type", "is required")
+    if not _DECISION_TYPE_MIN <= len(value) <= _DECISION_TYPE_MAX:
+        raise InvalidDecision(
+            "decision_type",
+            f"must be {_DECISION_TYPE_MIN} to {_DECISION_TYPE_MAX} characters, got {len(value)}",
+        )
+    if not _DECISION_TYPE.fullmatch(value):
+        raise InvalidDecision(
+            "decision_type",
+            f"must be lowercase snake_case starting with a letter, got {value!r}",
+        )
+    return value
+
+
+def _required_text(field: str, value: object) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InvalidDecision(field, "is required")
+    if not isinstance(value, str):
+        raise InvalidDecision(field, f"must be a string, got {type(value).__name__}")
+    return value.strip()
+
+
+def _optional_text(field: str, value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidDecision(field, f"must be a string, got {type(value).__name__}")
+    return value if value.strip() else None
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    # bool is an int to Python, but True is not a confidence or a coordinate.
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_finite(value: int | float) -> bool:
+    # JSON integers have no size limit; one too large for a float is as
+    # unusable here as Infinity.
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _confidence(value: object) -> float:
+    if value is None:
+        raise InvalidDecision("confidence", "is required")
+    if not _is_number(value):
+        raise InvalidDecision("confidence", f"must be a number, got {type(value).__name__}")
+    if not (_is_finite(value) and 0 <= value <= 1):
+        raise InvalidDecision("confidence", f"must be between 0 and 1, got {value}")
+    return float(value)
+
+
+def _idempotency_key(value: object) -> uuid.UUID | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, uuid.UUID):
+        return value
+    if isinstance(value, str):
+        try:
+            return uuid.UUID(value)
+        except ValueError:
+            pass
+    raise InvalidDecision("id", f"must be a UUID, got {value!r}")
+
+
+def _decided_at(value: object, now: datetime) -> datetime:
+    if value is None:
+        return now.astimezone(timezone.utc)
+    if not isinstance(value, datetime):
+        raise InvalidDecision("decided_at", f"must be a timestamp, got {type(value).__name__}")
+    # A naive time names no instant: the same digits mean different moments
+    # in Delhi and in UTC, and guessing is how a run at 20:57 reads back as 02:27.
+    if value.utcoffset() is None:
+        raise InvalidDecision("decided_at", "must carry a UTC offset")
+    if value > now + DECIDED_AT_SKEW:
+        raise InvalidDecision(
+            "decided_at",
+            f"is in the future ({value.isoformat()} is after {now.isoformat()})",
+        )
+    return value.astimezone(timezone.utc)
+
+
+def _context(value: object) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidDecision("context", f"must be an object, got {type(value).__name__}")
+    _check_json(value, "context")
+    return dict(value)
+
+
+def _check_json(value: object, path: str) -> None:
+    # The context is stored as jsonb, which has no NaN or Infinity and only
+    # string keys; refusing here names the offending path instead of failing
+    # deep inside the insert.
+    if value is None or isinstance(value, str | bool):
+        return
+    if _is_number(value):
+        if not _is_finite(value):
+            raise InvalidDecision("context", f"{path} is not a finite number")
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidDecision("context", f"{path} has a non-string key {key!r}")
+            _check_json(item, f"{path}.{key}")
+        return
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            _check_json(item, f"{path}[{index}]")
+        return
+    raise InvalidDecision("context", f"{path} is a {type(value).__name__}, which JSON cannot hold")
+
+
+def _embedding(value: object, dimension: int) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise InvalidDecision("embedding", "must be a list of numbers")
+    if len(value) == 0:
+        # proto3 sends an empty repeated field when the caller gave none.
+        return None
+    if len(value) != dimension:
+        raise InvalidDecision(
+            "embedding", f"must have exactly {dimension} dimensions, got {len(value)}"
+        )
+    if not all(_is_number(x) and _is_finite(x) for x in value):
+        raise InvalidDecision("embedding", "must contain only finite numbers")
+    vector = tuple(float(x) for x in value)
+    # A zero vector has no direction, so its cosine distance to anything is
+    # undefined; stored, it would poison every similarity query it meets.
+    if not any(vector):
+        raise InvalidDecision("embedding", "must not be all zeros")
+    return vector
