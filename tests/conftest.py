@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -11,13 +14,17 @@ from tests.harness import Stack, build_template, fresh_database, make_settings, 
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    running_stack, pg, broker = start_stack(tmp_path_factory.mktemp("stack"))
+def stack() -> Iterator[Stack]:
+    # Not under pytest's basetemp: pytest resets that tree's permissions, and
+    # the embedded Postgres runs as its own user, which must traverse the path.
+    data_dir = Path(tempfile.mkdtemp(prefix="outrider-test-"))
+    running_stack, pg, broker = start_stack(data_dir)
     try:
         yield running_stack
     finally:
         broker.stop()
         pg.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -7,39 +7,14 @@ the other context's code or reads its schema.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
 
-from services.common.grpc_server import INTERNAL_KEY_HEADER
+from outrider.client.transport import keyed_channel as channel
 from services.common.settings import Settings
 
 Stub = TypeVar("Stub")
-
-
-class _KeyInterceptor(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
-    def __init__(self, key: str) -> None:
-        self._pair = (INTERNAL_KEY_HEADER, key)
-
-    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()), self._pair)
-        return grpc.aio.ClientCallDetails(
-            details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
-        )
-
-    async def intercept_unary_unary(self, continuation: Callable[..., Any], details: Any, request: Any) -> Any:
-        return await continuation(self._details(details), request)
-
-    async def intercept_unary_stream(self, continuation: Callable[..., Any], details: Any, request: Any) -> Any:
-        return await continuation(self._details(details), request)
-
-
-def channel(address: str, internal_key: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(
-        address,
-        interceptors=[_KeyInterceptor(internal_key)],
-        options=[("grpc.max_receive_message_length", 32 * 1024 * 1024), ("grpc.enable_retries", 1)],
-    )
 
 
 class ContextClients:

@@ -16,11 +16,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from outrider.client.transport import INTERNAL_KEY_HEADER
 from services.common.errors import DomainError, error_metadata
 
 _log = logging.getLogger(__name__)
 
-INTERNAL_KEY_HEADER = "x-internal-key"
 
 # Probes and schema discovery answer without the key: a load balancer or
 # grpcurl can tell a live server from a dead one without holding a secret.

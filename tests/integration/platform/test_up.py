@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import psutil
+import pytest
 
 from services.common.embedded import free_port, port_free
 
@@ -90,8 +93,15 @@ class Platform:
         return stdout
 
 
-def test_up_serves_keeps_data_and_leaves_nothing_behind(tmp_path):
-    data_dir = tmp_path / "data"
+@pytest.fixture
+def data_dir():
+    # Outside pytest's basetemp, whose permissions the Postgres user cannot traverse.
+    path = Path(tempfile.mkdtemp(prefix="outrider-up-"))
+    yield path / "data"
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_up_serves_keeps_data_and_leaves_nothing_behind(data_dir):
     first = Platform(data_dir)
     first.start()
     try:
