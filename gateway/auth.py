@@ -48,13 +48,13 @@ def verify_token(secret: str, token: str) -> Principal:
     return Principal(sub=str(claims["sub"]), email=str(claims.get("email", "")), role=role, tenant_id=tenant)
 
 
-def principal(request: Request, authorization: str | None = Header(default=None, include_in_schema=False)) -> Principal:
+async def principal(request: Request, authorization: str | None = Header(default=None, include_in_schema=False)) -> Principal:
     if not authorization or not authorization.lower().startswith("bearer "):
         raise ApiError(401, "UNAUTHENTICATED", "an Authorization: Bearer token is required")
     return verify_token(request.app.state.settings.jwt_secret, authorization[7:].strip())
 
 
-def staff(who: Principal = Depends(principal)) -> Principal:
+async def staff(who: Principal = Depends(principal)) -> Principal:
     if who.tenant_id != 0:
         raise ApiError(403, "STAFF_ONLY", "this console area is for platform staff (tenant 0) only")
     if who.role not in STAFF_ROLES:
@@ -62,13 +62,13 @@ def staff(who: Principal = Depends(principal)) -> Principal:
     return who
 
 
-def writer(who: Principal = Depends(staff)) -> Principal:
+async def writer(who: Principal = Depends(staff)) -> Principal:
     if who.role != WRITER_ROLE:
         raise ApiError(403, "FORBIDDEN", "only role 1 may change this")
     return who
 
 
-def internal(request: Request, x_internal_key: str | None = Header(default=None, include_in_schema=False)) -> None:
+async def internal(request: Request, x_internal_key: str | None = Header(default=None, include_in_schema=False)) -> None:
     expected = request.app.state.settings.internal_key.encode()
     if not hmac.compare_digest((x_internal_key or "").encode(), expected):
         raise ApiError(401, "UNAUTHENTICATED", "missing or wrong X-Internal-Key")

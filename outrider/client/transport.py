@@ -14,7 +14,7 @@ import grpc
 INTERNAL_KEY_HEADER = "x-internal-key"
 
 
-class _KeyInterceptor(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor):
+class _KeyInterceptor:
     def __init__(self, key: str) -> None:
         self._pair = (INTERNAL_KEY_HEADER, key)
 
@@ -24,9 +24,16 @@ class _KeyInterceptor(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStream
             details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
         )
 
+
+# One class per call kind: grpc.aio files an interceptor under the first
+# kind it is an instance of, so a single class serving both would never see
+# a streaming call, and those would go out without the key.
+class _UnaryKeyInterceptor(_KeyInterceptor, grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation: Callable[..., Any], details: Any, request: Any) -> Any:
         return await continuation(self._details(details), request)
 
+
+class _StreamKeyInterceptor(_KeyInterceptor, grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation: Callable[..., Any], details: Any, request: Any) -> Any:
         return await continuation(self._details(details), request)
 
@@ -35,6 +42,6 @@ def keyed_channel(address: str, internal_key: str) -> grpc.aio.Channel:
     """An insecure channel to `host:port` that sends `x-internal-key` on every call."""
     return grpc.aio.insecure_channel(
         address,
-        interceptors=[_KeyInterceptor(internal_key)],
+        interceptors=[_UnaryKeyInterceptor(internal_key), _StreamKeyInterceptor(internal_key)],
         options=[("grpc.max_receive_message_length", 32 * 1024 * 1024)],
     )

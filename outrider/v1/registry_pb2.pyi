@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Agent(_message.Message):
-    __slots__ = ("id", "name", "runtime", "purpose", "status", "has_autonomy_gate", "autonomous", "model", "skill_count", "tool_count", "wake_on", "class_ref")
+    __slots__ = ("id", "name", "runtime", "purpose", "status", "has_autonomy_gate", "autonomous", "model", "skill_count", "tool_count", "wake_on", "class_ref", "status_note", "writes_to")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     RUNTIME_FIELD_NUMBER: _ClassVar[int]
@@ -25,6 +25,8 @@ class Agent(_message.Message):
     TOOL_COUNT_FIELD_NUMBER: _ClassVar[int]
     WAKE_ON_FIELD_NUMBER: _ClassVar[int]
     CLASS_REF_FIELD_NUMBER: _ClassVar[int]
+    STATUS_NOTE_FIELD_NUMBER: _ClassVar[int]
+    WRITES_TO_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     runtime: str
@@ -37,10 +39,19 @@ class Agent(_message.Message):
     tool_count: int
     wake_on: str
     class_ref: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., runtime: _Optional[str] = ..., purpose: _Optional[str] = ..., status: _Optional[str] = ..., has_autonomy_gate: _Optional[bool] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., skill_count: _Optional[int] = ..., tool_count: _Optional[int] = ..., wake_on: _Optional[str] = ..., class_ref: _Optional[str] = ...) -> None: ...
+    status_note: str
+    writes_to: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., runtime: _Optional[str] = ..., purpose: _Optional[str] = ..., status: _Optional[str] = ..., has_autonomy_gate: _Optional[bool] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., skill_count: _Optional[int] = ..., tool_count: _Optional[int] = ..., wake_on: _Optional[str] = ..., class_ref: _Optional[str] = ..., status_note: _Optional[str] = ..., writes_to: _Optional[str] = ...) -> None: ...
 
 class Tool(_message.Message):
-    __slots__ = ("name", "description", "kind", "target", "input_schema", "requires_confirmation", "implemented_at", "executor")
+    __slots__ = ("name", "description", "kind", "target", "input_schema", "requires_confirmation", "implemented_at", "executor", "owner_agents", "requires_confirmation_by_agent", "base_url_key", "http_path")
+    class RequiresConfirmationByAgentEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: bool
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[bool] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -49,6 +60,10 @@ class Tool(_message.Message):
     REQUIRES_CONFIRMATION_FIELD_NUMBER: _ClassVar[int]
     IMPLEMENTED_AT_FIELD_NUMBER: _ClassVar[int]
     EXECUTOR_FIELD_NUMBER: _ClassVar[int]
+    OWNER_AGENTS_FIELD_NUMBER: _ClassVar[int]
+    REQUIRES_CONFIRMATION_BY_AGENT_FIELD_NUMBER: _ClassVar[int]
+    BASE_URL_KEY_FIELD_NUMBER: _ClassVar[int]
+    HTTP_PATH_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     kind: str
@@ -57,21 +72,27 @@ class Tool(_message.Message):
     requires_confirmation: bool
     implemented_at: str
     executor: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., requires_confirmation: _Optional[bool] = ..., implemented_at: _Optional[str] = ..., executor: _Optional[str] = ...) -> None: ...
+    owner_agents: _containers.RepeatedScalarFieldContainer[str]
+    requires_confirmation_by_agent: _containers.ScalarMap[str, bool]
+    base_url_key: str
+    http_path: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., requires_confirmation: _Optional[bool] = ..., implemented_at: _Optional[str] = ..., executor: _Optional[str] = ..., owner_agents: _Optional[_Iterable[str]] = ..., requires_confirmation_by_agent: _Optional[_Mapping[str, bool]] = ..., base_url_key: _Optional[str] = ..., http_path: _Optional[str] = ...) -> None: ...
 
 class ThresholdSpec(_message.Message):
-    __slots__ = ("type", "min", "max", "step", "default")
+    __slots__ = ("type", "min", "max", "step", "default", "description")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     MIN_FIELD_NUMBER: _ClassVar[int]
     MAX_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     type: str
     min: float
     max: float
     step: float
     default: float
-    def __init__(self, type: _Optional[str] = ..., min: _Optional[float] = ..., max: _Optional[float] = ..., step: _Optional[float] = ..., default: _Optional[float] = ...) -> None: ...
+    description: str
+    def __init__(self, type: _Optional[str] = ..., min: _Optional[float] = ..., max: _Optional[float] = ..., step: _Optional[float] = ..., default: _Optional[float] = ..., description: _Optional[str] = ...) -> None: ...
 
 class Skill(_message.Message):
     __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "source", "enabled", "thresholds", "thresholds_schema", "version", "tool_names", "disabled_reason", "updated_by", "updated_at")
@@ -137,29 +158,47 @@ class GetAgentRequest(_message.Message):
     id: str
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
+class Surface(_message.Message):
+    __slots__ = ("id", "name", "path", "description", "agent_ids")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    path: str
+    description: str
+    agent_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., path: _Optional[str] = ..., description: _Optional[str] = ..., agent_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class AgentDetail(_message.Message):
-    __slots__ = ("agent", "skills", "tools")
+    __slots__ = ("agent", "skills", "tools", "surfaces")
     AGENT_FIELD_NUMBER: _ClassVar[int]
     SKILLS_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
+    SURFACES_FIELD_NUMBER: _ClassVar[int]
     agent: Agent
     skills: _containers.RepeatedCompositeFieldContainer[Skill]
     tools: _containers.RepeatedCompositeFieldContainer[Tool]
-    def __init__(self, agent: _Optional[_Union[Agent, _Mapping]] = ..., skills: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ...) -> None: ...
+    surfaces: _containers.RepeatedCompositeFieldContainer[Surface]
+    def __init__(self, agent: _Optional[_Union[Agent, _Mapping]] = ..., skills: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., surfaces: _Optional[_Iterable[_Union[Surface, _Mapping]]] = ...) -> None: ...
 
 class UpdateAgentRequest(_message.Message):
-    __slots__ = ("id", "autonomous", "model", "confirm", "actor")
+    __slots__ = ("id", "autonomous", "model", "confirm", "actor", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     AUTONOMOUS_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CONFIRM_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     autonomous: bool
     model: str
     confirm: str
     actor: _common_pb2.Actor
-    def __init__(self, id: _Optional[str] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., confirm: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+    unknown_fields: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., confirm: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ("agent_id",)
@@ -174,14 +213,7 @@ class ListSkillsResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ...) -> None: ...
 
 class CreateSkillRequest(_message.Message):
-    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "tool_names", "thresholds_schema", "enabled", "actor")
-    class ThresholdsSchemaEntry(_message.Message):
-        __slots__ = ("key", "value")
-        KEY_FIELD_NUMBER: _ClassVar[int]
-        VALUE_FIELD_NUMBER: _ClassVar[int]
-        key: str
-        value: ThresholdSpec
-        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ThresholdSpec, _Mapping]] = ...) -> None: ...
+    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "tool_names", "enabled", "actor", "thresholds_schema", "thresholds", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -189,9 +221,11 @@ class CreateSkillRequest(_message.Message):
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     SAMPLE_PROMPT_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAMES_FIELD_NUMBER: _ClassVar[int]
-    THRESHOLDS_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     agent_id: str
     title: str
@@ -199,31 +233,28 @@ class CreateSkillRequest(_message.Message):
     description: str
     sample_prompt: str
     tool_names: _containers.RepeatedScalarFieldContainer[str]
-    thresholds_schema: _containers.MessageMap[str, ThresholdSpec]
     enabled: bool
     actor: _common_pb2.Actor
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., tool_names: _Optional[_Iterable[str]] = ..., thresholds_schema: _Optional[_Mapping[str, ThresholdSpec]] = ..., enabled: _Optional[bool] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+    thresholds_schema: _struct_pb2.Struct
+    thresholds: _struct_pb2.Struct
+    unknown_fields: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., tool_names: _Optional[_Iterable[str]] = ..., enabled: _Optional[bool] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., thresholds: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UpdateSkillRequest(_message.Message):
-    __slots__ = ("id", "enabled", "thresholds", "expected_version", "actor")
-    class ThresholdsEntry(_message.Message):
-        __slots__ = ("key", "value")
-        KEY_FIELD_NUMBER: _ClassVar[int]
-        VALUE_FIELD_NUMBER: _ClassVar[int]
-        key: str
-        value: float
-        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    __slots__ = ("id", "enabled", "expected_version", "actor", "thresholds", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
-    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     enabled: bool
-    thresholds: _containers.ScalarMap[str, float]
     expected_version: int
     actor: _common_pb2.Actor
-    def __init__(self, id: _Optional[str] = ..., enabled: _Optional[bool] = ..., thresholds: _Optional[_Mapping[str, float]] = ..., expected_version: _Optional[int] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+    thresholds: _struct_pb2.Struct
+    unknown_fields: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., enabled: _Optional[bool] = ..., expected_version: _Optional[int] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
     __slots__ = ("kind",)

@@ -7,6 +7,7 @@ tests start is what production runs.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 import signal
@@ -139,6 +140,11 @@ async def serve_forever(name: str, settings: Settings) -> None:
         loop.add_signal_handler(sig, stop.set)
     try:
         await server.start()
+        # What start-up loaded (modules, engines, stubs) lives as long as the
+        # process. Left to the collector, every full collection rescans it and
+        # stalls whichever calls are in flight; frozen, it is never scanned.
+        gc.collect()
+        gc.freeze()
         await stop.wait()
     finally:
         await server.stop()

@@ -2,23 +2,214 @@
 
 from __future__ import annotations
 
-from outrider.v1 import registry_pb2
+import base64
+import binascii
+from collections.abc import Mapping
+from typing import Any, Final
 
-from services.registry.store import AgentRow
+from google.protobuf import json_format, struct_pb2
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from outrider.v1 import common_pb2, registry_pb2
+
+from services.common.errors import InvalidArgument
+from services.registry.inventory import Surface
+from services.registry.rules import Tool
+from services.registry.snapshot import EncodedSnapshot
+from services.registry.store import Actor, AgentRow, AuditRow, SkillRow
+
+DEFAULT_PAGE: Final = 50
+MAX_PAGE: Final = 200
+
+
+# ─── Out ───────────────────────────────────────────────────────────────────
 
 
 def agent_to_proto(row: AgentRow) -> registry_pb2.Agent:
+    agent = row.agent
     return registry_pb2.Agent(
-        id=row.id,
-        name=row.name,
-        class_ref=row.class_ref,
-        runtime=row.runtime,
-        purpose=row.purpose,
-        wake_on=row.wake_on,
-        status=row.status,
-        has_autonomy_gate=row.has_autonomy_gate,
-        autonomous=row.autonomous,
-        model=row.model or "",
+        id=agent.id,
+        name=agent.name,
+        class_ref=agent.class_ref,
+        runtime=agent.runtime.value,
+        purpose=agent.purpose,
+        wake_on=agent.wake_on,
+        status=agent.status.value,
+        status_note=agent.status_note,
+        writes_to=agent.writes_to,
+        has_autonomy_gate=agent.has_autonomy_gate,
+        autonomous=agent.autonomous,
+        model=agent.model or "",
         skill_count=row.skill_count,
         tool_count=row.tool_count,
     )
+
+
+def skill_to_proto(row: SkillRow) -> registry_pb2.Skill:
+    skill = row.skill
+    updated_at = Timestamp()
+    updated_at.FromDatetime(row.updated_at)
+    return registry_pb2.Skill(
+        id=skill.id,
+        agent_id=skill.agent_id,
+        title=skill.title,
+        category=skill.category,
+        description=skill.description,
+        sample_prompt=skill.sample_prompt,
+        source=skill.source.value,
+        enabled=skill.enabled,
+        disabled_reason=skill.disabled_reason or "",
+        thresholds={key: float(value) for key, value in skill.thresholds.items()},
+        thresholds_schema={key: _spec(spec) for key, spec in skill.thresholds_schema.items()},
+        version=skill.version,
+        tool_names=list(skill.tool_names),
+        updated_by=row.updated_by,
+        updated_at=updated_at,
+    )
+
+
+def _spec(spec: Mapping[str, Any]) -> registry_pb2.ThresholdSpec:
+    return registry_pb2.ThresholdSpec(
+        type=spec["type"],
+        min=spec["min"],
+        max=spec["max"],
+        step=spec["step"],
+        default=spec["default"],
+        description=spec.get("description", ""),
+    )
+
+
+def tool_to_proto(tool: Tool, *, requires_confirmation: bool, by_agent: Mapping[str, bool]) -> registry_pb2.Tool:
+    schema = struct_pb2.Struct()
+    schema.update(dict(tool.input_schema))
+    return registry_pb2.Tool(
+        name=tool.name,
+        description=tool.description,
+        kind=tool.kind.value,
+        target=tool.target,
+        input_schema=schema,
+        requires_confirmation=requires_confirmation,
+        implemented_at=tool.implemented_at,
+        executor=tool.executor.value,
+        owner_agents=list(tool.owner_agents),
+        requires_confirmation_by_agent=dict(by_agent),
+        base_url_key=tool.base_url_key or "",
+        http_path=tool.http_path or "",
+    )
+
+
+def surface_to_proto(surface: Surface) -> registry_pb2.Surface:
+    return registry_pb2.Surface(
+        id=surface.id,
+        name=surface.name,
+        path=surface.path or "",
+        description=surface.description,
+        agent_ids=list(surface.agent_ids),
+    )
+
+
+def audit_to_proto(row: AuditRow) -> registry_pb2.AuditRow:
+    changed_at = Timestamp()
+    changed_at.FromDatetime(row.changed_at)
+    return registry_pb2.AuditRow(
+        id=row.id,
+        entity=row.entity,
+        entity_id=row.entity_id,
+        field=row.field,
+        old=_value(row.old),
+        new=_value(row.new),
+        changed_by=row.changed_by,
+        changed_by_email=row.changed_by_email,
+        changed_at=changed_at,
+    )
+
+
+def _value(value: Any) -> struct_pb2.Value:
+    return json_format.ParseDict(value, struct_pb2.Value())
+
+
+def snapshot_to_proto(encoded: EncodedSnapshot) -> registry_pb2.Snapshot:
+    return registry_pb2.Snapshot(etag=encoded.etag, document=encoded.document)
+
+
+def snapshot_reply(encoded: EncodedSnapshot) -> registry_pb2.GetSnapshotResponse:
+    return registry_pb2.GetSnapshotResponse(snapshot=snapshot_to_proto(encoded))
+
+
+NOT_MODIFIED: Final = registry_pb2.GetSnapshotResponse(not_modified=True)
+
+
+# ─── In ────────────────────────────────────────────────────────────────────
+
+
+def actor(message: common_pb2.Actor) -> Actor:
+    """The person behind a write; a change nobody can be named for is refused."""
+    sub = message.sub.strip()
+    if not sub:
+        raise InvalidArgument("actor.sub is required: every registry change names who made it", field="actor.sub")
+    return Actor(sub=sub, email=message.email.strip())
+
+
+def skill_patch(request: registry_pb2.UpdateSkillRequest) -> dict[str, Any]:
+    """The patch exactly as sent: only the fields present, unknown ones included for the rules to name."""
+    patch: dict[str, Any] = {name: None for name in request.unknown_fields}
+    if request.HasField("enabled"):
+        patch["enabled"] = request.enabled
+    if request.HasField("thresholds"):
+        patch["thresholds"] = json_format.MessageToDict(request.thresholds)
+    if request.HasField("expected_version"):
+        patch["version"] = request.expected_version
+    return patch
+
+
+def agent_patch(request: registry_pb2.UpdateAgentRequest) -> dict[str, Any]:
+    patch: dict[str, Any] = {name: None for name in request.unknown_fields}
+    if request.HasField("autonomous"):
+        patch["autonomous"] = request.autonomous
+    if request.HasField("model"):
+        patch["model"] = request.model
+    return patch
+
+
+def skill_draft(request: registry_pb2.CreateSkillRequest) -> dict[str, Any]:
+    """A new skill as drafted; an empty text field counts as not sent, so the rules say "required"."""
+    draft: dict[str, Any] = {name: None for name in request.unknown_fields}
+    for name in ("id", "agent_id", "title", "category", "description", "sample_prompt"):
+        value = getattr(request, name)
+        if value:
+            draft[name] = value
+    draft["tool_names"] = list(request.tool_names)
+    if request.HasField("thresholds_schema"):
+        draft["thresholds_schema"] = json_format.MessageToDict(request.thresholds_schema)
+    if request.HasField("thresholds"):
+        draft["thresholds"] = json_format.MessageToDict(request.thresholds)
+    if request.HasField("enabled"):
+        draft["enabled"] = request.enabled
+    return draft
+
+
+def page_limit(limit: int) -> int:
+    if limit == 0:
+        return DEFAULT_PAGE
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidArgument(f"limit must be between 1 and {MAX_PAGE}, got {limit}", field="limit")
+    return limit
+
+
+def encode_cursor(last_id: int) -> str:
+    return base64.urlsafe_b64encode(f"audit:{last_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> int | None:
+    """The audit row id a cursor stands for, or None for the first page."""
+    if not cursor:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        prefix, _, number = raw.partition(":")
+        value = int(number)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise InvalidArgument("cursor is not one this service issued", field="cursor") from None
+    if prefix != "audit" or value < 1:
+        raise InvalidArgument("cursor is not one this service issued", field="cursor")
+    return value

@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+import logging
+
 import grpc
 
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 
 from services.common.runtime import Runtime
+from services.registry.inventory import load_inventory
+from services.registry.live import SnapshotHub
+from services.registry.seeding import seed_if_empty
 from services.registry.service import RegistryService
 
 SERVICE_NAMES = (registry_pb2.DESCRIPTOR.services_by_name["Registry"].full_name,)
 USES_NATS = False
 
+_log = logging.getLogger(__name__)
+
 
 async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
-    registry_pb2_grpc.add_RegistryServicer_to_server(RegistryService(runtime.engine), server)
+    try:
+        async with runtime.engine.begin() as conn:
+            await seed_if_empty(conn, load_inventory())
+    except Exception:  # noqa: BLE001 - see below
+        # A registry that cannot seed still serves what it holds: refusing to
+        # start would take the engines' snapshot away over example data. The
+        # transaction left nothing half-written.
+        _log.exception("the registry could not be seeded at start; serving it as it is")
+    hub = SnapshotHub(runtime.engine)
+    await hub.start(runtime.spawn)
+    runtime.on_close(hub.close)
+    registry_pb2_grpc.add_RegistryServicer_to_server(RegistryService(runtime.engine, runtime.settings, hub), server)

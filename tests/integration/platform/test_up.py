@@ -109,6 +109,7 @@ def test_up_serves_keeps_data_and_leaves_nothing_behind(data_dir):
         status, body = get(f"http://127.0.0.1:{first.http_port}/admin/ai/agents", first.token(1))
         assert status == 200
         agents_first = {a["id"] for a in body["items"]}
+        assert "EXCEPTION_AGENT" in agents_first, "the registry seeds its example inventory at first start"
         crashed = child(first.process.pid, "registry")
         crashed.kill()
         crashed.wait(10)

@@ -19,6 +19,7 @@ def upgrade() -> None:
             purpose text not null default '',
             wake_on text not null default '',
             status text not null check (status in ('live', 'partial', 'simulation', 'broken', 'unmerged', 'retired')),
+            status_note text not null default '',
             has_autonomy_gate boolean not null default false,
             autonomous boolean not null default false,
             model text,
@@ -50,32 +51,38 @@ def upgrade() -> None:
             sample_prompt text not null default '',
             source text not null check (source in ('engine', 'console', 'custom')),
             enabled boolean not null,
-            disabled_reason text not null default '',
+            disabled_reason text,
             thresholds jsonb not null default '{}'::jsonb,
             thresholds_schema jsonb not null default '{}'::jsonb,
-            version integer not null default 1,
+            version integer not null default 1 check (version >= 1),
             updated_by text not null default '',
-            updated_at timestamptz not null default now()
+            created_at timestamptz not null default now(),
+            updated_at timestamptz not null default now(),
+            check (enabled = false or disabled_reason is null)
         );
         create index skills_agent on skills (agent_id);
         create table skill_tools (
             skill_id text not null references skills(id) on delete cascade,
             tool_name text not null references tools(name),
+            -- The order the skill lists its tools in, kept for display.
+            position integer not null default 0,
             primary key (skill_id, tool_name)
         );
         create table surfaces (
-            path text primary key,
+            id text primary key,
+            name text not null,
+            path text,
             description text not null default '',
             agent_ids text[] not null default '{}'
         );
         create table audit (
             id bigserial primary key,
-            entity text not null,
+            entity text not null check (entity in ('agent', 'skill')),
             entity_id text not null,
-            field text not null,
+            field text not null check (field <> ''),
             old jsonb,
             new jsonb,
-            changed_by text not null,
+            changed_by text not null check (changed_by <> ''),
             changed_by_email text not null default '',
             changed_at timestamptz not null default now()
         );

@@ -1,0 +1,335 @@
+"""Registry writes through the gateway: rules enforced, audit in the same transaction,
+optimistic concurrency, and bad input refused naming every field."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from outrider.v1 import common_pb2, registry_pb2
+from tests.harness import bearer, gateway_client, running
+from tests.integration.registry.helpers import audit_count, registry_db, registry_stub
+
+WRITER = bearer(role=1, sub="u-42", email="lead@example.com")
+
+
+@pytest.fixture
+async def api(settings):
+    async with running(settings, ["registry"]) as servers, gateway_client(settings) as client:
+        client.servers = servers
+        yield client
+
+
+async def stored_skill(template, database, skill_id: str):
+    async with registry_db(template, database) as conn:
+        return await conn.fetchrow("select * from skills where id = $1", skill_id)
+
+
+# ─── Skills ────────────────────────────────────────────────────────────────
+
+
+async def test_a_skill_patch_bumps_the_version_and_audits_each_field(api, template, database):
+    reply = await api.patch(
+        "/admin/ai/skills/stall_response",
+        json={"enabled": False, "thresholds": {"stallMinutes": 12, "reassignConfidence": 0.8}, "version": 1},
+        headers=WRITER,
+    )
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    assert body["enabled"] is False and body["version"] == 2
+    assert body["thresholds"] == {"stallMinutes": 12, "reassignConfidence": 0.8}
+    assert body["updated_by"] == "u-42"
+    async with registry_db(template, database) as conn:
+        rows = await conn.fetch("select * from audit where entity_id = 'stall_response' order by field")
+    assert [(r["entity"], r["field"]) for r in rows] == [("skill", "enabled"), ("skill", "thresholds")]
+    assert rows[0]["old"] is True and rows[0]["new"] is False
+    assert rows[1]["old"] == {"stallMinutes": 10, "reassignConfidence": 0.7}
+    assert rows[1]["new"] == {"stallMinutes": 12, "reassignConfidence": 0.8}
+    assert {(r["changed_by"], r["changed_by_email"]) for r in rows} == {("u-42", "lead@example.com")}
+    assert all(r["changed_at"] is not None for r in rows)
+
+
+async def test_a_patch_that_changes_nothing_bumps_no_version_and_writes_no_audit(api, template, database):
+    reply = await api.patch(
+        "/admin/ai/skills/stall_response", json={"enabled": True, "thresholds": {"stallMinutes": 10}}, headers=WRITER
+    )
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["version"] == 1
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn) == 0
+
+
+async def test_a_stale_version_is_refused_and_changes_nothing(api, template, database):
+    first = await api.patch("/admin/ai/skills/stall_response", json={"enabled": False, "version": 1}, headers=WRITER)
+    stale = await api.patch(
+        "/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": 20}, "version": 1}, headers=WRITER
+    )
+    assert first.status_code == 200
+    assert stale.status_code == 409
+    error = stale.json()["error"]
+    assert error["code"] == "VERSION_CONFLICT"
+    assert "version" in error["details"]
+    row = await stored_skill(template, database, "stall_response")
+    assert row["version"] == 2 and row["thresholds"]["stallMinutes"] == 10
+
+
+THRESHOLD_CASES = [
+    ({"stallMinutes": 2}, {"stallMinutes": "between 3 and 60"}),
+    ({"stallMinutes": 61}, {"stallMinutes": "between 3 and 60"}),
+    ({"stallMinutes": 10.5}, {"stallMinutes": "whole number"}),
+    ({"reassignConfidence": 0.72}, {"reassignConfidence": "multiple of 0.05"}),
+    ({"stallMinutes": "12"}, {"stallMinutes": "finite number"}),
+    ({"stallMinutes": True}, {"stallMinutes": "not true or false"}),
+    ({"stallMinutes": None}, {"stallMinutes": "finite number"}),
+    ({"retryCount": 3}, {"retryCount": "unknown threshold"}),
+    # All or nothing: one good key beside bad ones is not applied, and every bad key is named.
+    ({"stallMinutes": 12, "reassignConfidence": 2, "nope": 1},
+     {"reassignConfidence": "between 0.5 and 1", "nope": "unknown threshold"}),
+]
+
+
+@pytest.mark.parametrize("thresholds,named", THRESHOLD_CASES)
+async def test_bad_thresholds_are_refused_naming_each_key(api, template, database, thresholds, named):
+    reply = await api.patch("/admin/ai/skills/stall_response", json={"thresholds": thresholds}, headers=WRITER)
+    assert reply.status_code == 422, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == "INVALID_THRESHOLDS"
+    assert set(error["details"]) == set(named)
+    for key, fragment in named.items():
+        assert fragment in error["details"][key]
+    row = await stored_skill(template, database, "stall_response")
+    assert row["version"] == 1 and row["thresholds"] == {"stallMinutes": 10, "reassignConfidence": 0.7}
+
+
+async def test_a_threshold_on_a_step_passes_despite_binary_fractions(api):
+    reply = await api.patch(
+        "/admin/ai/skills/stall_response", json={"thresholds": {"reassignConfidence": 0.85}}, headers=WRITER
+    )
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["thresholds"]["reassignConfidence"] == 0.85
+
+
+@pytest.mark.parametrize(
+    "body,field,code",
+    [
+        ({"enabled": "yes"}, "enabled", "INVALID_FIELD"),
+        ({"thresholds": [1, 2]}, "thresholds", "INVALID_FIELD"),
+        ({"version": 0}, "version", "INVALID_FIELD"),
+        ({"version": "1"}, "version", "INVALID_FIELD"),
+        ({"title": "renamed"}, "title", "UNKNOWN_FIELDS"),
+        ({"tool_names": ["scan_bookings"], "colour": "red"}, "colour", "UNKNOWN_FIELDS"),
+    ],
+)
+async def test_malformed_skill_patches_are_refused_naming_the_field(api, template, database, body, field, code):
+    reply = await api.patch("/admin/ai/skills/stall_response", json=body, headers=WRITER)
+    assert reply.status_code == 422, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == code
+    assert field in error["details"]
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn) == 0
+
+
+async def test_a_skill_the_seed_disabled_for_a_reason_cannot_be_enabled(api, template, database):
+    reply = await api.patch("/admin/ai/skills/dispatch_rebalance", json={"enabled": True}, headers=WRITER)
+    assert reply.status_code == 409
+    assert reply.json()["error"]["code"] == "SKILL_BLOCKED"
+    row = await stored_skill(template, database, "dispatch_rebalance")
+    assert row["enabled"] is False
+
+
+async def test_patching_a_missing_skill_is_404(api):
+    reply = await api.patch("/admin/ai/skills/no_such_skill", json={"enabled": False}, headers=WRITER)
+    assert reply.status_code == 404
+    assert reply.json()["error"]["code"] == "SKILL_NOT_FOUND"
+
+
+async def test_a_failure_after_the_entity_write_leaves_neither_change_nor_audit(api, template, database):
+    async with registry_db(template, database) as conn:
+        # The audit insert fails after the skill row was already updated in
+        # the same transaction: a real database error, not a mocked one.
+        await conn.execute(
+            """
+            create function registry.refuse_audit() returns trigger language plpgsql as $$
+            begin raise exception 'audit store refused the row'; end $$;
+            create trigger refuse_audit before insert on registry.audit
+            for each row execute function registry.refuse_audit();
+            """
+        )
+    before = await api.get("/internal/ai/registry", headers={"X-Internal-Key": "test-internal-key-0123456789abcdef"})
+    reply = await api.patch(
+        "/admin/ai/skills/stall_response", json={"enabled": False, "thresholds": {"stallMinutes": 30}}, headers=WRITER
+    )
+    assert reply.status_code == 500
+    assert reply.json()["error"]["code"] == "INTERNAL"
+    row = await stored_skill(template, database, "stall_response")
+    assert row["enabled"] is True and row["version"] == 1 and row["thresholds"]["stallMinutes"] == 10
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn) == 0
+    after = await api.get("/internal/ai/registry", headers={"X-Internal-Key": "test-internal-key-0123456789abcdef"})
+    assert after.headers["etag"] == before.headers["etag"]
+
+
+async def test_fifty_concurrent_patches_on_one_version_one_wins(api, template, database):
+    async def attempt(n: int):
+        return await api.patch(
+            "/admin/ai/skills/stall_response",
+            json={"thresholds": {"stallMinutes": 11 + n % 40}, "version": 1},
+            headers=WRITER,
+        )
+
+    replies = await asyncio.gather(*(attempt(n) for n in range(50)))
+    statuses = sorted(r.status_code for r in replies)
+    assert statuses.count(200) == 1
+    assert statuses.count(409) == 49
+    assert {r.json()["error"]["code"] for r in replies if r.status_code == 409} == {"VERSION_CONFLICT"}
+    winner = next(r.json() for r in replies if r.status_code == 200)
+    row = await stored_skill(template, database, "stall_response")
+    assert row["version"] == 2
+    assert row["thresholds"]["stallMinutes"] == winner["thresholds"]["stallMinutes"]
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn, "stall_response") == 1
+
+
+async def test_unversioned_concurrent_patches_all_apply_with_one_audit_row_each(api, template, database):
+    async def attempt(n: int):
+        return await api.patch(
+            "/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": 11 + n}}, headers=WRITER
+        )
+
+    replies = await asyncio.gather(*(attempt(n) for n in range(20)))
+    assert {r.status_code for r in replies} == {200}
+    assert sorted(r.json()["version"] for r in replies) == list(range(2, 22))
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn, "stall_response") == 20
+
+
+async def test_new_skill_on_a_console_agent_from_existing_tools(api, template, database):
+    reply = await api.post(
+        "/admin/ai/skills",
+        json={
+            "id": "late_rider_digest",
+            "agent_id": "CONSOLE_OPS_AGENT",
+            "title": "Late rider digest",
+            "tool_names": ["scan_bookings", "notify_riders"],
+            "thresholds_schema": {"lateMinutes": {"type": "integer", "min": 5, "max": 60, "step": 5, "default": 15}},
+            "thresholds": {"lateMinutes": 20},
+        },
+        headers=WRITER,
+    )
+    assert reply.status_code == 201, reply.text
+    body = reply.json()
+    assert body["source"] == "custom" and body["version"] == 1 and body["enabled"] is True
+    assert body["tool_names"] == ["scan_bookings", "notify_riders"]
+    assert body["thresholds"] == {"lateMinutes": 20}
+    assert body["thresholds_schema"]["lateMinutes"]["step"] == 5
+    listed = await api.get("/admin/ai/skills", params={"agent": "CONSOLE_OPS_AGENT"}, headers=bearer(role=3))
+    assert "late_rider_digest" in {s["id"] for s in listed.json()["items"]}
+    async with registry_db(template, database) as conn:
+        audit = await conn.fetch("select field, new, changed_by from audit where entity_id = 'late_rider_digest'")
+    assert [(r["field"], r["changed_by"]) for r in audit] == [("created", "u-42")]
+    again = await api.post(
+        "/admin/ai/skills",
+        json={"id": "late_rider_digest", "agent_id": "CONSOLE_OPS_AGENT", "title": "x", "tool_names": ["scan_bookings"]},
+        headers=WRITER,
+    )
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "SKILL_EXISTS"
+
+
+@pytest.mark.parametrize(
+    "draft,named",
+    [
+        ({"id": "x_skill", "agent_id": "EXCEPTION_AGENT", "title": "t", "tool_names": ["nearby_milers"]},
+         {"agent_id"}),
+        ({"id": "x_skill", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["invented_tool"]},
+         {"tool_names"}),
+        ({"agent_id": "CONSOLE_OPS_AGENT", "tool_names": []}, {"id", "title", "tool_names"}),
+        ({"id": "Bad-Id", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["scan_bookings"],
+          "source": "engine", "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5}}},
+         {"id", "source", "thresholds_schema.k"}),
+    ],
+)
+async def test_bad_new_skills_are_refused_naming_every_field(api, template, database, draft, named):
+    reply = await api.post("/admin/ai/skills", json=draft, headers=WRITER)
+    assert reply.status_code == 422, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == "INVALID_SKILL"
+    assert set(error["details"]) == named
+    async with registry_db(template, database) as conn:
+        assert await conn.fetchval("select count(*) from skills") == 15
+        assert await audit_count(conn) == 0
+
+
+# ─── Agents ────────────────────────────────────────────────────────────────
+
+
+async def test_autonomy_on_needs_the_typed_agent_id(api, template, database):
+    missing = await api.patch("/admin/ai/agents/EXCEPTION_AGENT", json={"autonomous": True}, headers=WRITER)
+    wrong = await api.patch(
+        "/admin/ai/agents/EXCEPTION_AGENT", json={"autonomous": True, "confirm": "exception_agent"}, headers=WRITER
+    )
+    right = await api.patch(
+        "/admin/ai/agents/EXCEPTION_AGENT", json={"autonomous": True, "confirm": "EXCEPTION_AGENT"}, headers=WRITER
+    )
+    off = await api.patch("/admin/ai/agents/EXCEPTION_AGENT", json={"autonomous": False}, headers=WRITER)
+    assert (missing.status_code, missing.json()["error"]["code"]) == (422, "CONFIRMATION_REQUIRED")
+    assert (wrong.status_code, wrong.json()["error"]["code"]) == (422, "CONFIRMATION_MISMATCH")
+    assert right.status_code == 200 and right.json()["autonomous"] is True
+    assert off.status_code == 200 and off.json()["autonomous"] is False
+    async with registry_db(template, database) as conn:
+        audit = await conn.fetch("select field, old, new from audit where entity = 'agent' order by id")
+    assert [(r["field"], r["old"], r["new"]) for r in audit] == [
+        ("autonomous", False, True),
+        ("autonomous", True, False),
+    ]
+
+
+@pytest.mark.parametrize(
+    "agent_id,body,code,field",
+    [
+        ("JARVIS", {"autonomous": True, "confirm": "JARVIS"}, "NO_AUTONOMY_GATE", "autonomous"),
+        ("EXCEPTION_AGENT", {"model": "gpt-4o"}, "MODEL_NOT_ALLOWED", "model"),
+        ("CONSOLE_OPS_AGENT", {"model": "claude-sonnet-5-5"}, "MODEL_NOT_SETTABLE", "model"),
+        ("EXCEPTION_AGENT", {"status": "live"}, "UNKNOWN_FIELDS", "status"),
+        ("EXCEPTION_AGENT", {"autonomous": "on"}, "INVALID_FIELD", "autonomous"),
+        ("EXCEPTION_AGENT", {"model": 5}, "INVALID_FIELD", "model"),
+    ],
+)
+async def test_agent_patches_the_rules_refuse(api, template, database, agent_id, body, code, field):
+    reply = await api.patch(f"/admin/ai/agents/{agent_id}", json=body, headers=WRITER)
+    assert reply.status_code == 422, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == code
+    assert field in error["details"]
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn) == 0
+
+
+async def test_a_model_pin_is_set_and_cleared_on_an_engine_agent(api):
+    pinned = await api.patch("/admin/ai/agents/DISPATCH_AGENT", json={"model": "claude-opus-4-8"}, headers=WRITER)
+    cleared = await api.patch("/admin/ai/agents/DISPATCH_AGENT", json={"model": None}, headers=WRITER)
+    assert pinned.json()["model"] == "claude-opus-4-8"
+    assert cleared.status_code == 200 and cleared.json()["model"] is None
+
+
+async def test_patching_a_missing_agent_is_404(api):
+    reply = await api.patch("/admin/ai/agents/NOBODY", json={"autonomous": False}, headers=WRITER)
+    assert reply.status_code == 404
+    assert reply.json()["error"]["code"] == "AGENT_NOT_FOUND"
+
+
+async def test_the_service_itself_refuses_a_write_nobody_signed(api, settings):
+    async with registry_stub(settings.addr("registry")) as registry:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await registry.UpdateSkill(registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False))
+        reply = await registry.UpdateSkill(
+            registry_pb2.UpdateSkillRequest(
+                id="stall_response", enabled=False, actor=common_pb2.Actor(sub="svc-7", email="")
+            )
+        )
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "actor.sub" in caught.value.details()
+    assert reply.version == 2 and reply.updated_by == "svc-7"
