@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway import errors
-from gateway.routes import decisions, outcomes, playground, registry, telemetry
+from gateway.routes import decision_humans, decisions, outcomes, playground, registry, telemetry
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
 
@@ -42,7 +42,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (registry, decisions, outcomes, playground, telemetry):
+    for module in (registry, decisions, decision_humans, outcomes, playground, telemetry):
         app.include_router(module.router)
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up")

@@ -287,6 +287,14 @@ class RecordHumanInputRequest(_message.Message):
     body: str
     def __init__(self, provider: _Optional[str] = ..., external_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., author: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., body: _Optional[str] = ...) -> None: ...
 
+class RecordHumanInputResponse(_message.Message):
+    __slots__ = ("decision", "created")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    decision: HumanDecision
+    created: bool
+    def __init__(self, decision: _Optional[_Union[HumanDecision, _Mapping]] = ..., created: _Optional[bool] = ...) -> None: ...
+
 class LeaseSubjectRequest(_message.Message):
     __slots__ = ("subject_id",)
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -294,21 +302,27 @@ class LeaseSubjectRequest(_message.Message):
     def __init__(self, subject_id: _Optional[str] = ...) -> None: ...
 
 class LeaseSubjectResponse(_message.Message):
-    __slots__ = ("subject_id", "human_decisions")
+    __slots__ = ("subject_id", "human_decisions", "imported")
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
     HUMAN_DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    IMPORTED_FIELD_NUMBER: _ClassVar[int]
     subject_id: str
     human_decisions: _containers.RepeatedCompositeFieldContainer[HumanDecision]
-    def __init__(self, subject_id: _Optional[str] = ..., human_decisions: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ...) -> None: ...
+    imported: int
+    def __init__(self, subject_id: _Optional[str] = ..., human_decisions: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ..., imported: _Optional[int] = ...) -> None: ...
 
 class ListHumanDecisionsRequest(_message.Message):
-    __slots__ = ("subject_id",)
+    __slots__ = ("subject_id", "page")
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
     subject_id: str
-    def __init__(self, subject_id: _Optional[str] = ...) -> None: ...
+    page: _common_pb2.PageRequest
+    def __init__(self, subject_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
 
 class ListHumanDecisionsResponse(_message.Message):
-    __slots__ = ("items",)
+    __slots__ = ("items", "next_cursor")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[HumanDecision]
-    def __init__(self, items: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ...) -> None: ...
+    next_cursor: str
+    def __init__(self, items: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...

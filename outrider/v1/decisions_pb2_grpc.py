@@ -79,7 +79,7 @@ class DecisionsStub:
         self.RecordHumanInput = channel.unary_unary(
                 '/outrider.v1.Decisions/RecordHumanInput',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.RecordHumanInputRequest.SerializeToString,
-                response_deserializer=outrider_dot_v1_dot_decisions__pb2.HumanDecision.FromString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.RecordHumanInputResponse.FromString,
                 _registered_method=True)
         self.LeaseSubject = channel.unary_unary(
                 '/outrider.v1.Decisions/LeaseSubject',
@@ -212,7 +212,7 @@ def add_DecisionsServicer_to_server(servicer, server):
             'RecordHumanInput': grpc.unary_unary_rpc_method_handler(
                     servicer.RecordHumanInput,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.RecordHumanInputRequest.FromString,
-                    response_serializer=outrider_dot_v1_dot_decisions__pb2.HumanDecision.SerializeToString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.RecordHumanInputResponse.SerializeToString,
             ),
             'LeaseSubject': grpc.unary_unary_rpc_method_handler(
                     servicer.LeaseSubject,
@@ -469,7 +469,7 @@ class Decisions:
             target,
             '/outrider.v1.Decisions/RecordHumanInput',
             outrider_dot_v1_dot_decisions__pb2.RecordHumanInputRequest.SerializeToString,
-            outrider_dot_v1_dot_decisions__pb2.HumanDecision.FromString,
+            outrider_dot_v1_dot_decisions__pb2.RecordHumanInputResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,10 +7,38 @@ import grpc
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 
 from services.common.runtime import Runtime
+from services.common.settings import Settings, SettingsError
+from services.decisions import precedent, retention, store
+from services.decisions.precedent import JudgedCounts
+from services.decisions.service import DecisionsService
 
 SERVICE_NAMES = (decisions_pb2.DESCRIPTOR.services_by_name["Decisions"].full_name,)
 USES_NATS = False
 
 
+def migration_settings(settings: Settings) -> dict[str, str]:
+    """Read by the first migration only: it fixes the embedding column's size."""
+    return {"outrider.embedding_dim": str(settings.embedding_dimension)}
+
+
 async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
-    decisions_pb2_grpc.add_DecisionsServicer_to_server(decisions_pb2_grpc.DecisionsServicer(), server)
+    async with runtime.engine.connect() as conn:
+        dimension = await store.embedding_dimension(conn)
+    if dimension != runtime.settings.embedding_dimension:
+        # Stored vectors cannot be resized, and serving the old size while the
+        # setting names another would refuse every engine that obeys the
+        # setting; stopping here names the mismatch once, at deploy time.
+        raise SettingsError(
+            f"OUTRIDER_EMBEDDING_DIM is {runtime.settings.embedding_dimension}, but the decisions schema"
+            f" was created with {dimension}-dimension embeddings; set it back to {dimension}"
+            " or migrate into a new database"
+        )
+    searches = precedent.search_engine(runtime.settings.database_url, runtime.context)
+    runtime.on_close(searches.dispose)
+    # Counting judged rows is not a search: it takes the shared pool.
+    precedents = precedent.PrecedentSearch(searches, counts=JudgedCounts(runtime.engine))
+    service = DecisionsService(runtime, dimension=dimension, precedents=precedents)
+    decisions_pb2_grpc.add_DecisionsServicer_to_server(service, server)
+    runtime.spawn(
+        retention.run(runtime.engine, retention_days=runtime.settings.decision_retention_days), name="retention"
+    )

@@ -1,0 +1,128 @@
+"""Human-decision routes (DESIGN.md §4): subjects, pushed inputs, the lease, the admin read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import AwareDatetime, BaseModel, ConfigDict
+
+from gateway.auth import Principal, internal, staff
+from gateway.upstream import instant, stub, to_timestamp
+from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
+
+router = APIRouter(tags=["human decisions"])
+
+
+class SubjectIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # provider:instance/project the subject came from; absent when no outside source knows it.
+    source: str | None = None
+    # The plan accepted for the subject now; absent when none is.
+    plan_ref: str | None = None
+
+
+class HumanInputIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str
+    external_id: str
+    subject_id: str
+    author: str = ""
+    at: AwareDatetime
+    body: str
+
+
+def subject_json(subject: decisions_pb2.Subject) -> dict[str, Any]:
+    return {
+        "id": subject.id,
+        "source": subject.source or None,
+        "plan_ref": subject.plan_ref or None,
+        "cursor": subject.cursor or None,
+    }
+
+
+def human_decision_json(decision: decisions_pb2.HumanDecision) -> dict[str, Any]:
+    return {
+        "id": decision.id,
+        "subject_id": decision.subject_id,
+        "kind": decision.kind,
+        "body": decision.body,
+        "author": decision.author,
+        "provider": decision.provider,
+        "external_id": decision.external_id,
+        "written_at": instant(decision.written_at),
+        "observed_at": instant(decision.observed_at),
+        "plan_ref": decision.plan_ref or None,
+        "step": decision.step or None,
+    }
+
+
+def _decisions(request: Request) -> decisions_pb2_grpc.DecisionsStub:
+    return stub(request, "decisions", decisions_pb2_grpc.DecisionsStub)
+
+
+@router.put(
+    "/internal/subjects/{subject_id}",
+    summary="Register a subject with the source it came from and its currently accepted plan",
+    dependencies=[Depends(internal)],
+)
+async def register_subject(subject_id: str, body: SubjectIn, request: Request) -> dict[str, Any]:
+    reply = await _decisions(request).RegisterSubject(
+        decisions_pb2.RegisterSubjectRequest(id=subject_id, source=body.source or "", plan_ref=body.plan_ref or "")
+    )
+    return subject_json(reply)
+
+
+@router.post(
+    "/internal/human-inputs",
+    summary="Record one human input as a decision; idempotent on (provider, external_id)",
+    dependencies=[Depends(internal)],
+)
+async def record_human_input(body: HumanInputIn, request: Request) -> JSONResponse:
+    reply = await _decisions(request).RecordHumanInput(
+        decisions_pb2.RecordHumanInputRequest(
+            provider=body.provider,
+            external_id=body.external_id,
+            subject_id=body.subject_id,
+            author=body.author,
+            at=to_timestamp(body.at),
+            body=body.body,
+        )
+    )
+    return JSONResponse(human_decision_json(reply.decision), status_code=201 if reply.created else 200)
+
+
+@router.post(
+    "/internal/subjects/{subject_id}/lease",
+    summary="Reconcile the subject's human input, then list its human decisions (newest intent last)",
+    dependencies=[Depends(internal)],
+)
+async def lease_subject(subject_id: str, request: Request) -> dict[str, Any]:
+    reply = await _decisions(request).LeaseSubject(decisions_pb2.LeaseSubjectRequest(subject_id=subject_id))
+    return {
+        "subject_id": reply.subject_id,
+        "human_decisions": [human_decision_json(d) for d in reply.human_decisions],
+        "imported": reply.imported,
+    }
+
+
+@router.get(
+    "/admin/ai/subjects/{subject_id}/human-decisions",
+    summary="A subject's human decisions, oldest written first",
+)
+async def list_human_decisions(
+    subject_id: str,
+    request: Request,
+    cursor: str = Query(default=""),
+    limit: int = Query(default=0, ge=0, le=200),
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    reply = await _decisions(request).ListHumanDecisions(
+        decisions_pb2.ListHumanDecisionsRequest(
+            subject_id=subject_id, page=common_pb2.PageRequest(cursor=cursor, limit=limit)
+        )
+    )
+    return {"items": [human_decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}

@@ -1,0 +1,112 @@
+"""Subjects and human decisions to and from protobuf.
+
+Parsing refuses bad input here, naming the field, before anything is read
+or written.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from outrider.v1 import common_pb2, decisions_pb2
+
+from services.common.errors import InvalidArgument
+from services.decisions.human import HumanInput, Subject
+from services.decisions.human_store import HumanDecisionRow, PageKey, SubjectRow
+
+DEFAULT_PAGE = 50
+MAX_PAGE = 200
+# How far a pushed input's written time may run ahead of this clock. A
+# written time in the future would sort after everything said later and
+# stand as the newest intent until then.
+CLOCK_SKEW = timedelta(seconds=60)
+
+
+def _required(value: str, field: str) -> str:
+    if not value.strip():
+        raise InvalidArgument(f"{field} is required", field=field)
+    if value != value.strip():
+        raise InvalidArgument(f"{field} must not start or end with whitespace", field=field)
+    return value
+
+
+def subject_id(value: str) -> str:
+    return _required(value, "subject_id")
+
+
+def _source(value: str, field: str) -> str:
+    _required(value, field)
+    provider, colon, rest = value.partition(":")
+    if not colon or not provider or not rest:
+        raise InvalidArgument(f"{field} must look like provider:instance/project, got {value!r}", field=field)
+    return value
+
+
+def subject_from_proto(request: decisions_pb2.RegisterSubjectRequest) -> Subject:
+    return Subject(
+        id=_required(request.id, "id"),
+        source=_source(request.source, "source") if request.source else None,
+        plan_ref=_required(request.plan_ref, "plan_ref") if request.plan_ref else None,
+    )
+
+
+def input_from_proto(request: decisions_pb2.RecordHumanInputRequest, *, now: datetime) -> HumanInput:
+    provider = _source(request.provider, "provider")
+    external_id = _required(request.external_id, "external_id")
+    subject = subject_id(request.subject_id)
+    if not request.HasField("at"):
+        raise InvalidArgument("at (when the person wrote it) is required", field="at")
+    written_at = request.at.ToDatetime(tzinfo=timezone.utc)
+    if written_at > now + CLOCK_SKEW:
+        raise InvalidArgument(f"at is in the future ({written_at.isoformat()})", field="at")
+    if not request.body.strip():
+        # An empty utterance decides nothing; the pull path skips it too.
+        raise InvalidArgument("body is empty: an empty input decides nothing", field="body")
+    return HumanInput(
+        provider=provider,
+        external_id=external_id,
+        subject_id=subject,
+        author=request.author.strip(),
+        written_at=written_at,
+        body=request.body,
+    )
+
+
+def page_from_proto(page: common_pb2.PageRequest) -> tuple[PageKey | None, int]:
+    if page.limit < 0 or page.limit > MAX_PAGE:
+        raise InvalidArgument(f"limit must be between 1 and {MAX_PAGE}, got {page.limit}", field="limit")
+    after = None
+    if page.cursor:
+        try:
+            after = PageKey.decode(page.cursor)
+        except ValueError as exc:
+            raise InvalidArgument(f"cursor: {exc}", field="cursor") from None
+    return after, page.limit or DEFAULT_PAGE
+
+
+def _timestamp(value: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(value)
+    return stamp
+
+
+def subject_to_proto(row: SubjectRow) -> decisions_pb2.Subject:
+    return decisions_pb2.Subject(id=row.id, source=row.source or "", plan_ref=row.plan_ref or "", cursor=row.cursor)
+
+
+def decision_to_proto(row: HumanDecisionRow) -> decisions_pb2.HumanDecision:
+    return decisions_pb2.HumanDecision(
+        id=row.id,
+        subject_id=row.subject_id,
+        kind=row.kind.value,
+        body=row.body,
+        author=row.author,
+        provider=row.provider,
+        external_id=row.external_id,
+        written_at=_timestamp(row.written_at),
+        observed_at=_timestamp(row.observed_at),
+        plan_ref=row.plan_ref or "",
+        step=row.step or "",
+    )

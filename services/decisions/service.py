@@ -1,0 +1,232 @@
+"""The decisions gRPC servicer: parse, apply a rule, call the store, encode.
+
+The decision-memory RPCs live here; the human-decision RPCs come from the
+HumanDecisionRpcs mixin.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from datetime import datetime, timezone
+
+import grpc
+
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+
+from services.common.errors import Conflict, InvalidArgument, NotFound
+from services.common.runtime import Runtime
+from services.decisions import codec, queries, rules, store
+from services.decisions.embedding import Embedder, StructuredContextEmbedder
+from services.decisions.human_service import HumanDecisionRpcs
+from services.decisions.precedent import PrecedentSearch
+from services.decisions.rules import InvalidDecision, JudgedBy, Outcome
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _invalid(error: InvalidDecision) -> InvalidArgument:
+    return InvalidArgument(str(error), field=error.field)
+
+
+def _uuid(value: str, field: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise InvalidArgument(f"{field}: must be a UUID, got {value!r}", field=field) from None
+
+
+class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        dimension: int,
+        precedents: PrecedentSearch,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self._runtime = runtime
+        self._engine = runtime.engine
+        self._settings = runtime.settings
+        self._dimension = dimension
+        self._embedder = embedder or StructuredContextEmbedder(dimension)
+        if self._embedder.dimension != dimension:
+            raise ValueError(f"the embedder makes {self._embedder.dimension} dimensions, the schema holds {dimension}")
+        self._precedents = precedents
+        # A misconfigured human-input source stops the context here, at
+        # start-up, rather than failing the first lease that needs it.
+        self.human_sources()
+
+    async def RecordDecision(
+        self, request: decisions_pb2.RecordDecisionRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.RecordDecisionResponse:
+        now = _now()
+        try:
+            decision = rules.new_decision(
+                id=request.id or None,
+                decision_type=request.decision_type,
+                agent_id=request.agent_id,
+                subject_id=request.subject_id,
+                action=request.action,
+                confidence=request.confidence if request.HasField("confidence") else None,
+                reasoning=request.reasoning or None,
+                model=request.model or None,
+                context=codec.context_from_proto(request.context, request.HasField("context")),
+                embedding=list(request.embedding),
+                decided_at=codec.instant(request.decided_at, request.HasField("decided_at")),
+                now=now,
+                embedding_dimension=self._dimension,
+            )
+        except InvalidDecision as error:
+            raise _invalid(error) from None
+        if decision.decided_at > now:
+            # Within the clock-skew allowance the rules grant: the engine's
+            # clock ran ahead, so the decision was made no later than now.
+            decision = dataclasses.replace(decision, decided_at=now)
+        embedding = decision.embedding or self._embedder.embed(decision.context)
+        decision_id = decision.id or uuid.uuid4()
+        async with self._engine.begin() as conn:
+            created = await store.insert_decision(conn, decision=decision, id=decision_id, embedding=embedding)
+            if not created:
+                stored = await store.get_decision(conn, id=decision_id)
+                # A retry repeats the same decision; the same id on a different
+                # one is a caller reusing keys, and answering "already
+                # recorded" would silently drop the second decision.
+                if stored is not None and (
+                    stored.decision_type, stored.agent_id, stored.subject_id, stored.action
+                ) != (decision.decision_type, decision.agent_id, decision.subject_id, decision.action):
+                    raise Conflict(
+                        f"id {decision_id} is already recorded for a different decision",
+                        code="DECISION_ID_REUSED",
+                        details={"id": str(decision_id)},
+                    )
+        return decisions_pb2.RecordDecisionResponse(id=str(decision_id), created=created)
+
+    async def FindSimilar(
+        self, request: decisions_pb2.FindSimilarRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.FindSimilarResponse:
+        try:
+            query = queries.similar_query(
+                decision_type=request.decision_type,
+                k=request.k if request.HasField("k") else None,
+                embedding=list(request.embedding),
+                context=codec.context_from_proto(request.context, request.HasField("context")),
+                dimension=self._dimension,
+            )
+        except InvalidDecision as error:
+            raise _invalid(error) from None
+        vector = query.embedding or tuple(self._embedder.embed(query.context or {}))
+        rows = await self._precedents.nearest(decision_type=query.decision_type, embedding=vector, k=query.k)
+        summary = rules.similar_summary(row.outcome or "" for row in rows)
+        return decisions_pb2.FindSimilarResponse(
+            items=[codec.decision_to_proto(row) for row in rows], summary=codec.summary_to_proto(summary)
+        )
+
+    async def SetOutcome(
+        self, request: decisions_pb2.SetOutcomeRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.Decision:
+        decision_id = _uuid(request.id, "id")
+        try:
+            outcome = rules.parse_outcome(request.outcome)
+            judged_by = rules.parse_judged_by(request.judged_by or JudgedBy.API.value)
+        except InvalidDecision as error:
+            raise _invalid(error) from None
+        if judged_by is JudgedBy.HUMAN and not request.actor.sub:
+            raise InvalidArgument("actor: a human verdict must name the person", field="actor")
+        reason = request.reason.strip() or None
+        async with self._engine.begin() as conn:
+            current = await store.get_decision(conn, id=decision_id, lock=True)
+            if current is None:
+                raise NotFound(f"decision {decision_id} does not exist", code="DECISION_NOT_FOUND",
+                               details={"id": str(decision_id)})
+            if current.outcome == outcome.value and current.outcome_reason == reason:
+                # The same verdict again is a retry, not a change: no history row.
+                return codec.decision_to_proto(current)
+            if not rules.may_rejudge(Outcome(current.outcome) if current.outcome else None, judged_by):
+                raise Conflict(
+                    f"decision {decision_id} is already judged {current.outcome} by {current.judged_by};"
+                    " only a person may change it",
+                    code="ALREADY_JUDGED",
+                    details={"id": str(decision_id), "outcome": current.outcome, "judged_by": current.judged_by},
+                )
+            row = await store.set_outcome(
+                conn, id=decision_id, old_outcome=current.outcome, outcome=outcome.value, reason=reason,
+                judged_by=judged_by.value, changed_by=request.actor.sub, changed_by_email=request.actor.email,
+            )
+        return codec.decision_to_proto(row)
+
+    async def ListDecisions(
+        self, request: decisions_pb2.ListDecisionsRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.ListDecisionsResponse:
+        try:
+            outcome = queries.outcome_filter(request.outcome)
+            limit = queries.page_limit(request.page.limit)
+            after = queries.decode_cursor(request.page.cursor)
+        except InvalidDecision as error:
+            raise _invalid(error) from None
+        async with self._engine.connect() as conn:
+            rows = await store.list_decisions(
+                conn, decision_type=request.decision_type or None, outcome=outcome,
+                agent_id=request.agent_id or None, after=after, limit=limit + 1,
+            )
+        page, more = rows[:limit], len(rows) > limit
+        cursor = queries.encode_cursor(queries.PageKey(page[-1].decided_at, page[-1].id)) if more else ""
+        return decisions_pb2.ListDecisionsResponse(
+            items=[codec.decision_to_proto(row) for row in page], next_cursor=cursor
+        )
+
+    async def ListPending(
+        self, request: decisions_pb2.ListPendingRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.ListPendingResponse:
+        try:
+            limit = queries.page_limit(
+                request.limit, default=queries.DEFAULT_PENDING_BATCH, maximum=queries.MAX_PENDING_BATCH
+            )
+            after = queries.decode_cursor(request.after_cursor, "after_cursor")
+        except InvalidDecision as error:
+            raise _invalid(error) from None
+        before = codec.instant(request.decided_before, request.HasField("decided_before")) or _now()
+        async with self._engine.connect() as conn:
+            rows = await store.list_pending(conn, decided_before=before, after=after, limit=limit + 1)
+        page, more = rows[:limit], len(rows) > limit
+        cursor = queries.encode_cursor(queries.PageKey(page[-1].decided_at, page[-1].id)) if more else ""
+        return decisions_pb2.ListPendingResponse(items=[codec.pending_to_proto(row) for row in page],
+                                                 next_cursor=cursor)
+
+    async def SetOutcomes(
+        self, request: decisions_pb2.SetOutcomesRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.SetOutcomesResponse:
+        try:
+            judged_by = rules.parse_judged_by(request.judged_by)
+        except InvalidDecision as error:
+            raise _invalid(error) from None
+        if len(request.verdicts) > queries.MAX_VERDICTS:
+            raise InvalidArgument(
+                f"verdicts: at most {queries.MAX_VERDICTS} per call, got {len(request.verdicts)}", field="verdicts"
+            )
+        verdicts: list[store.Verdict] = []
+        seen: set[uuid.UUID] = set()
+        for index, verdict in enumerate(request.verdicts):
+            field = f"verdicts[{index}]"
+            decision_id = _uuid(verdict.id, f"{field}.id")
+            if decision_id in seen:
+                raise InvalidArgument(f"{field}.id: {decision_id} appears twice", field=f"{field}.id")
+            seen.add(decision_id)
+            try:
+                outcome = rules.parse_outcome(verdict.outcome)
+            except InvalidDecision as error:
+                raise InvalidArgument(f"{field}.{error}", field=f"{field}.outcome") from None
+            verdicts.append(store.Verdict(decision_id, outcome.value, verdict.reason.strip() or None))
+        async with self._engine.begin() as conn:
+            judged = await store.set_pending_outcomes(conn, verdicts=verdicts, judged_by=judged_by.value)
+        return decisions_pb2.SetOutcomesResponse(judged_ids=[str(i) for i in judged])
+
+    async def CountOutcomes(
+        self, request: decisions_pb2.CountOutcomesRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.CountOutcomesResponse:
+        since = codec.instant(request.decided_since, request.HasField("decided_since"))
+        async with self._engine.connect() as conn:
+            rows = await store.count_outcomes(conn, decided_since=since)
+        return decisions_pb2.CountOutcomesResponse(items=[codec.count_to_proto(row) for row in rows])
