@@ -1,6 +1,3 @@
-import datetime
-
-from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -10,35 +7,29 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RecordFactsRequest(_message.Message):
-    __slots__ = ("subject_id", "at", "status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
-    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
-    AT_FIELD_NUMBER: _ClassVar[int]
-    STATUS_FIELD_NUMBER: _ClassVar[int]
-    ASSIGNED_AT_FIELD_NUMBER: _ClassVar[int]
-    DELIVERED_AT_FIELD_NUMBER: _ClassVar[int]
-    SLA_DUE_AT_FIELD_NUMBER: _ClassVar[int]
-    CANCELLED_FIELD_NUMBER: _ClassVar[int]
-    subject_id: str
-    at: _timestamp_pb2.Timestamp
-    status: str
-    assigned_at: _timestamp_pb2.Timestamp
-    delivered_at: _timestamp_pb2.Timestamp
-    sla_due_at: _timestamp_pb2.Timestamp
-    cancelled: bool
-    def __init__(self, subject_id: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[str] = ..., assigned_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., delivered_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., sla_due_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., cancelled: _Optional[bool] = ...) -> None: ...
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: bytes
+    def __init__(self, event: _Optional[bytes] = ...) -> None: ...
 
 class RecordFactsResponse(_message.Message):
-    __slots__ = ("subject_id",)
+    __slots__ = ("subject_id", "facts", "changed")
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
     subject_id: str
-    def __init__(self, subject_id: _Optional[str] = ...) -> None: ...
+    facts: bytes
+    changed: bool
+    def __init__(self, subject_id: _Optional[str] = ..., facts: _Optional[bytes] = ..., changed: _Optional[bool] = ...) -> None: ...
 
 class SweepRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("batch_size",)
+    BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
+    batch_size: int
+    def __init__(self, batch_size: _Optional[int] = ...) -> None: ...
 
 class SweepResponse(_message.Message):
-    __slots__ = ("judged", "by_outcome")
+    __slots__ = ("judged", "by_outcome", "scanned")
     class ByOutcomeEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -48,9 +39,11 @@ class SweepResponse(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     JUDGED_FIELD_NUMBER: _ClassVar[int]
     BY_OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    SCANNED_FIELD_NUMBER: _ClassVar[int]
     judged: int
     by_outcome: _containers.ScalarMap[str, int]
-    def __init__(self, judged: _Optional[int] = ..., by_outcome: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    scanned: int
+    def __init__(self, judged: _Optional[int] = ..., by_outcome: _Optional[_Mapping[str, int]] = ..., scanned: _Optional[int] = ...) -> None: ...
 
 class Turn(_message.Message):
     __slots__ = ("role", "text", "ref", "model", "trace_id")
@@ -67,12 +60,16 @@ class Turn(_message.Message):
     def __init__(self, role: _Optional[str] = ..., text: _Optional[str] = ..., ref: _Optional[str] = ..., model: _Optional[str] = ..., trace_id: _Optional[str] = ...) -> None: ...
 
 class SubmitConversationRequest(_message.Message):
-    __slots__ = ("conversation_id", "turns")
+    __slots__ = ("conversation_id", "turns", "skill", "decision_type")
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     TURNS_FIELD_NUMBER: _ClassVar[int]
+    SKILL_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     conversation_id: str
     turns: _containers.RepeatedCompositeFieldContainer[Turn]
-    def __init__(self, conversation_id: _Optional[str] = ..., turns: _Optional[_Iterable[_Union[Turn, _Mapping]]] = ...) -> None: ...
+    skill: str
+    decision_type: str
+    def __init__(self, conversation_id: _Optional[str] = ..., turns: _Optional[_Iterable[_Union[Turn, _Mapping]]] = ..., skill: _Optional[str] = ..., decision_type: _Optional[str] = ...) -> None: ...
 
 class TurnCredit(_message.Message):
     __slots__ = ("turn_ref", "model", "trace_id", "credit", "confidence", "episode_id", "resolution")
@@ -93,10 +90,12 @@ class TurnCredit(_message.Message):
     def __init__(self, turn_ref: _Optional[str] = ..., model: _Optional[str] = ..., trace_id: _Optional[str] = ..., credit: _Optional[str] = ..., confidence: _Optional[float] = ..., episode_id: _Optional[int] = ..., resolution: _Optional[str] = ...) -> None: ...
 
 class SubmitConversationResponse(_message.Message):
-    __slots__ = ("credits",)
+    __slots__ = ("credits", "deferred")
     CREDITS_FIELD_NUMBER: _ClassVar[int]
+    DEFERRED_FIELD_NUMBER: _ClassVar[int]
     credits: _containers.RepeatedCompositeFieldContainer[TurnCredit]
-    def __init__(self, credits: _Optional[_Iterable[_Union[TurnCredit, _Mapping]]] = ...) -> None: ...
+    deferred: int
+    def __init__(self, credits: _Optional[_Iterable[_Union[TurnCredit, _Mapping]]] = ..., deferred: _Optional[int] = ...) -> None: ...
 
 class GetConversationMetricsRequest(_message.Message):
     __slots__ = ("model",)
@@ -105,7 +104,7 @@ class GetConversationMetricsRequest(_message.Message):
     def __init__(self, model: _Optional[str] = ...) -> None: ...
 
 class ConversationMetrics(_message.Message):
-    __slots__ = ("episodes", "resolved", "abandoned", "ambiguous", "ongoing", "first_turn_resolutions", "first_turn_resolution_rate", "avg_turns_to_resolution", "churn_rate", "pending")
+    __slots__ = ("episodes", "resolved", "abandoned", "ambiguous", "ongoing", "first_turn_resolutions", "first_turn_resolution_rate", "avg_turns_to_resolution", "churn_rate", "pending", "model")
     EPISODES_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_FIELD_NUMBER: _ClassVar[int]
     ABANDONED_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +115,7 @@ class ConversationMetrics(_message.Message):
     AVG_TURNS_TO_RESOLUTION_FIELD_NUMBER: _ClassVar[int]
     CHURN_RATE_FIELD_NUMBER: _ClassVar[int]
     PENDING_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
     episodes: int
     resolved: int
     abandoned: int
@@ -126,20 +126,23 @@ class ConversationMetrics(_message.Message):
     avg_turns_to_resolution: float
     churn_rate: float
     pending: int
-    def __init__(self, episodes: _Optional[int] = ..., resolved: _Optional[int] = ..., abandoned: _Optional[int] = ..., ambiguous: _Optional[int] = ..., ongoing: _Optional[int] = ..., first_turn_resolutions: _Optional[int] = ..., first_turn_resolution_rate: _Optional[float] = ..., avg_turns_to_resolution: _Optional[float] = ..., churn_rate: _Optional[float] = ..., pending: _Optional[int] = ...) -> None: ...
+    model: str
+    def __init__(self, episodes: _Optional[int] = ..., resolved: _Optional[int] = ..., abandoned: _Optional[int] = ..., ambiguous: _Optional[int] = ..., ongoing: _Optional[int] = ..., first_turn_resolutions: _Optional[int] = ..., first_turn_resolution_rate: _Optional[float] = ..., avg_turns_to_resolution: _Optional[float] = ..., churn_rate: _Optional[float] = ..., pending: _Optional[int] = ..., model: _Optional[str] = ...) -> None: ...
 
 class GetRoutingRequest(_message.Message):
-    __slots__ = ("decision_type", "skill", "seed")
+    __slots__ = ("decision_type", "skill", "seed", "candidates")
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     SKILL_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_FIELD_NUMBER: _ClassVar[int]
     decision_type: str
     skill: str
     seed: int
-    def __init__(self, decision_type: _Optional[str] = ..., skill: _Optional[str] = ..., seed: _Optional[int] = ...) -> None: ...
+    candidates: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, decision_type: _Optional[str] = ..., skill: _Optional[str] = ..., seed: _Optional[int] = ..., candidates: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ModelArm(_message.Message):
-    __slots__ = ("model", "successes", "failures", "alpha", "beta", "posterior_mean", "pick_probability")
+    __slots__ = ("model", "successes", "failures", "alpha", "beta", "posterior_mean", "pick_probability", "credit_successes", "credit_failures", "decision_successes", "decision_failures")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     SUCCESSES_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
@@ -147,6 +150,10 @@ class ModelArm(_message.Message):
     BETA_FIELD_NUMBER: _ClassVar[int]
     POSTERIOR_MEAN_FIELD_NUMBER: _ClassVar[int]
     PICK_PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    CREDIT_SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    CREDIT_FAILURES_FIELD_NUMBER: _ClassVar[int]
+    DECISION_SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FAILURES_FIELD_NUMBER: _ClassVar[int]
     model: str
     successes: float
     failures: float
@@ -154,17 +161,23 @@ class ModelArm(_message.Message):
     beta: float
     posterior_mean: float
     pick_probability: float
-    def __init__(self, model: _Optional[str] = ..., successes: _Optional[float] = ..., failures: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., posterior_mean: _Optional[float] = ..., pick_probability: _Optional[float] = ...) -> None: ...
+    credit_successes: float
+    credit_failures: float
+    decision_successes: float
+    decision_failures: float
+    def __init__(self, model: _Optional[str] = ..., successes: _Optional[float] = ..., failures: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., posterior_mean: _Optional[float] = ..., pick_probability: _Optional[float] = ..., credit_successes: _Optional[float] = ..., credit_failures: _Optional[float] = ..., decision_successes: _Optional[float] = ..., decision_failures: _Optional[float] = ...) -> None: ...
 
 class Routing(_message.Message):
-    __slots__ = ("key", "arms", "pick")
+    __slots__ = ("key", "arms", "pick", "seed")
     KEY_FIELD_NUMBER: _ClassVar[int]
     ARMS_FIELD_NUMBER: _ClassVar[int]
     PICK_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     key: str
     arms: _containers.RepeatedCompositeFieldContainer[ModelArm]
     pick: str
-    def __init__(self, key: _Optional[str] = ..., arms: _Optional[_Iterable[_Union[ModelArm, _Mapping]]] = ..., pick: _Optional[str] = ...) -> None: ...
+    seed: int
+    def __init__(self, key: _Optional[str] = ..., arms: _Optional[_Iterable[_Union[ModelArm, _Mapping]]] = ..., pick: _Optional[str] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class RecommendModelRequest(_message.Message):
     __slots__ = ("decision_type", "skill", "candidates", "seed")
@@ -179,9 +192,13 @@ class RecommendModelRequest(_message.Message):
     def __init__(self, decision_type: _Optional[str] = ..., skill: _Optional[str] = ..., candidates: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class RecommendModelResponse(_message.Message):
-    __slots__ = ("model", "arms")
+    __slots__ = ("model", "arms", "seed", "key")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     ARMS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
     model: str
     arms: _containers.RepeatedCompositeFieldContainer[ModelArm]
-    def __init__(self, model: _Optional[str] = ..., arms: _Optional[_Iterable[_Union[ModelArm, _Mapping]]] = ...) -> None: ...
+    seed: int
+    key: str
+    def __init__(self, model: _Optional[str] = ..., arms: _Optional[_Iterable[_Union[ModelArm, _Mapping]]] = ..., seed: _Optional[int] = ..., key: _Optional[str] = ...) -> None: ...

@@ -1,16 +1,44 @@
-"""Wires the outcomes context into a gRPC server."""
+"""Wires the outcomes context into a gRPC server, with its two background
+jobs: the `facts.booking` consumer and the sweep timer."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import grpc
 
-from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
-
+from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc
 from services.common.runtime import Runtime
+from services.outcomes.codec import DecisionsClient
+from services.outcomes.consumer import FactsConsumer
+from services.outcomes.service import OutcomesService
+from services.outcomes.sweeper import Sweeper, run_on_timer
 
 SERVICE_NAMES = (outcomes_pb2.DESCRIPTOR.services_by_name["Outcomes"].full_name,)
-USES_NATS = False
+USES_NATS = True
+MIN_SWEEP_INTERVAL_S = 1.0
 
 
 async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
-    outcomes_pb2_grpc.add_OutcomesServicer_to_server(outcomes_pb2_grpc.OutcomesServicer(), server)
+    decisions = DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub))
+    sweeper = Sweeper(
+        engine=runtime.engine,
+        decisions=decisions,
+        window=timedelta(hours=runtime.settings.outcome_window_hours),
+    )
+    outcomes_pb2_grpc.add_OutcomesServicer_to_server(
+        OutcomesService(runtime.engine, sweeper=sweeper, decisions=decisions), server
+    )
+    if runtime.js is None:
+        raise RuntimeError("the outcomes context needs JetStream; USES_NATS makes the runtime connect it")
+    consumer = FactsConsumer(runtime.js, runtime.engine)
+    # Subscribing before serving: a durable created here is in place before
+    # the first event could matter, and a broker refusing it fails the start.
+    subscription = await consumer.subscribe()
+    runtime.spawn(consumer.consume(subscription), name="facts-consumer")
+    # Closing the pull inbox before the connection drains: a drain otherwise
+    # waits out its whole timeout on the expired fetch requests it still holds.
+    runtime.on_close(subscription.unsubscribe)
+    # A zero or negative interval would spin the timer; a second is the floor.
+    interval = max(runtime.settings.sweep_interval_s, MIN_SWEEP_INTERVAL_S)
+    runtime.spawn(run_on_timer(sweeper.sweep, interval_s=interval), name="sweep-timer")

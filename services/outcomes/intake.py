@@ -1,0 +1,70 @@
+"""Facts intake: fold parsed events into the stored per-subject facts.
+
+Shared by the `facts.booking` consumer and `RecordFacts`, so both doors merge
+exactly alike. The merge runs in Python on rows locked `for update`: two
+replicas folding events into one subject take turns, and because the merge
+keeps each field's newest observation, the order they take turns in does not
+change the result.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.outcomes import store
+from services.outcomes.facts import BookingFactsEvent, MalformedFacts, SubjectFacts, merge_all
+
+# A subject id is a key, not a document; past this it is a producer bug, and
+# near Postgres's btree limit it would fail the insert instead of parsing.
+MAX_SUBJECT_ID = 200
+
+
+def check_storable(event: BookingFactsEvent) -> BookingFactsEvent:
+    """Refuse what parses but cannot be stored, naming the field.
+
+    Postgres text holds neither a NUL character nor half a surrogate pair
+    (which JSON's \\u escapes can spell). An event carrying one would fail
+    its transaction on every delivery, so it is malformed here rather than
+    poison that is redelivered forever.
+    """
+    if len(event.subject_id) > MAX_SUBJECT_ID:
+        raise MalformedFacts("subject_id", f"is longer than {MAX_SUBJECT_ID} characters")
+    for field, value in (("subject_id", event.subject_id), ("status", event.status)):
+        if value is None:
+            continue
+        if "\x00" in value:
+            raise MalformedFacts(field, "contains a NUL character")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MalformedFacts(field, "is not valid Unicode text") from None
+    return event
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    facts: SubjectFacts
+    # False when every event was a repeat or older news.
+    changed: bool
+
+
+async def merge_events(conn: AsyncConnection, events: Sequence[BookingFactsEvent]) -> dict[str, Merged]:
+    """Merge events into their subjects' facts within the caller's transaction."""
+    by_subject: dict[str, list[BookingFactsEvent]] = defaultdict(list)
+    for event in events:
+        by_subject[event.subject_id].append(event)
+    stored = await store.lock_facts(conn, subject_ids=by_subject)
+    results: dict[str, Merged] = {}
+    changed_documents = {}
+    for subject_id, subject_events in by_subject.items():
+        before = SubjectFacts.from_json(subject_id, stored.get(subject_id) or {})
+        after = merge_all(before, subject_events)
+        results[subject_id] = Merged(after, after != before)
+        if after != before:
+            changed_documents[subject_id] = after.to_json()
+    await store.save_facts(conn, documents=changed_documents)
+    return results

@@ -1,0 +1,168 @@
+"""The credit ledger: booking a conversation's episode credits exactly once,
+and the outcome metrics read back from what was booked.
+
+A conversation is submitted whole, again and again as it grows. Each
+submission recomputes the credits of every turn, books the ones the ledger
+does not hold yet (keyed on conversation, turn_ref and episode_id), and
+leaves the rest alone. That is what lets a deferred turn's credit appear once
+a later turn settles it, without ever crediting a settled turn twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.common.errors import Conflict
+from services.outcomes import store
+from services.outcomes.credit import (
+    Conversation,
+    ConversationMetrics,
+    Credit,
+    Resolution,
+    Turn,
+    TurnCredit,
+    assign_credit,
+    conversation_metrics,
+)
+
+
+def turn_digest(turn: Turn) -> str:
+    """A fingerprint of everything about a turn that its credit depends on."""
+    canonical = json.dumps(
+        [turn.role.value, turn.ref, turn.text, turn.model, turn.trace_id], separators=(",", ":")
+    )
+    return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """What a conversation's credits route for; either may be absent."""
+
+    skill: str | None = None
+    decision_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Booking:
+    # Only the credits this submission added.
+    credits: tuple[TurnCredit, ...]
+    # The conversation's turns still waiting for a verdict.
+    pending: int
+
+
+def settle_route(stored: store.ConversationRow, route: Route, *, new: bool) -> Route:
+    """The route the conversation keeps: set once, then only repeated or omitted.
+
+    Credits already booked carry the route they were booked under; letting a
+    later submission change it would split one conversation across two keys.
+    """
+    settled = {}
+    for field in ("skill", "decision_type"):
+        before, given = getattr(stored, field), getattr(route, field)
+        if given is not None and before is not None and given != before:
+            raise Conflict(
+                f"conversation {stored.conversation_id!r} routes for {field} {before!r}, not {given!r}",
+                code="CONVERSATION_ROUTE_CHANGED",
+                details={"field": field},
+            )
+        if given is not None and before is None and not new:
+            raise Conflict(
+                f"conversation {stored.conversation_id!r} was booked without a {field}; it cannot gain one",
+                code="CONVERSATION_ROUTE_CHANGED",
+                details={"field": field},
+            )
+        settled[field] = before if before is not None else given
+    return Route(**settled)
+
+
+async def submit(conn: AsyncConnection, conversation: Conversation, route: Route) -> Booking:
+    """Book a (possibly grown) conversation's new credits in the caller's transaction."""
+    stored = await store.lock_conversation(conn, conversation_id=conversation.conversation_id)
+    new = not stored.turn_digests
+    settled = settle_route(stored, route, new=new)
+    digests = [turn_digest(turn) for turn in conversation.turns]
+    for index, (before, now) in enumerate(zip(stored.turn_digests, digests, strict=False)):
+        if before != now:
+            # Booked credits were computed from the stored turns; a rewritten
+            # turn would make the ledger disagree with its own history.
+            raise Conflict(
+                f"turn {index} differs from the one already booked for conversation "
+                f"{conversation.conversation_id!r}; a conversation may only grow",
+                code="CONVERSATION_REWRITTEN",
+                details={"field": f"turns[{index}]"},
+            )
+    if len(digests) <= len(stored.turn_digests) and not new:
+        # A repeat, or an older snapshot arriving late: nothing it could book
+        # is missing from the ledger.
+        pending = await store.count_pending(conn, conversation_id=conversation.conversation_id)
+        return Booking(credits=(), pending=pending)
+
+    assignment = assign_credit(conversation)
+    rows = [
+        store.CreditRow(
+            conversation_id=c.conversation_id,
+            turn_ref=c.turn_ref,
+            episode_id=c.episode_id,
+            model=c.model,
+            trace_id=c.trace_id,
+            credit=c.credit.value,
+            confidence=c.confidence,
+            resolution=c.resolution.value,
+        )
+        for c in assignment.credits
+    ]
+    booked = await store.insert_credits(
+        conn, credits=rows, skill=settled.skill, decision_type=settled.decision_type
+    )
+    await store.resolve_deferred(conn, conversation_id=conversation.conversation_id)
+    await store.insert_deferred(
+        conn,
+        deferred=[
+            store.DeferredRow(
+                conversation_id=d.conversation_id,
+                turn_ref=d.turn_ref,
+                episode_id=d.episode_id,
+                model=d.model,
+                trace_id=d.trace_id,
+            )
+            for d in assignment.deferred
+        ],
+    )
+    await store.update_conversation(
+        conn,
+        conversation_id=conversation.conversation_id,
+        skill=settled.skill,
+        decision_type=settled.decision_type,
+        turn_digests=digests,
+    )
+    pending = await store.count_pending(conn, conversation_id=conversation.conversation_id)
+    added = tuple(c for c in assignment.credits if (c.turn_ref, c.episode_id) in booked)
+    return Booking(credits=added, pending=pending)
+
+
+async def metrics(conn: AsyncConnection, *, model: str | None = None) -> ConversationMetrics:
+    """The scoreboard over every booked credit (of one model, when given).
+
+    The pending count comes from the deferred turns, which the credits alone
+    cannot show: an episode whose only attempt is deferred emits no credit.
+    """
+    rows = await store.list_credits(conn, model=model)
+    credits = [
+        TurnCredit(
+            conversation_id=row.conversation_id,
+            turn_ref=row.turn_ref,
+            model=row.model,
+            trace_id=row.trace_id,
+            credit=Credit(row.credit),
+            confidence=row.confidence,
+            episode_id=row.episode_id,
+            resolution=Resolution(row.resolution),
+        )
+        for row in rows
+    ]
+    pending = await store.count_pending(conn, model=model)
+    return conversation_metrics(credits, pending=pending)

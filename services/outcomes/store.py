@@ -1,0 +1,350 @@
+"""Outcomes SQL. Functions take an open connection so callers compose them into
+one transaction: a facts merge and its row locks, or a conversation's new
+credits, its deferred turns and its digest, commit together or not at all."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+# ─── Facts ───────────────────────────────────────────────────────────────────
+
+
+async def lock_facts(conn: AsyncConnection, *, subject_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Each subject's stored facts document, row-locked until the transaction ends.
+
+    Missing rows are created empty first, so a first event locks a row like
+    any other instead of racing another replica's first event on an insert.
+    Rows are created and locked in subject order: two transactions locking
+    overlapping sets in one order queue rather than deadlock.
+    """
+    ids = sorted(set(subject_ids))
+    if not ids:
+        return {}
+    await conn.execute(
+        text(
+            "insert into subject_facts (subject_id) "
+            "select s from unnest(cast(:ids as text[])) as s order by s "
+            "on conflict (subject_id) do nothing"
+        ),
+        {"ids": ids},
+    )
+    rows = await conn.execute(
+        text(
+            "select subject_id, facts from subject_facts where subject_id = any(cast(:ids as text[])) "
+            "order by subject_id for update"
+        ),
+        {"ids": ids},
+    )
+    return {row.subject_id: row.facts for row in rows}
+
+
+async def save_facts(conn: AsyncConnection, *, documents: dict[str, dict[str, Any]]) -> None:
+    """Replace the facts document of subjects locked by lock_facts."""
+    if not documents:
+        return
+    await conn.execute(
+        text(
+            "update subject_facts f set facts = cast(d.facts as jsonb), updated_at = now() "
+            "from unnest(cast(:ids as text[]), cast(:docs as text[])) as d(subject_id, facts) "
+            "where f.subject_id = d.subject_id"
+        ),
+        {"ids": list(documents), "docs": [document_json(doc) for doc in documents.values()]},
+    )
+
+
+async def get_facts(conn: AsyncConnection, *, subject_id: str) -> dict[str, Any] | None:
+    row = (
+        await conn.execute(text("select facts from subject_facts where subject_id = :s"), {"s": subject_id})
+    ).first()
+    return None if row is None else row.facts
+
+
+@dataclass(frozen=True, slots=True)
+class FactValues:
+    """The values of a subject's facts, without their observation times."""
+
+    subject_id: str
+    status: str | None
+    assigned_at: datetime | None
+    delivered_at: datetime | None
+    sla_due_at: datetime | None
+    cancelled: bool | None
+
+
+async def list_fact_values(conn: AsyncConnection, *, subject_ids: Sequence[str]) -> dict[str, FactValues]:
+    """The judge's view of many subjects in one read.
+
+    Postgres reads the timestamps out of the document, which the sweeper would
+    otherwise parse one string at a time for every pending decision.
+    """
+    if not subject_ids:
+        return {}
+    rows = await conn.execute(
+        text(
+            """
+            select subject_id,
+                   facts -> 'status' ->> 'value' as status,
+                   cast(facts -> 'assigned_at' ->> 'value' as timestamptz) as assigned_at,
+                   cast(facts -> 'delivered_at' ->> 'value' as timestamptz) as delivered_at,
+                   cast(facts -> 'sla_due_at' ->> 'value' as timestamptz) as sla_due_at,
+                   cast(facts -> 'cancelled' ->> 'value' as boolean) as cancelled
+              from subject_facts
+             where subject_id = any(cast(:ids as text[]))
+            """
+        ),
+        {"ids": list(set(subject_ids))},
+    )
+    return {row.subject_id: FactValues(**row._mapping) for row in rows}
+
+
+async def count_rejection(conn: AsyncConnection, *, field: str, problem: str, payload: str) -> None:
+    await conn.execute(
+        text(
+            "insert into fact_rejections (field, count, last_problem, last_payload, last_at) "
+            "values (:field, 1, :problem, :payload, now()) "
+            "on conflict (field) do update set count = fact_rejections.count + 1, "
+            "last_problem = excluded.last_problem, last_payload = excluded.last_payload, last_at = now()"
+        ),
+        {"field": field, "problem": problem, "payload": payload},
+    )
+
+
+async def list_rejections(conn: AsyncConnection) -> dict[str, int]:
+    rows = await conn.execute(text("select field, count from fact_rejections order by field"))
+    return {row.field: row.count for row in rows}
+
+
+# ─── Conversations and the credit ledger ─────────────────────────────────────
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRow:
+    conversation_id: str
+    skill: str | None
+    decision_type: str | None
+    turn_digests: list[str]
+
+
+async def lock_conversation(conn: AsyncConnection, *, conversation_id: str) -> ConversationRow:
+    """The conversation's booked state, row-locked; created empty if new.
+
+    Two submissions of one conversation then book one after the other, so the
+    second sees the first's credits and digests instead of racing them.
+    """
+    await conn.execute(
+        text("insert into conversations (conversation_id) values (:c) on conflict (conversation_id) do nothing"),
+        {"c": conversation_id},
+    )
+    row = (
+        await conn.execute(
+            text(
+                "select conversation_id, skill, decision_type, turn_digests from conversations "
+                "where conversation_id = :c for update"
+            ),
+            {"c": conversation_id},
+        )
+    ).one()
+    return ConversationRow(**row._mapping)
+
+
+async def update_conversation(
+    conn: AsyncConnection,
+    *,
+    conversation_id: str,
+    skill: str | None,
+    decision_type: str | None,
+    turn_digests: Sequence[str],
+) -> None:
+    await conn.execute(
+        text(
+            "update conversations set skill = :skill, decision_type = :decision_type, "
+            "turn_digests = cast(:digests as text[]), updated_at = now() where conversation_id = :c"
+        ),
+        {"c": conversation_id, "skill": skill, "decision_type": decision_type, "digests": list(turn_digests)},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CreditRow:
+    conversation_id: str
+    turn_ref: str
+    episode_id: int
+    model: str | None
+    trace_id: str | None
+    credit: str
+    confidence: float
+    resolution: str
+
+
+async def insert_credits(
+    conn: AsyncConnection,
+    *,
+    credits: Sequence[CreditRow],
+    skill: str | None,
+    decision_type: str | None,
+) -> set[tuple[str, int]]:
+    """Book credits not booked yet; returns the (turn_ref, episode_id) booked now.
+
+    A credit already in the ledger is left exactly as it is, even where this
+    submission computed it differently: routing has learnt from it already.
+    """
+    if not credits:
+        return set()
+    rows = await conn.execute(
+        text(
+            """
+            insert into credits (conversation_id, turn_ref, episode_id, model, trace_id, skill,
+                                 decision_type, credit, confidence, resolution)
+            select c.conversation_id, c.turn_ref, c.episode_id, c.model, c.trace_id, :skill,
+                   :decision_type, c.credit, c.confidence, c.resolution
+              from unnest(cast(:conversation_ids as text[]), cast(:turn_refs as text[]),
+                          cast(:episode_ids as integer[]), cast(:models as text[]),
+                          cast(:trace_ids as text[]), cast(:credit_values as text[]),
+                          cast(:confidences as double precision[]), cast(:resolutions as text[]))
+                   with ordinality
+                   as c(conversation_id, turn_ref, episode_id, model, trace_id, credit, confidence,
+                        resolution, position)
+             order by c.position
+            on conflict (conversation_id, turn_ref, episode_id) do nothing
+            returning turn_ref, episode_id
+            """
+        ),
+        {
+            "skill": skill,
+            "decision_type": decision_type,
+            "conversation_ids": [c.conversation_id for c in credits],
+            "turn_refs": [c.turn_ref for c in credits],
+            "episode_ids": [c.episode_id for c in credits],
+            "models": [c.model for c in credits],
+            "trace_ids": [c.trace_id for c in credits],
+            "credit_values": [c.credit for c in credits],
+            "confidences": [c.confidence for c in credits],
+            "resolutions": [c.resolution for c in credits],
+        },
+    )
+    return {(row.turn_ref, row.episode_id) for row in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredRow:
+    conversation_id: str
+    turn_ref: str
+    episode_id: int
+    model: str | None
+    trace_id: str | None
+
+
+async def insert_deferred(conn: AsyncConnection, *, deferred: Sequence[DeferredRow]) -> None:
+    """Record turns waiting for a verdict, unless the turn already has a credit."""
+    for turn in deferred:
+        await conn.execute(
+            text(
+                """
+                insert into deferred_turns (conversation_id, turn_ref, episode_id, model, trace_id)
+                select :c, :ref, :episode, :model, :trace
+                 where not exists (select 1 from credits where conversation_id = :c and turn_ref = :ref)
+                on conflict (conversation_id, turn_ref) do nothing
+                """
+            ),
+            {
+                "c": turn.conversation_id,
+                "ref": turn.turn_ref,
+                "episode": turn.episode_id,
+                "model": turn.model,
+                "trace": turn.trace_id,
+            },
+        )
+
+
+async def resolve_deferred(conn: AsyncConnection, *, conversation_id: str) -> None:
+    """Close every waiting turn of the conversation that has a credit now."""
+    await conn.execute(
+        text(
+            """
+            update deferred_turns d set resolved_at = now()
+             where d.conversation_id = :c and d.resolved_at is null
+               and exists (select 1 from credits k where k.conversation_id = d.conversation_id
+                                                     and k.turn_ref = d.turn_ref)
+            """
+        ),
+        {"c": conversation_id},
+    )
+
+
+async def count_pending(
+    conn: AsyncConnection, *, model: str | None = None, conversation_id: str | None = None
+) -> int:
+    """Deferred turns still waiting for a verdict, optionally of one model or conversation."""
+    value = await conn.scalar(
+        text(
+            "select count(*) from deferred_turns where resolved_at is null "
+            "and (cast(:model as text) is null or model = :model) "
+            "and (cast(:c as text) is null or conversation_id = :c)"
+        ),
+        {"model": model, "c": conversation_id},
+    )
+    return int(value or 0)
+
+
+async def list_credits(conn: AsyncConnection, *, model: str | None = None) -> list[CreditRow]:
+    """Booked credits in booking order, optionally of one model.
+
+    Order matters to the metrics: an episode's resolution is that of its
+    latest booked credit, since a conversation that grew may have settled an
+    episode its earlier credits saw as ongoing.
+    """
+    rows = await conn.execute(
+        text(
+            "select conversation_id, turn_ref, episode_id, model, trace_id, credit, confidence, resolution "
+            "from credits where cast(:model as text) is null or model = :model order by seq"
+        ),
+        {"model": model},
+    )
+    return [CreditRow(**row._mapping) for row in rows]
+
+
+RouteColumn = Literal["skill", "decision_type"]
+
+
+@dataclass(frozen=True, slots=True)
+class CreditTally:
+    model: str
+    successes: float
+    failures: float
+
+
+async def tally_credits(conn: AsyncConnection, *, column: RouteColumn, key: str) -> list[CreditTally]:
+    """Confidence-weighted credit per model for one skill or decision type.
+
+    Only credits that bind a trace count: an observer turn (no trace id)
+    bound no decision, so nothing the router chose is praised or blamed by it.
+    """
+    if column not in ("skill", "decision_type"):
+        raise ValueError(f"cannot route by {column!r}")
+    rows = await conn.execute(
+        text(
+            f"""
+            select model,
+                   coalesce(sum(confidence) filter (where credit = 'success'), 0) as successes,
+                   coalesce(sum(confidence) filter (where credit = 'failure'), 0) as failures
+              from credits
+             where {column} = :key and trace_id is not null and model is not null
+             group by model
+             order by model
+            """
+        ),
+        {"key": key},
+    )
+    return [CreditTally(row.model, float(row.successes), float(row.failures)) for row in rows]
+
+
+def document_json(document: dict[str, Any]) -> str:
+    """A facts document as stored JSON text (sorted, so equal facts compare equal)."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"))

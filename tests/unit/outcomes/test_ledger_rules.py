@@ -1,0 +1,56 @@
+import pytest
+
+from services.common.errors import Conflict
+from services.outcomes.credit import Role, Turn
+from services.outcomes.ledger import Route, settle_route, turn_digest
+from services.outcomes.store import ConversationRow
+
+
+def stored(skill=None, decision_type=None, digests=("x",)) -> ConversationRow:
+    return ConversationRow(conversation_id="c-1", skill=skill, decision_type=decision_type, turn_digests=list(digests))
+
+
+def test_a_digest_changes_with_anything_a_credit_depends_on():
+    base = Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m1", trace_id="tr-1")
+    variants = [
+        Turn(role=Role.USER, text="sent", ref="t1", model="m1", trace_id="tr-1"),
+        Turn(role=Role.ASSISTANT, text="sent!", ref="t1", model="m1", trace_id="tr-1"),
+        Turn(role=Role.ASSISTANT, text="sent", ref="t2", model="m1", trace_id="tr-1"),
+        Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m2", trace_id="tr-1"),
+        Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m1", trace_id=None),
+    ]
+    digests = {turn_digest(base), *(turn_digest(v) for v in variants)}
+    assert len(digests) == 1 + len(variants)
+    assert turn_digest(base) == turn_digest(Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m1",
+                                                 trace_id="tr-1"))
+
+
+def test_a_new_conversation_takes_the_route_it_is_given():
+    assert settle_route(stored(digests=()), Route(skill="triage"), new=True) == Route(skill="triage")
+
+
+@pytest.mark.parametrize(
+    ("row", "given", "expected"),
+    [
+        (stored(skill="triage"), Route(), Route(skill="triage")),
+        (stored(skill="triage"), Route(skill="triage"), Route(skill="triage")),
+        (stored(decision_type="stall_response"), Route(), Route(decision_type="stall_response")),
+        (stored(), Route(), Route()),
+    ],
+)
+def test_a_booked_route_is_kept_when_repeated_or_omitted(row, given, expected):
+    assert settle_route(row, given, new=False) == expected
+
+
+@pytest.mark.parametrize(
+    ("row", "given", "field"),
+    [
+        (stored(skill="triage"), Route(skill="billing"), "skill"),
+        (stored(), Route(decision_type="stall_response"), "decision_type"),
+    ],
+)
+def test_a_booked_route_never_changes(row, given, field):
+    with pytest.raises(Conflict) as caught:
+        settle_route(row, given, new=False)
+    assert caught.value.code == "CONVERSATION_ROUTE_CHANGED"
+    assert caught.value.details == {"field": field}
