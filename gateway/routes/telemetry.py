@@ -1,7 +1,104 @@
-"""Telemetry routes (DESIGN.md §4)."""
+"""Telemetry routes: GET /admin/ai/insights and GET /metrics.
+
+/metrics answers only with the internal key, sent as `X-Internal-Key` or as
+`Authorization: Bearer <key>` (what a stock Prometheus scrape config can send).
+Counters are not secrets, but an open endpoint tells anyone how busy the fleet
+is and invites scraping the gateway to death; the scraper is a service, so it
+holds the service key like every other service does.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import hmac
+from typing import Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import PlainTextResponse
+
+from gateway.auth import Principal, staff
+from gateway.errors import ApiError
+from gateway.upstream import instant, stub
+from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 
 router = APIRouter(tags=["telemetry"])
+
+# name -> help text, in the order the counters are exposed.
+METRICS: dict[str, str] = {
+    "received": "telemetry.task deliveries processed (a redelivery counts again).",
+    "inserted": "Task runs written for the first time.",
+    "duplicates": "Well-formed deliveries whose run was already written.",
+    "malformed": "Task messages terminated and heartbeats dropped as malformed.",
+    "redelivered": "Deliveries the stream had delivered before.",
+    "heartbeats": "Heartbeats written to the agent_heartbeats bucket.",
+}
+
+
+def agent_json(agent: telemetry_pb2.AgentInsight) -> dict[str, Any]:
+    has_runs = agent.runs > 0
+    return {
+        "agent_id": agent.agent_id,
+        "runs": agent.runs,
+        "failures": agent.failures,
+        # An average of no runs is unknown, not zero milliseconds.
+        "avg_ms": round(agent.avg_ms, 3) if has_runs else None,
+        "p95_ms": round(agent.p95_ms, 3) if has_runs else None,
+        "last_run_at": instant(agent.last_run_at, agent.HasField("last_run_at")),
+        "state": agent.state,
+        "last_heartbeat_at": instant(agent.last_heartbeat_at, agent.HasField("last_heartbeat_at")),
+        "registered": agent.registered,
+    }
+
+
+def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
+    return {
+        "window_days": reply.window_days,
+        "receiving": reply.receiving,
+        "last_received_at": instant(reply.last_received_at, reply.HasField("last_received_at")),
+        "agents": [agent_json(a) for a in reply.agents],
+        "decisions": [
+            {"decision_type": d.decision_type, "outcome": d.outcome, "count": d.count} for d in reply.decisions
+        ],
+        "decisions_available": reply.decisions_available,
+        "degraded": [{"source": d.source, "reason": d.reason} for d in reply.degraded],
+    }
+
+
+@router.get("/admin/ai/insights", summary="Runs, failures and durations per agent; decisions; live state")
+async def insights(
+    request: Request,
+    days: int | None = Query(default=None, description="window in days, 1..30 (default 7)"),
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
+    ask = telemetry_pb2.GetInsightsRequest() if days is None else telemetry_pb2.GetInsightsRequest(days=days)
+    return insights_json(await telemetry.GetInsights(ask))
+
+
+def metrics_key(
+    request: Request,
+    x_internal_key: str | None = Header(default=None, include_in_schema=False),
+    authorization: str | None = Header(default=None, include_in_schema=False),
+) -> None:
+    presented = x_internal_key or ""
+    if not presented and authorization and authorization.lower().startswith("bearer "):
+        presented = authorization[7:].strip()
+    expected = request.app.state.settings.internal_key.encode()
+    if not hmac.compare_digest(presented.encode(), expected):
+        raise ApiError(401, "UNAUTHENTICATED", "/metrics needs the internal key (X-Internal-Key or Bearer)")
+
+
+def exposition(counters: telemetry_pb2.Counters) -> str:
+    """Prometheus text format 0.0.4."""
+    lines = []
+    for name, help_text in METRICS.items():
+        metric = f"outrider_telemetry_{name}_total"
+        lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} counter", f"{metric} {getattr(counters, name)}"]
+    return "\n".join(lines) + "\n"
+
+
+@router.get("/metrics", summary="Telemetry ingest counters, Prometheus text; needs the internal key",
+            response_class=PlainTextResponse)
+async def metrics(request: Request, _: None = Depends(metrics_key)) -> PlainTextResponse:
+    telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
+    counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest())
+    return PlainTextResponse(exposition(counters), media_type="text/plain; version=0.0.4; charset=utf-8")

@@ -16,7 +16,7 @@ class GetInsightsRequest(_message.Message):
     def __init__(self, days: _Optional[int] = ...) -> None: ...
 
 class AgentInsight(_message.Message):
-    __slots__ = ("agent_id", "runs", "failures", "avg_ms", "p95_ms", "last_run_at", "state")
+    __slots__ = ("agent_id", "runs", "failures", "avg_ms", "p95_ms", "last_run_at", "state", "last_heartbeat_at", "registered")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     RUNS_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
@@ -24,6 +24,8 @@ class AgentInsight(_message.Message):
     P95_MS_FIELD_NUMBER: _ClassVar[int]
     LAST_RUN_AT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    LAST_HEARTBEAT_AT_FIELD_NUMBER: _ClassVar[int]
+    REGISTERED_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     runs: int
     failures: int
@@ -31,7 +33,9 @@ class AgentInsight(_message.Message):
     p95_ms: float
     last_run_at: _timestamp_pb2.Timestamp
     state: str
-    def __init__(self, agent_id: _Optional[str] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ..., avg_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ..., last_run_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ...) -> None: ...
+    last_heartbeat_at: _timestamp_pb2.Timestamp
+    registered: bool
+    def __init__(self, agent_id: _Optional[str] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ..., avg_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ..., last_run_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ..., last_heartbeat_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., registered: _Optional[bool] = ...) -> None: ...
 
 class DecisionCount(_message.Message):
     __slots__ = ("decision_type", "outcome", "count")
@@ -43,17 +47,31 @@ class DecisionCount(_message.Message):
     count: int
     def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
 
+class Degraded(_message.Message):
+    __slots__ = ("source", "reason")
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    source: str
+    reason: str
+    def __init__(self, source: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
 class Insights(_message.Message):
-    __slots__ = ("window_days", "receiving", "agents", "decisions")
+    __slots__ = ("window_days", "receiving", "agents", "decisions", "decisions_available", "degraded", "last_received_at")
     WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
     RECEIVING_FIELD_NUMBER: _ClassVar[int]
     AGENTS_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    DEGRADED_FIELD_NUMBER: _ClassVar[int]
+    LAST_RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
     window_days: int
     receiving: bool
     agents: _containers.RepeatedCompositeFieldContainer[AgentInsight]
     decisions: _containers.RepeatedCompositeFieldContainer[DecisionCount]
-    def __init__(self, window_days: _Optional[int] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ...) -> None: ...
+    decisions_available: bool
+    degraded: _containers.RepeatedCompositeFieldContainer[Degraded]
+    last_received_at: _timestamp_pb2.Timestamp
+    def __init__(self, window_days: _Optional[int] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ..., decisions_available: _Optional[bool] = ..., degraded: _Optional[_Iterable[_Union[Degraded, _Mapping]]] = ..., last_received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetCountersRequest(_message.Message):
     __slots__ = ()

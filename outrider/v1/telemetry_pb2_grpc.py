@@ -58,7 +58,8 @@ class TelemetryServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetCounters(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """This replica's ingest counters since it started (each replica counts its own).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')

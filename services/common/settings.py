@@ -42,7 +42,7 @@ class Settings:
     internal_key: str = ""
     anthropic_api_key: str | None = None
     anthropic_base_url: str | None = None
-    playground_model: str = "claude-sonnet-4-5"
+    playground_model: str = "claude-opus-5-5"
     allowed_models: str = "claude-*"
     outcome_window_hours: int = DEFAULT_OUTCOME_WINDOW_HOURS
     decision_retention_days: int = DEFAULT_RETENTION_DAYS
@@ -53,6 +53,11 @@ class Settings:
     # (e.g. "tracker:ops/bookings"): {"url": ..., "token": ..., "timeout_s": ...}.
     human_sources: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     log_level: str = "INFO"
+    # Telemetry ingest writes a batch at this many runs or after this wait,
+    # whichever comes first; a run not acked within ack_wait is redelivered.
+    telemetry_batch_size: int = 200
+    telemetry_batch_wait_ms: int = 2000
+    telemetry_ack_wait_s: int = 30
 
     @property
     def production(self) -> bool:
@@ -185,7 +190,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         internal_key=internal_key,
         anthropic_api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
         anthropic_base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
-        playground_model=env.get("OUTRIDER_PLAYGROUND_MODEL", "").strip() or "claude-sonnet-4-5",
+        playground_model=env.get("OUTRIDER_PLAYGROUND_MODEL", "").strip() or "claude-opus-5-5",
         allowed_models=env.get("OUTRIDER_ALLOWED_MODELS", "").strip() or "claude-*",
         outcome_window_hours=_positive_or_default(env, "AGENT_OUTCOME_WINDOW_HOURS", DEFAULT_OUTCOME_WINDOW_HOURS),
         decision_retention_days=_positive_or_default(env, "AGENT_DECISION_RETENTION_DAYS", DEFAULT_RETENTION_DAYS),
@@ -194,6 +199,9 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         sweep_interval_s=float(_int(env, "OUTRIDER_SWEEP_INTERVAL_S", 60)),
         human_sources=human_sources,
         log_level=env.get("OUTRIDER_LOG_LEVEL", "INFO").strip().upper() or "INFO",
+        telemetry_batch_size=_int(env, "OUTRIDER_TELEMETRY_BATCH_SIZE", 200),
+        telemetry_batch_wait_ms=_int(env, "OUTRIDER_TELEMETRY_BATCH_WAIT_MS", 2000),
+        telemetry_ack_wait_s=_int(env, "OUTRIDER_TELEMETRY_ACK_WAIT_S", 30),
     )
 
 
@@ -222,6 +230,9 @@ ENV_VARS: frozenset[str] = frozenset(
         "OUTRIDER_SWEEP_INTERVAL_S",
         "OUTRIDER_HUMAN_SOURCES",
         "OUTRIDER_LOG_LEVEL",
+        "OUTRIDER_TELEMETRY_BATCH_SIZE",
+        "OUTRIDER_TELEMETRY_BATCH_WAIT_MS",
+        "OUTRIDER_TELEMETRY_ACK_WAIT_S",
     }
 )
 ENV_PREFIXES: tuple[str, ...] = ("OUTRIDER_TOOL_BASE_URL_",)

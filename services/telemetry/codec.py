@@ -1,0 +1,76 @@
+"""Telemetry records to and from protobuf: the only module that sees wire types."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
+
+from services.telemetry import rules
+
+
+def _timestamp(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    stamp = Timestamp()
+    stamp.FromDatetime(value)
+    return stamp
+
+
+def requested_days(request: telemetry_pb2.GetInsightsRequest) -> int | None:
+    return request.days if request.HasField("days") else None
+
+
+def registry_agents(reply: registry_pb2.ListAgentsResponse) -> list[rules.RegistryAgent]:
+    return [rules.RegistryAgent(id=a.id, status=a.status) for a in reply.items]
+
+
+def outcome_counts(reply: decisions_pb2.CountOutcomesResponse) -> list[tuple[str, str, int]]:
+    return [(item.decision_type, item.outcome, item.count) for item in reply.items]
+
+
+def decided_since(value: datetime) -> decisions_pb2.CountOutcomesRequest:
+    return decisions_pb2.CountOutcomesRequest(decided_since=_timestamp(value))
+
+
+def insights_to_proto(
+    *,
+    days: int,
+    receiving: bool,
+    agents: Iterable[rules.AgentInsight],
+    decisions: Iterable[rules.OutcomeCount] | None,
+    degraded: Mapping[str, str],
+    last_received_at: datetime | None,
+) -> telemetry_pb2.Insights:
+    return telemetry_pb2.Insights(
+        window_days=days,
+        receiving=receiving,
+        agents=[
+            telemetry_pb2.AgentInsight(
+                agent_id=a.agent_id,
+                runs=a.runs,
+                failures=a.failures,
+                avg_ms=a.avg_ms,
+                p95_ms=a.p95_ms,
+                last_run_at=_timestamp(a.last_run_at),
+                state=a.state,
+                last_heartbeat_at=_timestamp(a.last_heartbeat_at),
+                registered=a.registered,
+            )
+            for a in agents
+        ],
+        decisions=[
+            telemetry_pb2.DecisionCount(decision_type=d.decision_type, outcome=d.outcome, count=d.count)
+            for d in decisions or ()
+        ],
+        decisions_available=decisions is not None,
+        degraded=[telemetry_pb2.Degraded(source=s, reason=r) for s, r in sorted(degraded.items())],
+        last_received_at=_timestamp(last_received_at),
+    )
+
+
+def counters_to_proto(snapshot: Mapping[str, int]) -> telemetry_pb2.Counters:
+    return telemetry_pb2.Counters(**snapshot)

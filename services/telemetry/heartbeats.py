@@ -1,0 +1,84 @@
+"""Heartbeats: telemetry.agent into the agent_heartbeats bucket, and back out.
+
+Heartbeats arrive on a plain NATS subject, not a stream. A heartbeat is worth
+something only while it is fresh: replaying a backlog after an outage would
+write liveness that is no longer true, and a lost one is replaced by the next,
+which an agent sends well inside the bucket's five-minute TTL. The bucket is
+the durable part: its TTL is what turns a stopped agent into a `silent` one,
+with no sweeper to run and no clock of ours to trust.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+from nats.js import JetStreamContext
+from nats.js.kv import KeyValue
+
+from services.common.nats import HEARTBEAT_BUCKET
+from services.telemetry import rules
+from services.telemetry.counters import Counters
+
+_log = logging.getLogger(__name__)
+
+SUBJECT = "telemetry.agent"
+# Every replica joins one queue group, so each heartbeat is written once.
+QUEUE = "outrider-telemetry-heartbeats"
+# A fleet beats a few times a minute per agent; a backlog larger than this
+# means the bucket is unreachable, and newer beats will say the same thing.
+PENDING_LIMIT = 10_000
+READ_TIMEOUT_S = 2.0
+
+
+class HeartbeatSink:
+    def __init__(self, bucket: KeyValue, counters: Counters) -> None:
+        self._bucket = bucket
+        self._counters = counters
+        self._sub: Subscription | None = None
+
+    @classmethod
+    async def start(cls, nc: NatsClient, js: JetStreamContext, counters: Counters) -> HeartbeatSink:
+        sink = cls(await js.key_value(HEARTBEAT_BUCKET), counters)
+        sink._sub = await nc.subscribe(SUBJECT, queue=QUEUE, cb=sink._on_message, pending_msgs_limit=PENDING_LIMIT)
+        return sink
+
+    async def stop(self) -> None:
+        if self._sub is not None:
+            await self._sub.unsubscribe()
+            self._sub = None
+
+    async def _on_message(self, msg: Msg) -> None:
+        try:
+            beat = rules.parse_heartbeat(msg.data)
+        except rules.MalformedTelemetry as error:
+            self._counters.malformed += 1
+            _log.warning("malformed heartbeat dropped",
+                         extra={"subject": msg.subject, "field": error.field, "reason": error.problem})
+            return
+        try:
+            await self._bucket.put(beat.agent_id, rules.heartbeat_value(beat))
+        except Exception as error:  # noqa: BLE001 - a lost beat is replaced by the next one
+            _log.warning("heartbeat not stored", extra={"agent_id": beat.agent_id, "error": repr(error)})
+            return
+        self._counters.heartbeats += 1
+
+
+async def read_live(js: JetStreamContext) -> dict[str, rules.LiveState]:
+    """Every agent whose latest heartbeat is still in the bucket.
+
+    An expired key is simply gone, so absence here is what `silent` means.
+    """
+    bucket = await js.key_value(HEARTBEAT_BUCKET)
+    watcher = await bucket.watchall(ignore_deletes=True)
+    live: dict[str, rules.LiveState] = {}
+    try:
+        async with asyncio.timeout(READ_TIMEOUT_S):
+            while (entry := await watcher.updates(timeout=READ_TIMEOUT_S)) is not None:
+                live[entry.key] = rules.read_heartbeat_value(entry.value, entry.created)
+    finally:
+        await watcher.stop()
+    return live

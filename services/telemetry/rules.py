@@ -1,0 +1,341 @@
+"""Telemetry rules: what a task run and a heartbeat are, and how insights are
+put together. Pure functions; no I/O.
+
+Two clocks meet here and must not be confused. The engine's own timestamps
+(started_at, finished_at, a heartbeat's `at`) are often naive local times, so
+they are kept as written for display and used only for the one thing they are
+good for: the duration between two readings of the same clock. Every window,
+"last run" and "receiving" decision uses the server's clock instead, because a
+naive engine time read as UTC lands hours away from the truth.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+TASK_STATUSES = frozenset({"succeeded", "failed"})
+MIN_WINDOW_DAYS = 1
+MAX_WINDOW_DAYS = 30
+DEFAULT_WINDOW_DAYS = 7
+RETENTION_DAYS = 30
+# Matches the heartbeat bucket's TTL: an agent heard from within this span is
+# alive, and telemetry heard within it means the pipe is connected.
+RECEIVING_WINDOW = timedelta(minutes=5)
+SILENT = "silent"
+UNKNOWN = "unknown"
+
+MAX_ID_LENGTH = 128
+MAX_TASK_ID_LENGTH = 256
+MAX_STATE_LENGTH = 64
+MAX_ERROR_LENGTH = 4000
+
+# Agent ids become keys in the heartbeat bucket, so both messages hold them to
+# the key alphabet: an id a key cannot carry would let an agent report runs but
+# never be seen alive.
+_AGENT_ID = re.compile(r"[A-Za-z0-9_=-]+(?:\.[A-Za-z0-9_=-]+)*")
+# ISO 8601 date-time, with or without an offset. Dates alone, week dates and
+# compact forms are refused: no engine means them, and guessing a time of day
+# would invent a duration.
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:?\d{2})?")
+
+
+class MalformedTelemetry(ValueError):
+    """A telemetry message that cannot be used; `field` names the culprit."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+class InvalidWindow(ValueError):
+    """An insights window outside 1..30 days."""
+
+    field = "days"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRun:
+    """One finished task, as the engine reported it on telemetry.task."""
+
+    agent_id: str
+    task_id: str
+    task_type: str
+    status: str
+    started_at: str
+    finished_at: str
+    duration_ms: float
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """One telemetry.agent message: the agent's own word on its state."""
+
+    agent_id: str
+    state: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class LiveState:
+    """What the heartbeat bucket holds for one agent."""
+
+    state: str
+    at: str
+    received_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunStats:
+    """An agent's runs within the window, as the store aggregates them."""
+
+    agent_id: str
+    runs: int
+    failures: int
+    avg_ms: float
+    p95_ms: float
+    last_run_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryAgent:
+    id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class AgentInsight:
+    agent_id: str
+    runs: int
+    failures: int
+    avg_ms: float
+    p95_ms: float
+    last_run_at: datetime | None
+    state: str
+    last_heartbeat_at: datetime | None
+    registered: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeCount:
+    decision_type: str
+    outcome: str
+    count: int
+
+
+def _decode(raw: bytes | str) -> Mapping[str, Any]:
+    try:
+        payload = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise MalformedTelemetry("payload", f"not valid JSON: {error}") from None
+    if not isinstance(payload, dict):
+        raise MalformedTelemetry("payload", f"expected a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+def _text(payload: Mapping[str, Any], name: str, limit: int) -> str:
+    value = payload.get(name)
+    if type(value) is not str:  # JSON decodes strings to str itself, never a subclass
+        if value is None:
+            raise MalformedTelemetry(name, "is required")
+        raise MalformedTelemetry(name, f"expected a string, got {type(value).__name__}")
+    value = value.strip()
+    if not value:
+        raise MalformedTelemetry(name, "must not be empty")
+    if len(value) > limit:
+        raise MalformedTelemetry(name, f"is longer than {limit} characters")
+    _refuse_nul(name, value)
+    return value
+
+
+def _refuse_nul(name: str, value: str) -> None:
+    # Postgres text cannot hold NUL; one such value would fail its whole batch
+    # on every redelivery and stall the stream behind it.
+    if "\x00" in value:
+        raise MalformedTelemetry(name, "contains a NUL character")
+
+
+def _agent_id(payload: Mapping[str, Any]) -> str:
+    value = _text(payload, "agent_id", MAX_ID_LENGTH)
+    if not _AGENT_ID.fullmatch(value):
+        raise MalformedTelemetry("agent_id", "may hold only letters, digits, '_', '-', '=' and inner dots")
+    return value
+
+
+def _task_id(payload: Mapping[str, Any]) -> str:
+    # Some engines number their tasks; 42 and "42" name the same task.
+    raw = payload.get("task_id")
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return str(raw)
+    return _text(payload, "task_id", MAX_TASK_ID_LENGTH)
+
+
+def parse_datetime(name: str, raw: Any) -> datetime:
+    """An ISO 8601 date-time, naive or with an offset, as the engine wrote it."""
+    if not isinstance(raw, str):
+        raise MalformedTelemetry(name, f"expected an ISO 8601 date-time string, got {type(raw).__name__}")
+    text = raw.strip()
+    if not _DATETIME.fullmatch(text):
+        raise MalformedTelemetry(name, f"{raw!r} is not an ISO 8601 date-time")
+    try:
+        return datetime.fromisoformat(text.upper())
+    except ValueError as error:
+        raise MalformedTelemetry(name, f"{raw!r} is not a valid date-time: {error}") from None
+
+
+def duration_ms(started: datetime, finished: datetime) -> float:
+    """Milliseconds between two readings of the engine's clock.
+
+    Both must carry an offset or both must lack one: a naive time and an aware
+    one differ by an unknown zone, so their difference would be a guess.
+    """
+    if (started.utcoffset() is None) != (finished.utcoffset() is None):
+        raise MalformedTelemetry(
+            "finished_at", "started_at and finished_at must both have a UTC offset or both lack one"
+        )
+    elapsed = (finished - started).total_seconds() * 1000
+    if elapsed < 0:
+        raise MalformedTelemetry("finished_at", "is before started_at")
+    return elapsed
+
+
+def parse_task(raw: bytes | str) -> TaskRun:
+    """Validate one telemetry.task message body.
+
+    Keys this version does not know are ignored: an engine that adds a field
+    must not get every one of its runs terminated.
+    """
+    payload = _decode(raw)
+    agent_id = _agent_id(payload)
+    task_id = _task_id(payload)
+    task_type = _text(payload, "task_type", MAX_ID_LENGTH)
+    status = _text(payload, "status", MAX_ID_LENGTH)
+    if status not in TASK_STATUSES:
+        raise MalformedTelemetry("status", f"must be one of {', '.join(sorted(TASK_STATUSES))}, got {status!r}")
+    if "started_at" not in payload:
+        raise MalformedTelemetry("started_at", "is required")
+    if "finished_at" not in payload:
+        raise MalformedTelemetry("finished_at", "is required")
+    started = parse_datetime("started_at", payload["started_at"])
+    finished = parse_datetime("finished_at", payload["finished_at"])
+    elapsed = duration_ms(started, finished)
+    error = payload.get("error")
+    if error is not None:
+        if not isinstance(error, str):
+            raise MalformedTelemetry("error", f"expected a string or null, got {type(error).__name__}")
+        _refuse_nul("error", error)
+        # The run matters more than the tail of a stack trace: a long error
+        # is cut, not a reason to lose the run.
+        error = error[:MAX_ERROR_LENGTH] or None
+    return TaskRun(
+        agent_id=agent_id,
+        task_id=task_id,
+        task_type=task_type,
+        status=status,
+        started_at=payload["started_at"].strip(),
+        finished_at=payload["finished_at"].strip(),
+        duration_ms=elapsed,
+        error=error,
+    )
+
+
+def parse_heartbeat(raw: bytes | str) -> Heartbeat:
+    """Validate one telemetry.agent message body: {agent_id, state, at}."""
+    payload = _decode(raw)
+    agent_id = _agent_id(payload)
+    state = _text(payload, "state", MAX_STATE_LENGTH)
+    if "at" not in payload:
+        raise MalformedTelemetry("at", "is required")
+    parse_datetime("at", payload["at"])
+    return Heartbeat(agent_id=agent_id, state=state, at=payload["at"].strip())
+
+
+def heartbeat_value(beat: Heartbeat) -> bytes:
+    """What the heartbeat bucket stores under the agent's key."""
+    return json.dumps({"state": beat.state, "at": beat.at}).encode()
+
+
+def read_heartbeat_value(raw: bytes | None, received_at: datetime | None) -> LiveState:
+    """A bucket entry back as a state; an unreadable entry is `unknown`, never `silent`."""
+    try:
+        stored = json.loads(raw or b"")
+        return LiveState(state=str(stored["state"]), at=str(stored.get("at", "")), received_at=received_at)
+    except (ValueError, TypeError, KeyError):
+        return LiveState(state=UNKNOWN, at="", received_at=received_at)
+
+
+def window_days(requested: int | None) -> int:
+    """The insights window; unset means the default, out of range is refused."""
+    if requested is None:
+        return DEFAULT_WINDOW_DAYS
+    if not MIN_WINDOW_DAYS <= requested <= MAX_WINDOW_DAYS:
+        raise InvalidWindow(f"days must be between {MIN_WINDOW_DAYS} and {MAX_WINDOW_DAYS}, got {requested}")
+    return requested
+
+
+def receiving(last_run_received: datetime | None, now: datetime, live: Mapping[str, LiveState]) -> bool:
+    """Whether telemetry reaches Outrider at all.
+
+    A live key in the heartbeat bucket is itself proof of a heartbeat within
+    the last five minutes (the bucket's TTL), so either kind of message counts.
+    Without this flag a broken pipe reads as a quiet fleet: "0 runs".
+    """
+    if live:
+        return True
+    return last_run_received is not None and now - last_run_received <= RECEIVING_WINDOW
+
+
+def assemble(
+    stats: Iterable[RunStats],
+    registry: Iterable[RegistryAgent] | None,
+    live: Mapping[str, LiveState] | None,
+) -> list[AgentInsight]:
+    """One row per agent that ran, reported, or is expected to.
+
+    Registry agents with no runs are listed with zeros and their state, so a
+    silent agent is seen instead of missing. Retired agents are expected to
+    be silent and are left out unless they still report. `registry` or `live`
+    is None when that source could not be read.
+    """
+    by_agent = {s.agent_id: s for s in stats}
+    known = {a.id: a for a in registry or ()}
+    beats = live or {}
+    ids = set(by_agent) | set(beats) | {a.id for a in known.values() if a.status != "retired"}
+    rows = []
+    for agent_id in sorted(ids):
+        stat = by_agent.get(agent_id)
+        beat = beats.get(agent_id)
+        if live is None:
+            state = UNKNOWN
+        else:
+            state = beat.state if beat is not None else SILENT
+        rows.append(
+            AgentInsight(
+                agent_id=agent_id,
+                runs=stat.runs if stat else 0,
+                failures=stat.failures if stat else 0,
+                avg_ms=stat.avg_ms if stat else 0.0,
+                p95_ms=stat.p95_ms if stat else 0.0,
+                last_run_at=stat.last_run_at if stat else None,
+                state=state,
+                last_heartbeat_at=beat.received_at if beat else None,
+                registered=agent_id in known,
+            )
+        )
+    return rows
+
+
+def fold_outcomes(items: Iterable[tuple[str, str, int]]) -> list[OutcomeCount]:
+    """Decision counts by type x outcome; decision memory splits them by model too."""
+    totals: dict[tuple[str, str], int] = {}
+    for decision_type, outcome, count in items:
+        key = (decision_type, outcome or "pending")
+        totals[key] = totals.get(key, 0) + count
+    return [OutcomeCount(t, o, n) for (t, o), n in sorted(totals.items())]
+

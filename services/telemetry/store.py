@@ -1,0 +1,115 @@
+"""Telemetry SQL. Functions take an open connection so the caller decides the
+transaction: the ingest acks a batch only after the transaction that wrote it
+has committed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.telemetry.rules import RunStats, TaskRun
+
+# One statement per batch, whatever its size: the rows travel as eight arrays
+# and unnest turns them back into rows. A statement per row would pay a round
+# trip per run and cap ingest far below what the stream delivers.
+_INSERT_RUNS = text(
+    """
+    insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms, error)
+    select * from unnest(
+        cast(:agent_ids as text[]), cast(:task_ids as text[]), cast(:task_types as text[]),
+        cast(:statuses as text[]), cast(:started as text[]), cast(:finished as text[]),
+        cast(:durations as double precision[]), cast(:errors as text[])
+    )
+    on conflict (agent_id, task_id) do nothing
+    """
+)
+
+
+async def insert_runs(conn: AsyncConnection, *, runs: Sequence[TaskRun]) -> int:
+    """Write the runs not written before; returns how many were new."""
+    if not runs:
+        return 0
+    result = await conn.execute(
+        _INSERT_RUNS,
+        {
+            "agent_ids": [r.agent_id for r in runs],
+            "task_ids": [r.task_id for r in runs],
+            "task_types": [r.task_type for r in runs],
+            "statuses": [r.status for r in runs],
+            "started": [r.started_at for r in runs],
+            "finished": [r.finished_at for r in runs],
+            "durations": [r.duration_ms for r in runs],
+            "errors": [r.error for r in runs],
+        },
+    )
+    return result.rowcount
+
+
+async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
+    """Per-agent figures over runs received in the last `days` days (database clock)."""
+    rows = await conn.execute(
+        text(
+            """
+            select agent_id,
+                   count(*) as runs,
+                   count(*) filter (where status = 'failed') as failures,
+                   avg(duration_ms) as avg_ms,
+                   percentile_cont(0.95) within group (order by duration_ms) as p95_ms,
+                   max(received_at) as last_run_at
+              from runs
+             where received_at >= now() - make_interval(days => :days)
+             group by agent_id
+             order by agent_id
+            """
+        ),
+        {"days": days},
+    )
+    return [
+        RunStats(
+            agent_id=row.agent_id,
+            runs=row.runs,
+            failures=row.failures,
+            avg_ms=float(row.avg_ms),
+            p95_ms=float(row.p95_ms),
+            last_run_at=row.last_run_at,
+        )
+        for row in rows
+    ]
+
+
+async def last_received(conn: AsyncConnection) -> tuple[datetime | None, datetime]:
+    """When the newest run arrived, and the database's now, read together so
+    the comparison uses one clock."""
+    row = (await conn.execute(text("select max(received_at) as last, now() as now from runs"))).one()
+    return row.last, row.now
+
+
+async def prune_runs(conn: AsyncConnection, *, older_than_days: int, limit: int) -> int:
+    """Delete up to `limit` runs received more than `older_than_days` ago.
+
+    Small batches keep each delete's locks and WAL short, so pruning a month of
+    backlog never stalls the ingest writing next to it; skip locked lets two
+    replicas prune side by side without queueing on each other.
+    """
+    result = await conn.execute(
+        text(
+            """
+            delete from runs
+             where (agent_id, task_id) in (
+                   select agent_id, task_id from runs
+                    where received_at < now() - make_interval(days => :days)
+                    limit :limit
+                    for update skip locked)
+            """
+        ),
+        {"days": older_than_days, "limit": limit},
+    )
+    return result.rowcount
+
+
+async def ping(conn: AsyncConnection) -> None:
+    """Raises unless the database answers."""
+    await conn.execute(text("select 1"))

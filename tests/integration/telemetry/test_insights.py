@@ -1,0 +1,183 @@
+"""GET /admin/ai/insights end to end: runs from JetStream, agents from the
+registry, outcomes from decision memory, live state from the bucket."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+
+import asyncpg
+import pytest
+from google.protobuf import struct_pb2
+from nats.js.api import KeyValueConfig, StorageType
+
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from services.common.clients import channel
+from services.common.nats import HEARTBEAT_BUCKET
+from tests.harness import INTERNAL_KEY, bearer, gateway_client, running, with_env
+from tests.integration.telemetry.support import broker, counters, eventually, execute, heartbeat, task
+
+
+async def register(stack, database, *agents: tuple[str, str]) -> None:
+    conn = await asyncpg.connect(stack.raw_dsn(database), server_settings={"search_path": "registry"})
+    try:
+        for agent_id, status in agents:
+            await conn.execute(
+                "insert into agents (id, name, runtime, status) values ($1, $1, 'engine', $2)", agent_id, status
+            )
+    finally:
+        await conn.close()
+
+
+async def insights(settings, query: str = "") -> dict:
+    async with gateway_client(settings) as client:
+        reply = await client.get(f"/admin/ai/insights{query}", headers=bearer(role=3))
+    assert reply.status_code == 200, reply.text
+    return reply.json()
+
+
+def by_agent(body: dict) -> dict[str, dict]:
+    return {a["agent_id"]: a for a in body["agents"]}
+
+
+async def test_figures_match_hand_computed_values(settings, template, database):
+    fast = with_env(settings, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
+    await register(template, database, ("EXCEPTION_AGENT", "live"), ("HUB_AGENT", "live"), ("OLD_AGENT", "retired"))
+    # A run received three days ago: inside a 7-day window, outside a 1-day one.
+    await execute(template, database,
+                  "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
+                  " received_at) values ('EXCEPTION_AGENT', 'old-1', 'stall_response', 'failed',"
+                  " '2026-09-26T10:00:00', '2026-09-26T10:00:05.900', 5900, now() - interval '3 days')")
+    async with running(fast, ["registry", "telemetry"]), broker(fast) as (nc, js):
+        for n, (ms, status) in enumerate([(100, "succeeded"), (200, "succeeded"), (300, "failed"),
+                                          (400, "succeeded"), (1000, "succeeded")]):
+            await js.publish("telemetry.task", task("EXCEPTION_AGENT", f"t-{n}", ms=ms, status=status))
+        await js.publish("telemetry.task", task("UNLISTED_AGENT", "u-1", ms=50))
+        await nc.publish("telemetry.agent", heartbeat("EXCEPTION_AGENT", "busy"))
+        await nc.flush()
+
+        async def landed() -> bool:
+            seen = await counters(fast)
+            return seen["inserted"] == 6 and seen["heartbeats"] == 1
+
+        await eventually(landed, what="six runs and a heartbeat")
+        before = datetime.now(timezone.utc)
+        day = await insights(fast, "?days=1")
+        week = await insights(fast, "?days=7")
+        default = await insights(fast)
+
+    assert day["window_days"] == 1 and week["window_days"] == 7 and default["window_days"] == 7
+    assert day["receiving"] is True
+    agents = by_agent(day)
+    assert sorted(agents) == ["EXCEPTION_AGENT", "HUB_AGENT", "UNLISTED_AGENT"]
+
+    exception = agents["EXCEPTION_AGENT"]
+    assert (exception["runs"], exception["failures"]) == (5, 1)
+    # (100 + 200 + 300 + 400 + 1000) / 5
+    assert exception["avg_ms"] == pytest.approx(400.0)
+    # Continuous p95 of 100, 200, 300, 400, 1000: rank 0.95 * 4 = 3.8,
+    # so 400 + 0.8 * (1000 - 400).
+    assert exception["p95_ms"] == pytest.approx(880.0)
+    assert exception["state"] == "busy"
+    assert exception["registered"] is True
+    # A real instant on the server's clock: the engine's naive 20:57 must not
+    # leak into it, in any zone.
+    last_run = datetime.fromisoformat(exception["last_run_at"])
+    assert last_run.utcoffset() is not None
+    assert abs(last_run - before) < timedelta(minutes=1)
+    assert abs(datetime.fromisoformat(exception["last_heartbeat_at"]) - before) < timedelta(minutes=1)
+
+    assert agents["HUB_AGENT"] == {
+        "agent_id": "HUB_AGENT", "runs": 0, "failures": 0, "avg_ms": None, "p95_ms": None,
+        "last_run_at": None, "state": "silent", "last_heartbeat_at": None, "registered": True,
+    }
+    unlisted = agents["UNLISTED_AGENT"]
+    assert (unlisted["runs"], unlisted["avg_ms"], unlisted["p95_ms"], unlisted["registered"]) == (1, 50.0, 50.0, False)
+
+    weekly = by_agent(week)["EXCEPTION_AGENT"]
+    assert (weekly["runs"], weekly["failures"]) == (6, 2)
+    # (2000 + 5900) / 6
+    assert weekly["avg_ms"] == pytest.approx(7900 / 6)
+    # Six values 100, 200, 300, 400, 1000, 5900: rank 0.95 * 5 = 4.75,
+    # so 1000 + 0.75 * (5900 - 1000).
+    assert weekly["p95_ms"] == pytest.approx(4675.0)
+    assert by_agent(default)["EXCEPTION_AGENT"]["runs"] == 6
+
+    # Decision memory is not running: the page still answers, and says so.
+    assert day["decisions"] == []
+    assert day["decisions_available"] is False
+    assert [d["source"] for d in day["degraded"]] == ["decisions"]
+    assert "UNAVAILABLE" in day["degraded"][0]["reason"]
+
+
+async def test_no_traffic_reads_not_receiving_with_silent_agents(settings, template, database):
+    await register(template, database, ("EXCEPTION_AGENT", "live"))
+    # The last run arrived ten minutes ago: history, not a live pipe.
+    await execute(template, database,
+                  "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
+                  " received_at) values ('EXCEPTION_AGENT', 'x-1', 'stall_response', 'succeeded',"
+                  " '2026-09-29T10:00:00', '2026-09-29T10:00:01', 1000, now() - interval '10 minutes')")
+    async with running(settings, ["registry", "telemetry"]):
+        body = await insights(settings, "?days=1")
+    assert body["receiving"] is False
+    assert body["last_received_at"] is not None
+    agent = by_agent(body)["EXCEPTION_AGENT"]
+    assert (agent["runs"], agent["state"]) == (1, "silent")
+
+
+async def test_a_fresh_install_lists_the_seeded_fleet_silent_and_not_receiving(settings):
+    # The registry seeds its inventory on first start; no agent has reported.
+    async with running(settings, ["registry", "telemetry"]):
+        body = await insights(settings)
+    assert body["receiving"] is False
+    assert body["last_received_at"] is None
+    assert body["agents"], "the seeded agents are listed, not hidden"
+    for agent in body["agents"]:
+        assert (agent["runs"], agent["avg_ms"], agent["state"], agent["registered"]) == (0, None, "silent", True)
+
+
+async def test_an_agent_whose_heartbeat_expired_turns_silent(settings, template, database):
+    # The production bucket keeps a beat 5 minutes; the same bucket made with
+    # a 1-second TTL shows the expiry without the wait (the service finds it
+    # already there and keeps it).
+    async with broker(settings) as (_, js):
+        await js.create_key_value(KeyValueConfig(bucket=HEARTBEAT_BUCKET, ttl=1, storage=StorageType.FILE, history=1))
+    await register(template, database, ("DISPATCH_AGENT", "live"))
+    async with running(settings, ["registry", "telemetry"]), broker(settings) as (nc, _):
+        await nc.publish("telemetry.agent", heartbeat("DISPATCH_AGENT", "idle"))
+        await nc.flush()
+
+        async def state_is(expected: str) -> bool:
+            body = await insights(settings)
+            return by_agent(body)["DISPATCH_AGENT"]["state"] == expected
+
+        await eventually(lambda: state_is("idle"), what="heartbeat seen")
+        # While the beat is live, the pipe counts as connected without a run.
+        assert (await insights(settings))["receiving"] is True
+        await asyncio.sleep(1.0)
+        await eventually(lambda: state_is("silent"), what="heartbeat expired")
+        assert (await insights(settings))["receiving"] is False
+
+
+async def test_decisions_by_type_and_outcome_come_from_decision_memory(settings):
+    async with running(settings, ["registry", "decisions", "telemetry"]):
+        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+            memory = decisions_pb2_grpc.DecisionsStub(ch)
+            ids = []
+            for decision_type, subject in (("stall_response", "b-1"), ("stall_response", "b-2"),
+                                           ("assignment_failure", "b-3")):
+                context = struct_pb2.Struct()
+                context.update({"minutes_stalled": 12, "subject": subject})
+                reply = await memory.RecordDecision(decisions_pb2.RecordDecisionRequest(
+                    decision_type=decision_type, agent_id="EXCEPTION_AGENT", subject_id=subject,
+                    context=context, action="reassign", confidence=0.8, model="claude-sonnet-4-5"))
+                ids.append(reply.id)
+            await memory.SetOutcome(decisions_pb2.SetOutcomeRequest(id=ids[0], outcome="success", reason="delivered"))
+        body = await insights(settings, "?days=1")
+    assert body["decisions_available"] is True
+    assert body["degraded"] == []
+    assert body["decisions"] == [
+        {"decision_type": "assignment_failure", "outcome": "pending", "count": 1},
+        {"decision_type": "stall_response", "outcome": "pending", "count": 1},
+        {"decision_type": "stall_response", "outcome": "success", "count": 1},
+    ]

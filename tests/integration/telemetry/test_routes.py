@@ -1,0 +1,77 @@
+"""The gateway's telemetry routes: window validation, gates and /metrics."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness import INTERNAL_KEY, bearer, gateway_client, internal_headers, running
+from tests.integration.telemetry.support import broker, counters, eventually, task
+
+
+@pytest.mark.parametrize(("query", "code", "named"), [
+    ("?days=0", "INVALID_WINDOW", ["days"]),
+    ("?days=31", "INVALID_WINDOW", ["days"]),
+    ("?days=-3", "INVALID_WINDOW", ["days"]),
+    ("?days=week", "INVALID_ARGUMENT", ["query.days"]),
+])
+async def test_windows_outside_one_to_thirty_days_are_422_naming_days(settings, query, code, named):
+    async with running(settings, ["telemetry"]), gateway_client(settings) as client:
+        reply = await client.get(f"/admin/ai/insights{query}", headers=bearer(role=1))
+    assert reply.status_code == 422
+    error = reply.json()["error"]
+    assert error["code"] == code
+    assert "days" in error["message"]
+    details = error["details"]
+    assert ([details["field"]] if "field" in details else list(details["fields"])) == named
+
+
+@pytest.mark.parametrize(("headers", "status"), [
+    ({}, 401),
+    (bearer(role=3, tenant=12), 403),
+    (bearer(role=2), 403),
+    (internal_headers(), 401),
+])
+async def test_insights_are_for_platform_staff_only(settings, headers, status):
+    async with gateway_client(settings) as client:
+        reply = await client.get("/admin/ai/insights?days=1", headers=headers)
+    assert reply.status_code == status
+    assert "code" in reply.json()["error"]
+
+
+async def test_metrics_need_the_internal_key(settings):
+    async with gateway_client(settings) as client:
+        for headers in ({}, {"X-Internal-Key": "wrong"}, bearer(role=1), {"Authorization": "Bearer wrong"}):
+            reply = await client.get("/metrics", headers=headers)
+            assert reply.status_code == 401, headers
+            assert reply.json()["error"]["code"] == "UNAUTHENTICATED"
+
+
+async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
+    async with running(settings, ["telemetry"]), broker(settings) as (_, js):
+        await js.publish("telemetry.task", task("EXCEPTION_AGENT", "t-1"))
+        await js.publish("telemetry.task", task("EXCEPTION_AGENT", "t-1"))
+        await js.publish("telemetry.task", b"{}")
+
+        async def handled() -> bool:
+            return (await counters(settings))["received"] == 3
+
+        await eventually(handled, what="three deliveries")
+        async with gateway_client(settings) as client:
+            by_header = await client.get("/metrics", headers=internal_headers())
+            by_bearer = await client.get("/metrics", headers={"Authorization": f"Bearer {INTERNAL_KEY}"})
+    assert by_header.status_code == 200
+    assert by_header.headers["content-type"].startswith("text/plain; version=0.0.4")
+    assert by_bearer.text == by_header.text
+    samples = {
+        line.split()[0]: int(line.split()[1])
+        for line in by_header.text.splitlines() if line and not line.startswith("#")
+    }
+    assert samples == {
+        "outrider_telemetry_received_total": 3,
+        "outrider_telemetry_inserted_total": 1,
+        "outrider_telemetry_duplicates_total": 1,
+        "outrider_telemetry_malformed_total": 1,
+        "outrider_telemetry_redelivered_total": 0,
+        "outrider_telemetry_heartbeats_total": 0,
+    }
+    assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
