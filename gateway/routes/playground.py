@@ -1,7 +1,163 @@
-"""Playground routes (DESIGN.md §4)."""
+"""Playground routes (DESIGN.md §4): run a prompt through a skill's tools, and
+read the stored runs.
+
+A console that sends `Accept: text/event-stream` gets the run as Server-Sent
+Events: `started`, one `step` per tool call as it happens, then `done` with
+the whole trace (or `error` with the usual envelope). Anything else gets the
+trace as one JSON answer when the run ends.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi.responses import StreamingResponse
+from google.protobuf.json_format import MessageToDict
+
+from gateway.auth import Principal, staff, writer
+from gateway.errors import ApiError, from_rpc_error
+from gateway.upstream import actor, instant, stub
+from outrider.v1 import common_pb2, playground_pb2, playground_pb2_grpc
 
 router = APIRouter(tags=["playground"])
+
+EVENT_STREAM = "text/event-stream"
+
+
+def _playground(request: Request) -> playground_pb2_grpc.PlaygroundStub:
+    return stub(request, "playground", playground_pb2_grpc.PlaygroundStub)
+
+
+def _invalid(field: str, message: str) -> ApiError:
+    return ApiError(422, "INVALID_ARGUMENT", f"{field}: {message}", {"field": field})
+
+
+def _text(body: dict[str, Any], key: str) -> str:
+    value = body.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _invalid(key, f"must be a string, got {type(value).__name__}")
+    return value
+
+
+def _whole_numbers(value: Any) -> Any:
+    # Struct carries every number as a double; 1001 should read as 1001.
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def step_json(step: playground_pb2.TraceStep) -> dict[str, Any]:
+    return {
+        "turn": step.turn,
+        "tool": step.tool,
+        "input": _whole_numbers(MessageToDict(step.input)),
+        "outcome": step.outcome,
+        "reason": step.reason,
+        "result": step.result,
+        "error": step.error or None,
+        "proposal": _whole_numbers(MessageToDict(step.proposal)) if step.HasField("proposal") else None,
+        "ms": step.ms,
+    }
+
+
+def trace_json(trace: playground_pb2.RunTrace, *, with_steps: bool = True) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": trace.id,
+        "agent_id": trace.agent_id,
+        "skill_id": trace.skill_id,
+        "model": trace.model,
+        "prompt": trace.prompt,
+        "turns": trace.turns,
+        "input_tokens": trace.input_tokens,
+        "output_tokens": trace.output_tokens,
+        "total_ms": trace.total_ms,
+        "final_text": trace.final_text,
+        "stop_reason": trace.stop_reason,
+        "error": trace.error or None,
+        "step_count": trace.step_count,
+        "created_by": trace.created_by,
+        "created_by_email": trace.created_by_email,
+        "created_at": instant(trace.created_at),
+    }
+    if with_steps:
+        body["steps"] = [step_json(step) for step in trace.steps]
+    return body
+
+
+def _event(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+def _event_json(event: playground_pb2.RunEvent) -> tuple[str, dict[str, Any]]:
+    kind = event.WhichOneof("event")
+    if kind == "step":
+        return "step", step_json(event.step)
+    if kind == "done":
+        return "done", trace_json(event.done)
+    started = event.started
+    return "started", {"id": started.id, "agent_id": started.agent_id, "skill_id": started.skill_id,
+                       "model": started.model}
+
+
+async def _stream(call: Any, first: playground_pb2.RunEvent) -> AsyncIterator[bytes]:
+    try:
+        yield _event(*_event_json(first))
+        while (event := await call.read()) is not grpc.aio.EOF:
+            yield _event(*_event_json(event))
+    except grpc.aio.AioRpcError as exc:
+        # The status line has gone out already; the failure travels as an event.
+        error = from_rpc_error(exc)
+        yield _event("error", {"error": {"code": error.code, "message": error.message, "details": error.details}})
+    finally:
+        # A console that closes the stream cancels the run upstream.
+        call.cancel()
+
+
+@router.post("/admin/ai/playground/run", summary="Run one prompt through a skill's tools, safely")
+async def run(request: Request, body: Any = Body(...), who: Principal = Depends(writer)) -> Any:
+    if not isinstance(body, dict):
+        raise _invalid("body", "must be a JSON object")
+    message = playground_pb2.RunRequest(
+        agent_id=_text(body, "agent_id"),
+        skill_id=_text(body, "skill_id"),
+        prompt=_text(body, "prompt"),
+        actor=common_pb2.Actor(**actor(who)),
+    )
+    if EVENT_STREAM in request.headers.get("accept", ""):
+        call = _playground(request).RunStream(message)
+        # The first event is awaited before answering, so a refused run
+        # (503, 422, 429) still gets its own status code, not a 200 stream.
+        first = await call.read()
+        if first is grpc.aio.EOF:
+            raise ApiError(502, "UPSTREAM_CLOSED", "the playground closed the stream before the run started")
+        return StreamingResponse(
+            _stream(call, first), media_type=EVENT_STREAM, headers={"Cache-Control": "no-cache"}
+        )
+    return trace_json(await _playground(request).Run(message))
+
+
+@router.get("/admin/ai/playground/runs", summary="Stored playground runs, newest first")
+async def list_runs(
+    request: Request, cursor: str = Query(""), limit: int = Query(0), _: Principal = Depends(staff)
+) -> dict[str, Any]:
+    if not 0 <= limit < 2**31:
+        raise _invalid("limit", f"must be between 1 and 200, got {limit}")
+    reply = await _playground(request).ListRuns(
+        playground_pb2.ListRunsRequest(page=common_pb2.PageRequest(cursor=cursor, limit=limit))
+    )
+    return {"items": [trace_json(t, with_steps=False) for t in reply.items], "next_cursor": reply.next_cursor or None}
+
+
+@router.get("/admin/ai/playground/runs/{run_id}", summary="One stored run with every step")
+async def get_run(request: Request, run_id: str, _: Principal = Depends(staff)) -> dict[str, Any]:
+    return trace_json(await _playground(request).GetRun(playground_pb2.GetRunRequest(id=run_id)))

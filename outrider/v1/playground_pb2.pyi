@@ -24,23 +24,29 @@ class RunRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., prompt: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
 
 class TraceStep(_message.Message):
-    __slots__ = ("turn", "tool", "input", "outcome", "result", "ms")
+    __slots__ = ("turn", "tool", "input", "outcome", "result", "ms", "reason", "error", "proposal")
     TURN_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     MS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    PROPOSAL_FIELD_NUMBER: _ClassVar[int]
     turn: int
     tool: str
     input: _struct_pb2.Struct
     outcome: str
     result: str
     ms: int
-    def __init__(self, turn: _Optional[int] = ..., tool: _Optional[str] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., outcome: _Optional[str] = ..., result: _Optional[str] = ..., ms: _Optional[int] = ...) -> None: ...
+    reason: str
+    error: str
+    proposal: _struct_pb2.Struct
+    def __init__(self, turn: _Optional[int] = ..., tool: _Optional[str] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., outcome: _Optional[str] = ..., result: _Optional[str] = ..., ms: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., proposal: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class RunTrace(_message.Message):
-    __slots__ = ("id", "agent_id", "skill_id", "model", "turns", "input_tokens", "output_tokens", "total_ms", "final_text", "steps", "error", "stop_reason", "created_by", "created_at")
+    __slots__ = ("id", "agent_id", "skill_id", "model", "turns", "input_tokens", "output_tokens", "total_ms", "final_text", "steps", "error", "stop_reason", "created_by", "created_at", "prompt", "step_count", "created_by_email")
     ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     SKILL_ID_FIELD_NUMBER: _ClassVar[int]
@@ -55,6 +61,9 @@ class RunTrace(_message.Message):
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_BY_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    STEP_COUNT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_EMAIL_FIELD_NUMBER: _ClassVar[int]
     id: str
     agent_id: str
     skill_id: str
@@ -69,15 +78,32 @@ class RunTrace(_message.Message):
     stop_reason: str
     created_by: str
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., model: _Optional[str] = ..., turns: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., total_ms: _Optional[int] = ..., final_text: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[TraceStep, _Mapping]]] = ..., error: _Optional[str] = ..., stop_reason: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    prompt: str
+    step_count: int
+    created_by_email: str
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., model: _Optional[str] = ..., turns: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., total_ms: _Optional[int] = ..., final_text: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[TraceStep, _Mapping]]] = ..., error: _Optional[str] = ..., stop_reason: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompt: _Optional[str] = ..., step_count: _Optional[int] = ..., created_by_email: _Optional[str] = ...) -> None: ...
+
+class RunStarted(_message.Message):
+    __slots__ = ("id", "agent_id", "skill_id", "model")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SKILL_ID_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    agent_id: str
+    skill_id: str
+    model: str
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
 
 class RunEvent(_message.Message):
-    __slots__ = ("step", "done")
+    __slots__ = ("step", "done", "started")
     STEP_FIELD_NUMBER: _ClassVar[int]
     DONE_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
     step: TraceStep
     done: RunTrace
-    def __init__(self, step: _Optional[_Union[TraceStep, _Mapping]] = ..., done: _Optional[_Union[RunTrace, _Mapping]] = ...) -> None: ...
+    started: RunStarted
+    def __init__(self, step: _Optional[_Union[TraceStep, _Mapping]] = ..., done: _Optional[_Union[RunTrace, _Mapping]] = ..., started: _Optional[_Union[RunStarted, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
     __slots__ = ("page",)

@@ -70,7 +70,8 @@ class PlaygroundServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RunStream(self, request, context):
-        """The same run, step by step as it happens; the last event carries the trace.
+        """The same run as it happens: `started` once the run is admitted, a `step`
+        per tool call, and `done` with the stored trace last.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

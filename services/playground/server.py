@@ -3,14 +3,36 @@
 from __future__ import annotations
 
 import grpc
+import httpx
 
-from outrider.v1 import playground_pb2, playground_pb2_grpc
-
+from outrider.v1 import decisions_pb2_grpc, playground_pb2, playground_pb2_grpc, registry_pb2_grpc
 from services.common.runtime import Runtime
+from services.playground.executors import ToolExecutors
+from services.playground.model import model_client
+from services.playground.rules import TOOL_TIMEOUT_S
+from services.playground.service import PlaygroundService
 
 SERVICE_NAMES = (playground_pb2.DESCRIPTOR.services_by_name["Playground"].full_name,)
 USES_NATS = False
 
 
 async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
-    playground_pb2_grpc.add_PlaygroundServicer_to_server(playground_pb2_grpc.PlaygroundServicer(), server)
+    settings = runtime.settings
+    http = httpx.AsyncClient(timeout=TOOL_TIMEOUT_S)
+    runtime.on_close(http.aclose)
+    model = model_client(settings)
+    if model is not None:
+        runtime.on_close(model.close)
+    executors = ToolExecutors(
+        http=http,
+        base_urls=settings.tool_base_urls,
+        decisions=runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub),
+    )
+    service = PlaygroundService(
+        settings=settings,
+        db=runtime.engine,
+        registry=runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub),
+        model=model,
+        execute=executors,
+    )
+    playground_pb2_grpc.add_PlaygroundServicer_to_server(service, server)

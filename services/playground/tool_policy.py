@@ -29,6 +29,8 @@ class ToolExecutor(StrEnum):
     ENGINE = "engine"
     # A model call of its own.
     LLM = "llm"
+    # Proposal verbs and console reads run in the operator's console.
+    CONSOLE = "console"
 
 
 class ToolOutcome(StrEnum):
@@ -84,6 +86,11 @@ def decide_tool_outcome(
     if tool.executor is ToolExecutor.ENGINE:
         return ToolDecision(
             ToolOutcome.UNAVAILABLE, f"{tool.name} runs inside the agent engine, out of the playground's reach"
+        )
+    if tool.executor is ToolExecutor.CONSOLE:
+        return ToolDecision(
+            ToolOutcome.UNAVAILABLE,
+            f"{tool.name} runs in the operator's console, on the operator's session; the playground has neither",
         )
     # What remains is an LLM tool.
     return ToolDecision(

@@ -12,6 +12,7 @@ from services.playground.tool_policy import (
 
 READ, WRITE, NOTIFY, EVENT = ToolKind.READ, ToolKind.WRITE, ToolKind.NOTIFY, ToolKind.EVENT
 OUTRIDER, HTTP, ENGINE, LLM = ToolExecutor.OUTRIDER, ToolExecutor.HTTP, ToolExecutor.ENGINE, ToolExecutor.LLM
+CONSOLE = ToolExecutor.CONSOLE
 
 CONFIGURED = {"ROUTES_BASE_URL": "https://routes.example.in", "BLANK_BASE_URL": "  "}
 
@@ -44,6 +45,7 @@ def tool(kind, executor, *, name="the_tool", base_url_key=None, http_method="GET
         # reads the playground cannot reach
         (tool(READ, ENGINE), ToolOutcome.UNAVAILABLE, "runs inside the agent engine"),
         (tool(READ, LLM), ToolOutcome.UNAVAILABLE, "itself a model call"),
+        (tool(READ, CONSOLE), ToolOutcome.UNAVAILABLE, "runs in the operator's console"),
         # anything that changes the world is proposed, whoever would run it
         (tool(WRITE, OUTRIDER), ToolOutcome.PROPOSED, "write tools are never executed"),
         (tool(WRITE, HTTP, base_url_key="ROUTES_BASE_URL"), ToolOutcome.PROPOSED, "write tools are never executed"),
@@ -52,6 +54,8 @@ def tool(kind, executor, *, name="the_tool", base_url_key=None, http_method="GET
         (tool(NOTIFY, HTTP), ToolOutcome.PROPOSED, "notify tools are never executed"),
         (tool(EVENT, ENGINE), ToolOutcome.PROPOSED, "event tools are never executed"),
         (tool(EVENT, LLM), ToolOutcome.PROPOSED, "event tools are never executed"),
+        (tool(WRITE, CONSOLE), ToolOutcome.PROPOSED, "write tools are never executed"),
+        (tool(NOTIFY, CONSOLE), ToolOutcome.PROPOSED, "notify tools are never executed"),
     ],
 )
 def test_tool_in_the_skill(candidate, outcome, reason_part):
@@ -89,7 +93,7 @@ def test_http_read_without_any_configuration_is_unavailable():
 
 def test_vocabularies_match_the_registry_words():
     assert [k.value for k in ToolKind] == ["read", "write", "notify", "event"]
-    assert [e.value for e in ToolExecutor] == ["outrider", "http", "engine", "llm"]
+    assert [e.value for e in ToolExecutor] == ["outrider", "http", "engine", "llm", "console"]
     assert [o.value for o in ToolOutcome] == ["executed", "unavailable", "proposed", "rejected"]
 
 

@@ -1,0 +1,263 @@
+"""The run loop: one prompt through the model's tool use, within the limits.
+
+Every tool call the model makes is decided by the tool policy, and whatever
+goes back to the model is redacted first and then capped. The loop never
+raises for what the model API does: an error or a passed deadline ends the
+run with the error written into the trace, since a trace of what happened
+up to the failure is what the operator came for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+from anthropic.types import Message
+
+from services.playground.redaction import cap_result, redact, redact_text
+from services.playground.rules import RunLimits
+from services.playground.tool_policy import (
+    PlaygroundTool,
+    ToolDecision,
+    ToolOutcome,
+    decide_tool_outcome,
+    proposal_payload,
+)
+
+
+class ToolFailure(Exception):
+    """An executed read failed; the message goes to the model and the trace."""
+
+
+class _UnreadableAnswer(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    policy: PlaygroundTool
+    description: str
+    input_schema: Mapping[str, Any]
+    # For HTTP reads: the path template filled from the model's input.
+    http_path: str = ""
+
+    def for_model(self) -> dict[str, Any]:
+        return {"name": self.policy.name, "description": self.description, "input_schema": dict(self.input_schema)}
+
+
+@dataclass(frozen=True, slots=True)
+class RunPlan:
+    agent_id: str
+    skill_id: str
+    model: str
+    system: str
+    prompt: str
+    # The selected skill's tools: the only ones offered, the only ones granted.
+    tools: tuple[ToolSpec, ...]
+    # Every tool the registry described for the agent, so a call outside the
+    # skill can be named for what it is.
+    catalog: Mapping[str, ToolSpec]
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def skill_tool_names(self) -> frozenset[str]:
+        return frozenset(spec.policy.name for spec in self.tools)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    turn: int
+    tool: str
+    input: Mapping[str, Any]
+    outcome: str
+    reason: str
+    result: str
+    ms: int
+    error: str = ""
+    proposal: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    model: str
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    total_ms: int
+    final_text: str
+    stop_reason: str
+    error: str
+    steps: tuple[Step, ...]
+
+
+Executor = Callable[[ToolSpec, Mapping[str, Any]], Awaitable[Any]]
+StepSink = Callable[[Step], Awaitable[None]]
+
+# Stop reasons the loop itself writes, next to the model's own.
+TURN_LIMIT = "turn_limit"
+DEADLINE = "deadline"
+ERROR = "error"
+
+
+def prepare_prompt(prompt: str) -> str:
+    """The prompt as the model may see it."""
+    return redact_text(prompt)
+
+
+async def run(
+    plan: RunPlan,
+    *,
+    client: anthropic.AsyncAnthropic,
+    execute: Executor,
+    limits: RunLimits = RunLimits(),
+    on_step: StepSink | None = None,
+) -> Trace:
+    loop = _Loop(plan, client, execute, limits, on_step)
+    return await loop.run()
+
+
+class _Loop:
+    def __init__(self, plan: RunPlan, client: anthropic.AsyncAnthropic, execute: Executor, limits: RunLimits,
+                 on_step: StepSink | None) -> None:
+        self.plan, self.client, self.execute, self.limits, self.on_step = plan, client, execute, limits, on_step
+        self.turns = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.final_text = ""
+        self.stop_reason = ""
+        self.error = ""
+        self.steps: list[Step] = []
+
+    async def run(self) -> Trace:
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.limits.deadline_s):
+                await self._converse()
+        except TimeoutError:
+            self.stop_reason = DEADLINE
+            self.error = f"the run passed its {self.limits.deadline_s:g} s deadline"
+        except anthropic.APITimeoutError:
+            self.stop_reason, self.error = ERROR, "the model API did not answer in time"
+        except anthropic.APIConnectionError as exc:
+            self.stop_reason, self.error = ERROR, f"the model API could not be reached: {exc.message}"
+        except anthropic.APIStatusError as exc:
+            self.stop_reason = ERROR
+            self.error = f"the model API answered {exc.status_code}: {exc.api_message or exc.message}"
+        except (anthropic.APIError, _UnreadableAnswer) as exc:
+            self.stop_reason, self.error = ERROR, f"the model API's answer could not be read: {exc}"
+        return Trace(
+            model=self.plan.model,
+            turns=self.turns,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            total_ms=_ms_since(started),
+            final_text=self.final_text,
+            stop_reason=self.stop_reason,
+            error=self.error,
+            steps=tuple(self.steps),
+        )
+
+    async def _converse(self) -> None:
+        plan = self.plan
+        messages: list[dict[str, Any]] = [{"role": "user", "content": plan.prompt}]
+        tools = [spec.for_model() for spec in plan.tools]
+        while True:
+            if self.turns == self.limits.max_turns:
+                # The model still wants tools after its last allowed turn.
+                self.stop_reason = TURN_LIMIT
+                return
+            self.turns += 1
+            try:
+                reply: Message = await self.client.messages.create(
+                    model=plan.model,
+                    max_tokens=self.limits.max_tokens,
+                    system=plan.system,
+                    messages=messages,
+                    tools=tools,
+                )
+            except ValueError as exc:
+                # A success status with a body that is not a message: the
+                # SDK's parsing fails with a plain ValueError.
+                raise _UnreadableAnswer(str(exc)) from exc
+            self.input_tokens += reply.usage.input_tokens
+            self.output_tokens += reply.usage.output_tokens
+            self.stop_reason = reply.stop_reason or ""
+            text = "".join(block.text for block in reply.content if block.type == "text")
+            if text:
+                self.final_text = text
+            calls = [block for block in reply.content if block.type == "tool_use"]
+            if reply.stop_reason != "tool_use" or not calls:
+                return
+            messages.append({"role": "assistant", "content": [_as_param(block) for block in reply.content]})
+            results = []
+            for call in calls:
+                step, is_error = await self._call(call.name, call.input)
+                self.steps.append(step)
+                if self.on_step is not None:
+                    await self.on_step(step)
+                results.append(
+                    {"type": "tool_result", "tool_use_id": call.id, "content": step.result, "is_error": is_error}
+                )
+            messages.append({"role": "user", "content": results})
+
+    async def _call(self, name: str, raw_input: Any) -> tuple[Step, bool]:
+        started = time.monotonic()
+        tool_input: dict[str, Any] = dict(raw_input) if isinstance(raw_input, Mapping) else {}
+        spec = self.plan.catalog.get(name)
+        decision = _decide(name, spec, self.plan.skill_tool_names, self.plan.base_urls)
+        error = ""
+        proposal: dict[str, Any] | None = None
+        if decision.outcome is ToolOutcome.EXECUTED and spec is not None:
+            try:
+                async with asyncio.timeout(self.limits.tool_timeout_s):
+                    payload = await self.execute(spec, tool_input)
+            except TimeoutError:
+                error = f"{name} did not answer within {self.limits.tool_timeout_s:g} s"
+            except ToolFailure as failure:
+                error = str(failure)
+            if error:
+                payload = {"error": error}
+        elif decision.outcome is ToolOutcome.PROPOSED and spec is not None:
+            payload = proposal_payload(spec.policy, tool_input)
+            proposal = payload["proposal"]
+        else:
+            # "detail", not "reason": redaction masks any key ending in reason.
+            payload = {"executed": False, "outcome": str(decision.outcome), "detail": decision.reason}
+        step = Step(
+            turn=self.turns,
+            tool=name,
+            input=tool_input,
+            outcome=str(decision.outcome),
+            reason=decision.reason,
+            result=cap_result(redact(payload)),
+            ms=_ms_since(started),
+            error=error,
+            proposal=proposal,
+        )
+        is_error = bool(error) or decision.outcome in (ToolOutcome.UNAVAILABLE, ToolOutcome.REJECTED)
+        return step, is_error
+
+
+def _decide(name: str, spec: ToolSpec | None, skill_tool_names: Collection[str],
+            base_urls: Mapping[str, str]) -> ToolDecision:
+    if spec is None and name not in skill_tool_names:
+        # Unknown to this agent's registry entry as well as outside the
+        # skill: the skill is what grants, so that is the reason given.
+        return ToolDecision(ToolOutcome.REJECTED, f"{name} is not a tool of the selected skill")
+    return decide_tool_outcome(spec.policy if spec else None, skill_tool_names, base_urls)
+
+
+def _as_param(block: Any) -> dict[str, Any]:
+    if block.type == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if block.type == "text":
+        return {"type": "text", "text": block.text}
+    return block.model_dump(mode="json", exclude_none=True)
+
+
+def _ms_since(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

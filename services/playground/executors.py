@@ -1,0 +1,109 @@
+"""The reads the playground actually runs: GETs against configured backends,
+and the reads Outrider serves itself, reached over gRPC.
+
+Every failure here becomes a ToolFailure, which the loop hands to the model
+as the tool's error: a backend that is down is something the model should
+hear about, not something that ends the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import timezone
+from typing import Any
+
+import grpc
+import httpx
+from google.protobuf.struct_pb2 import Struct
+
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from services.playground.engine import ToolFailure, ToolSpec
+from services.playground.rules import ToolInputError, http_request_parts
+from services.playground.tool_policy import ToolExecutor
+
+PRECEDENTS_TOOL = "find_precedents"
+MAX_PRECEDENTS = 20
+
+
+class ToolExecutors:
+    """Runs one executed read; the loop has already decided it may run."""
+
+    def __init__(self, *, http: httpx.AsyncClient, base_urls: Mapping[str, str],
+                 decisions: decisions_pb2_grpc.DecisionsStub) -> None:
+        self._http = http
+        self._base_urls = base_urls
+        self._decisions = decisions
+        self._outrider: dict[str, Callable[[Mapping[str, Any]], Awaitable[Any]]] = {
+            PRECEDENTS_TOOL: self._precedents,
+        }
+
+    async def __call__(self, spec: ToolSpec, tool_input: Mapping[str, Any]) -> Any:
+        executor = spec.policy.executor
+        if executor is ToolExecutor.HTTP:
+            return await self._get(spec, tool_input)
+        if executor is ToolExecutor.OUTRIDER and spec.policy.name in self._outrider:
+            return await self._outrider[spec.policy.name](tool_input)
+        raise ToolFailure(f"Outrider has no read called {spec.policy.name}")
+
+    async def _get(self, spec: ToolSpec, tool_input: Mapping[str, Any]) -> Any:
+        base = self._base_urls.get(spec.policy.base_url_key or "", "").strip()
+        if not base or not spec.http_path:
+            raise ToolFailure(f"{spec.policy.name} has no configured base URL and path")
+        try:
+            path, query = http_request_parts(spec.http_path, tool_input)
+        except ToolInputError as exc:
+            raise ToolFailure(str(exc)) from None
+        try:
+            # Redirects are not followed: the allow-list names a base URL,
+            # and a redirect could lead anywhere.
+            reply = await self._http.get(base.rstrip("/") + path, params=query, follow_redirects=False)
+        except httpx.HTTPError as exc:
+            raise ToolFailure(f"GET {path} failed: {type(exc).__name__}") from None
+        if reply.status_code != 200:
+            raise ToolFailure(f"GET {path} answered {reply.status_code}")
+        try:
+            return reply.json()
+        except ValueError:
+            return reply.text
+
+    async def _precedents(self, tool_input: Mapping[str, Any]) -> Any:
+        decision_type = tool_input.get("decision_type")
+        if not isinstance(decision_type, str) or not decision_type.strip():
+            raise ToolFailure("decision_type is required")
+        context = tool_input.get("context", {})
+        if not isinstance(context, Mapping):
+            raise ToolFailure("context must be an object")
+        k = tool_input.get("k", 5)
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_PRECEDENTS:
+            raise ToolFailure(f"k must be a whole number from 1 to {MAX_PRECEDENTS}")
+        struct = Struct()
+        struct.update(dict(context))
+        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context=struct, k=k)
+        try:
+            reply = await self._decisions.FindSimilar(request)
+        except grpc.aio.AioRpcError as exc:
+            raise ToolFailure(f"decision memory answered {exc.code().name}: {exc.details()}") from None
+        summary = reply.summary
+        return {
+            "precedents": [_precedent(item) for item in reply.items],
+            "summary": {
+                "successes": summary.successes,
+                "failures": summary.failures,
+                "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
+            },
+        }
+
+
+def _precedent(decision: decisions_pb2.Decision) -> dict[str, Any]:
+    # Named non-personal fields only. A past decision's context and reasoning
+    # carry rider and customer details in free text and under keys no
+    # pattern knows, so they are never selected; redaction is the second
+    # guard, not the first.
+    return {
+        "decision_id": decision.id,
+        "action": decision.action,
+        "confidence": decision.confidence,
+        "similarity": round(decision.similarity, 4),
+        "outcome": decision.outcome,
+        "decided_at": decision.decided_at.ToDatetime(tzinfo=timezone.utc).isoformat(),
+    }

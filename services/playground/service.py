@@ -1,0 +1,210 @@
+"""The playground's gRPC servicer: admit a run, run it, store its trace.
+
+Admission checks, in this order: a model API key (without one nothing else
+is worth checking), the request's own fields, the agent and skill in the
+registry, and last the rate limit, so a request refused for bad input
+spends none of the caller's runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import anthropic
+import grpc
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from outrider.v1 import playground_pb2, playground_pb2_grpc, registry_pb2, registry_pb2_grpc
+from services.common.errors import InvalidArgument, NotFound, RateLimited, Unavailable
+from services.common.settings import Settings
+from services.playground import codec, engine, rules, store
+from services.playground.engine import Executor, RunPlan, Step
+from services.playground.rules import PlaygroundInputError, RunLimits
+
+DEFAULT_PAGE = 50
+MAX_PAGE = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    id: uuid.UUID
+    plan: RunPlan
+    created_by: str
+    created_by_email: str
+    created_at: datetime
+
+
+class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        db: AsyncEngine,
+        registry: registry_pb2_grpc.RegistryStub,
+        model: anthropic.AsyncAnthropic | None,
+        execute: Executor,
+        limits: RunLimits = RunLimits(),
+    ) -> None:
+        self._settings = settings
+        self._db = db
+        self._registry = registry
+        self._model = model
+        self._execute = execute
+        self._limits = limits
+
+    async def Run(self, request: playground_pb2.RunRequest, context: grpc.aio.ServicerContext) -> playground_pb2.RunTrace:
+        admitted = await self._admit(request)
+        return await self._run(admitted, on_step=None)
+
+    async def RunStream(
+        self, request: playground_pb2.RunRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[playground_pb2.RunEvent]:
+        admitted = await self._admit(request)
+        plan = admitted.plan
+        yield playground_pb2.RunEvent(
+            started=playground_pb2.RunStarted(
+                id=str(admitted.id), agent_id=plan.agent_id, skill_id=plan.skill_id, model=plan.model
+            )
+        )
+        steps: asyncio.Queue[Step | None] = asyncio.Queue()
+        task = asyncio.create_task(self._run(admitted, on_step=steps.put))
+        task.add_done_callback(lambda _: steps.put_nowait(None))
+        try:
+            while (step := await steps.get()) is not None:
+                yield playground_pb2.RunEvent(step=codec.step_to_proto(codec.step_to_json(step)))
+            yield playground_pb2.RunEvent(done=await task)
+        finally:
+            # A caller that hangs up stops the run: nobody would read the
+            # rest, and every further turn is paid for.
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def ListRuns(
+        self, request: playground_pb2.ListRunsRequest, context: grpc.aio.ServicerContext
+    ) -> playground_pb2.ListRunsResponse:
+        limit = request.page.limit or DEFAULT_PAGE
+        if not 1 <= limit <= MAX_PAGE:
+            raise InvalidArgument(f"limit must be between 1 and {MAX_PAGE}, got {limit}", field="limit")
+        after = None
+        if request.page.cursor:
+            try:
+                after = codec.decode_cursor(request.page.cursor)
+            except codec.BadCursor as exc:
+                raise InvalidArgument(str(exc), field="cursor") from None
+        async with self._db.connect() as conn:
+            rows = await store.list_runs(conn, after=after, limit=limit + 1)
+        page = rows[:limit]
+        next_cursor = codec.encode_cursor(page[-1]) if len(rows) > limit else ""
+        return playground_pb2.ListRunsResponse(items=[codec.run_to_proto(r) for r in page], next_cursor=next_cursor)
+
+    async def GetRun(self, request: playground_pb2.GetRunRequest, context: grpc.aio.ServicerContext) -> playground_pb2.RunTrace:
+        try:
+            run_id = uuid.UUID(request.id)
+        except ValueError:
+            raise InvalidArgument(f"id must be a run id (UUID), got {request.id!r}", field="id") from None
+        async with self._db.connect() as conn:
+            row = await store.get_run(conn, id=run_id)
+        if row is None:
+            raise NotFound(f"playground run {run_id} does not exist", code="RUN_NOT_FOUND", details={"id": str(run_id)})
+        return codec.run_to_proto(row)
+
+    def _client(self) -> anthropic.AsyncAnthropic:
+        if self._model is None:
+            raise Unavailable(
+                "the playground is not configured: set ANTHROPIC_API_KEY to let it call the model",
+                code="PLAYGROUND_NOT_CONFIGURED",
+            )
+        return self._model
+
+    async def _admit(self, request: playground_pb2.RunRequest) -> Admitted:
+        self._client()
+        agent_id = request.agent_id.strip()
+        if not agent_id:
+            raise InvalidArgument("agent_id is required", field="agent_id")
+        if not request.actor.sub:
+            raise InvalidArgument("actor: a run must name the person who asked for it", field="actor")
+        try:
+            prompt = rules.check_prompt(request.prompt)
+        except PlaygroundInputError as exc:
+            raise _invalid(exc) from None
+        found = codec.agent_tools(await self._agent(agent_id))
+        try:
+            skill = rules.choose_skill(agent_id, found.skills, request.skill_id.strip())
+        except PlaygroundInputError as exc:
+            raise _invalid(exc) from None
+        plan = RunPlan(
+            agent_id=agent_id,
+            skill_id=skill.id,
+            model=rules.model_for(found.pinned_model, self._settings.playground_model),
+            system=rules.system_prompt(agent_id, skill),
+            prompt=engine.prepare_prompt(prompt),
+            tools=tuple(found.catalog[name] for name in skill.tool_names if name in found.catalog),
+            catalog=found.catalog,
+            base_urls=self._settings.tool_base_urls,
+        )
+        async with self._db.begin() as conn:
+            admission = await store.admit(
+                conn, user_sub=request.actor.sub, limit=rules.RUNS_PER_WINDOW, window_s=rules.RATE_WINDOW_S
+            )
+        if not admission.admitted:
+            wait = math.ceil(admission.retry_after_s)
+            raise RateLimited(
+                f"at most {rules.RUNS_PER_WINDOW} playground runs per {rules.RATE_WINDOW_S // 60} minutes;"
+                f" try again in {wait} s",
+                details={"limit": rules.RUNS_PER_WINDOW, "window_s": rules.RATE_WINDOW_S, "retry_after_s": wait},
+            )
+        return Admitted(
+            id=uuid.uuid4(),
+            plan=plan,
+            created_by=request.actor.sub,
+            created_by_email=request.actor.email,
+            created_at=datetime.now(timezone.utc),
+        )
+
+    async def _agent(self, agent_id: str) -> registry_pb2.AgentDetail:
+        try:
+            return await self._registry.GetAgent(registry_pb2.GetAgentRequest(id=agent_id))
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(f"agent {agent_id} does not exist", code="AGENT_NOT_FOUND",
+                               details={"field": "agent_id", "agent_id": agent_id}) from None
+            raise Unavailable(f"the registry could not be read: {exc.code().name}", code="REGISTRY_UNAVAILABLE") from None
+
+    async def _run(self, admitted: Admitted, *, on_step: engine.StepSink | None) -> playground_pb2.RunTrace:
+        trace = await engine.run(
+            admitted.plan, client=self._client(), execute=self._execute, limits=self._limits, on_step=on_step
+        )
+        plan = admitted.plan
+        steps = [codec.step_to_json(step) for step in trace.steps]
+        row = store.RunRow(
+            id=admitted.id,
+            agent_id=plan.agent_id,
+            skill_id=plan.skill_id,
+            model=trace.model,
+            prompt=plan.prompt,
+            turns=trace.turns,
+            input_tokens=trace.input_tokens,
+            output_tokens=trace.output_tokens,
+            total_ms=trace.total_ms,
+            final_text=trace.final_text,
+            stop_reason=trace.stop_reason,
+            error=trace.error,
+            steps=steps,
+            step_count=len(steps),
+            created_by=admitted.created_by,
+            created_by_email=admitted.created_by_email,
+            created_at=admitted.created_at,
+        )
+        async with self._db.begin() as conn:
+            await store.insert_run(conn, row=row)
+        return codec.run_to_proto(row)
+
+
+def _invalid(error: PlaygroundInputError) -> InvalidArgument:
+    return InvalidArgument(error.message, field=error.field, code=error.code, details=error.details)

@@ -1,0 +1,142 @@
+"""Playground SQL: run admissions for the rate limit, and stored traces.
+
+Functions take an open connection so callers choose the transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    admitted: bool
+    # Seconds until the oldest admission in the window leaves it; 0 when admitted.
+    retry_after_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    id: uuid.UUID
+    agent_id: str
+    skill_id: str
+    model: str
+    prompt: str
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    total_ms: int
+    final_text: str
+    stop_reason: str
+    error: str
+    steps: list[dict[str, Any]]
+    step_count: int
+    created_by: str
+    created_by_email: str
+    created_at: datetime
+
+
+async def admit(conn: AsyncConnection, *, user_sub: str, limit: int, window_s: int) -> Admission:
+    """Count the user's admissions in the window and add one if under the limit.
+
+    Call inside a transaction. The advisory lock, keyed by user, makes the
+    count and the insert one step across every replica: without it two
+    requests could both count nine and both be let in.
+    """
+    await conn.execute(
+        text("select pg_advisory_xact_lock(hashtextextended('playground.admit:' || :sub, 0))"), {"sub": user_sub}
+    )
+    window = {"sub": user_sub, "window": window_s}
+    # What has left the window can never count again.
+    await conn.execute(
+        text(
+            "delete from run_admissions where user_sub = :sub"
+            " and admitted_at <= clock_timestamp() - make_interval(secs => :window)"
+        ),
+        window,
+    )
+    row = (
+        await conn.execute(
+            text(
+                "select count(*) as used,"
+                " extract(epoch from min(admitted_at) + make_interval(secs => :window) - clock_timestamp()) as wait"
+                " from run_admissions where user_sub = :sub"
+            ),
+            window,
+        )
+    ).one()
+    if row.used >= limit:
+        return Admission(admitted=False, retry_after_s=max(0.0, float(row.wait or 0.0)))
+    await conn.execute(
+        text("insert into run_admissions (user_sub, admitted_at) values (:sub, clock_timestamp())"), {"sub": user_sub}
+    )
+    return Admission(admitted=True, retry_after_s=0.0)
+
+
+async def insert_run(conn: AsyncConnection, *, row: RunRow) -> None:
+    await conn.execute(
+        text(
+            """
+            insert into runs (id, agent_id, skill_id, model, prompt, turns, input_tokens, output_tokens, total_ms,
+                              final_text, stop_reason, error, steps, created_by, created_by_email, created_at)
+            values (:id, :agent_id, :skill_id, :model, :prompt, :turns, :input_tokens, :output_tokens, :total_ms,
+                    :final_text, :stop_reason, :error, cast(:steps as jsonb), :created_by, :created_by_email,
+                    :created_at)
+            """
+        ),
+        {
+            "id": row.id,
+            "agent_id": row.agent_id,
+            "skill_id": row.skill_id,
+            "model": row.model,
+            "prompt": row.prompt,
+            "turns": row.turns,
+            "input_tokens": row.input_tokens,
+            "output_tokens": row.output_tokens,
+            "total_ms": row.total_ms,
+            "final_text": row.final_text,
+            "stop_reason": row.stop_reason,
+            "error": row.error,
+            "steps": json.dumps(row.steps),
+            "created_by": row.created_by,
+            "created_by_email": row.created_by_email,
+            "created_at": row.created_at,
+        },
+    )
+
+
+_COLUMNS = """
+    id, agent_id, skill_id, model, prompt, turns, input_tokens, output_tokens, total_ms, final_text,
+    stop_reason, error, jsonb_array_length(steps) as step_count, created_by, created_by_email, created_at
+"""
+
+
+async def get_run(conn: AsyncConnection, *, id: uuid.UUID) -> RunRow | None:
+    row = (await conn.execute(text(f"select {_COLUMNS}, steps from runs where id = :id"), {"id": id})).one_or_none()
+    if row is None:
+        return None
+    values = dict(row._mapping)
+    # A text() query leaves jsonb as the driver hands it over: a string.
+    if isinstance(values["steps"], str):
+        values["steps"] = json.loads(values["steps"])
+    return RunRow(**values)
+
+
+async def list_runs(conn: AsyncConnection, *, after: tuple[datetime, uuid.UUID] | None, limit: int) -> list[RunRow]:
+    """Newest first, without their steps (GetRun has those)."""
+    where = ""
+    params: dict[str, Any] = {"limit": limit}
+    if after is not None:
+        where = "where (created_at, id) < (:at, :id)"
+        params.update(at=after[0], id=after[1])
+    rows = await conn.execute(
+        text(f"select {_COLUMNS} from runs {where} order by created_at desc, id desc limit :limit"), params
+    )
+    return [RunRow(**row._mapping, steps=[]) for row in rows]

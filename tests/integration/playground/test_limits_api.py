@@ -1,0 +1,118 @@
+"""What the playground refuses, and the rate limit held across replicas."""
+
+from __future__ import annotations
+
+from services.common.embedded import free_port
+from services.common.runtime import ContextServer
+from tests.harness import bearer, gateway_client, with_env
+from tests.integration.playground.scripted import Say
+from tests.integration.playground.support import RUN, count_rows, playground
+
+
+async def test_without_an_api_key_the_answer_is_503_before_anything_else(settings, template, database):
+    # Only the playground runs: a registry lookup would fail differently.
+    async with playground(settings, api_key=None, contexts=("playground",)) as pg:
+        plain = await pg.run("NO_SUCH_AGENT", "x" * 5000)
+        streamed = await pg.run("CUSTOMER_AGENT", "Hello", headers={"Accept": "text/event-stream"})
+
+    for reply in (plain, streamed):
+        assert reply.status_code == 503, reply.text
+        assert reply.json()["error"]["code"] == "PLAYGROUND_NOT_CONFIGURED"
+        assert "ANTHROPIC_API_KEY" in reply.json()["error"]["message"]
+    assert pg.model.requests == []
+    assert await count_rows(template.raw_dsn(database), "run_admissions") == 0
+
+
+async def test_bad_requests_are_refused_by_name_and_spend_no_run(settings, template, database):
+    async with playground(settings) as pg:
+        too_long = await pg.run("CUSTOMER_AGENT", "x" * 2001)
+        blank = await pg.run("CUSTOMER_AGENT", "   ")
+        no_agent = await pg.run("", "Hello")
+        unknown_agent = await pg.run("NO_SUCH_AGENT", "Hello")
+        several_skills = await pg.run("CONSOLE_OPS_AGENT", "Hello")
+        foreign_skill = await pg.run("CUSTOMER_AGENT", "Hello", skill_id="stall_response")
+        wrong_type = await pg.client.post(RUN, json={"agent_id": 7, "prompt": "Hello"}, headers=bearer(role=1))
+        reader = await pg.run("CUSTOMER_AGENT", "Hello", role=3)
+        tenant = await pg.client.post(RUN, json={"agent_id": "CUSTOMER_AGENT", "prompt": "Hello"},
+                                      headers=bearer(role=1, tenant=5))
+        admissions = await count_rows(template.raw_dsn(database), "run_admissions")
+
+    assert too_long.status_code == 422
+    assert too_long.json()["error"]["code"] == "PROMPT_TOO_LONG"
+    assert too_long.json()["error"]["details"] == {"field": "prompt", "length": 2001, "max": 2000}
+    assert (blank.status_code, blank.json()["error"]["details"]["field"]) == (422, "prompt")
+    assert (no_agent.status_code, no_agent.json()["error"]["details"]["field"]) == (422, "agent_id")
+    assert unknown_agent.status_code == 404
+    assert unknown_agent.json()["error"]["code"] == "AGENT_NOT_FOUND"
+    assert several_skills.status_code == 422
+    assert several_skills.json()["error"]["details"]["field"] == "skill_id"
+    assert "sla_guardian" in several_skills.json()["error"]["details"]["skills"]
+    assert (foreign_skill.status_code, foreign_skill.json()["error"]["code"]) == (422, "UNKNOWN_SKILL")
+    assert (wrong_type.status_code, wrong_type.json()["error"]["details"]) == (422, {"field": "agent_id"})
+    assert (reader.status_code, tenant.status_code) == (403, 403)
+    assert pg.model.requests == []
+    assert admissions == 0
+
+
+async def test_ten_runs_per_user_per_ten_minutes_across_gateways_and_replicas(settings):
+    async with playground(settings) as pg:
+        # A second playground replica on its own port, with its own gateway:
+        # the limit lives in Postgres, so both must see every admission.
+        addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{free_port()}")
+        replica_settings = with_env(pg.settings, context_addrs=addrs)
+        replica = ContextServer("playground", replica_settings)
+        await replica.start()
+        try:
+            async with gateway_client(replica_settings) as other:
+                pg.model.script(Say("ok", usage=(1, 1)), repeat_last=True)
+                body = {"agent_id": "CUSTOMER_AGENT", "prompt": "Hello"}
+                answers = []
+                for turn in range(10):
+                    client = pg.client if turn % 2 else other
+                    answers.append((await client.post(RUN, json=body, headers=bearer(sub="priya"))).status_code)
+                over_here = await pg.client.post(RUN, json=body, headers=bearer(sub="priya"))
+                over_there = await other.post(RUN, json=body, headers={**bearer(sub="priya"),
+                                                                          "Accept": "text/event-stream"})
+                someone_else = await other.post(RUN, json=body, headers=bearer(sub="arjun"))
+        finally:
+            await replica.stop(grace=0.5)
+
+    assert answers == [200] * 10
+    assert len(pg.model.requests) == 11
+    for refused in (over_here, over_there):
+        assert refused.status_code == 429, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == "RATE_LIMITED"
+        assert (error["details"]["limit"], error["details"]["window_s"]) == (10, 600)
+        assert 0 < error["details"]["retry_after_s"] <= 600
+    assert someone_else.status_code == 200
+
+
+async def test_runs_are_listed_newest_first_and_read_back(settings):
+    async with playground(settings) as pg:
+        pg.model.script(Say("one"), Say("two"), Say("three"))
+        ids = [(await pg.run("CUSTOMER_AGENT", f"Run {n}")).json()["id"] for n in range(3)]
+        reader = bearer(role=3)
+        first = await pg.client.get("/admin/ai/playground/runs?limit=2", headers=reader)
+        second = await pg.client.get(
+            f"/admin/ai/playground/runs?limit=2&cursor={first.json()['next_cursor']}", headers=reader
+        )
+        one = await pg.client.get(f"/admin/ai/playground/runs/{ids[1]}", headers=reader)
+        missing = await pg.client.get("/admin/ai/playground/runs/00000000-0000-4000-8000-000000000000", headers=reader)
+        malformed = await pg.client.get("/admin/ai/playground/runs/not-a-run", headers=reader)
+        bad_cursor = await pg.client.get("/admin/ai/playground/runs?cursor=zzz", headers=reader)
+        too_many = await pg.client.get("/admin/ai/playground/runs?limit=201", headers=reader)
+        unauthenticated = await pg.client.get("/admin/ai/playground/runs")
+
+    assert [item["id"] for item in first.json()["items"]] == [ids[2], ids[1]]
+    assert [item["id"] for item in second.json()["items"]] == [ids[0]]
+    assert second.json()["next_cursor"] is None
+    assert "steps" not in first.json()["items"][0]
+    assert first.json()["items"][0]["final_text"] == "three" and first.json()["items"][0]["step_count"] == 0
+    assert one.json()["final_text"] == "two" and one.json()["steps"] == []
+    assert one.json()["prompt"] == "Run 1"
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "RUN_NOT_FOUND")
+    assert (malformed.status_code, malformed.json()["error"]["details"]) == (422, {"field": "id"})
+    assert (bad_cursor.status_code, bad_cursor.json()["error"]["details"]) == (422, {"field": "cursor"})
+    assert (too_many.status_code, too_many.json()["error"]["details"]) == (422, {"field": "limit"})
+    assert unauthenticated.status_code == 401
