@@ -32,12 +32,24 @@ async def _raise_domain(error: DomainError, context: grpc.aio.ServicerContext) -
     await context.abort(error.status, error.message)
 
 
+async def _raise_internal(error: Exception, context: grpc.aio.ServicerContext) -> None:
+    # An unexpected failure's text can carry SQL and the data in it: it goes
+    # to the log with its traceback, and the caller learns only that it failed.
+    _log.error("unhandled error in a call", exc_info=error)
+    context.set_trailing_metadata((("outrider-error-code", "INTERNAL"),))
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+
+
 def _wrap_unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             return await behavior(request, context)
         except DomainError as error:
             await _raise_domain(error, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the last line of defence
+            await _raise_internal(error, context)
 
     return call
 
@@ -49,6 +61,10 @@ def _wrap_stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
                 yield item
         except DomainError as error:
             await _raise_domain(error, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the last line of defence
+            await _raise_internal(error, context)
 
     return call
 
