@@ -7,6 +7,7 @@
     outrider seed                load the example registry inventory
     outrider token --role 1      a console token signed with the configured secret
     outrider health <target>     exit 0 when a context or the gateway is healthy
+    outrider demo                a simulated fleet against a running platform
 """
 
 from __future__ import annotations
@@ -97,6 +98,43 @@ def cmd_seed(args: argparse.Namespace) -> int:
     return with_embedded(_settings(), run, nats=False)
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Drive a running platform (`outrider up` in another terminal) with a simulated fleet."""
+    import threading
+
+    import uvicorn
+
+    from gateway.auth import issue_token
+    from outrider.demo.backend import create_backend
+    from outrider.demo.fleet import DemoTarget, run_fleet
+    from services.common.embedded import port_free
+
+    settings = _settings()
+    if not port_free("127.0.0.1", args.backend_port):
+        raise CommandError(f"port {args.backend_port} is already in use; choose another with --backend-port")
+    backend = uvicorn.Server(uvicorn.Config(create_backend(), host="127.0.0.1", port=args.backend_port,
+                                            log_config=None, access_log=False))
+    threading.Thread(target=backend.run, daemon=True).start()
+    print(f"demo logistics backend on http://127.0.0.1:{args.backend_port}; to let the playground's read tools use it,")
+    print(f"  start outrider with OUTRIDER_TOOL_BASE_URL_DOORMILE_API=http://127.0.0.1:{args.backend_port}")
+    target = DemoTarget(
+        gateway_url=f"http://127.0.0.1:{settings.http_port}",
+        decisions_addr=settings.addr("decisions"),
+        nats_url=settings.nats_url or f"nats://127.0.0.1:{settings.nats_port}",
+        internal_key=settings.internal_key,
+        console_token=issue_token(settings.jwt_secret, sub="demo", role=1, email="demo@outrider.local"),
+    )
+    try:
+        report = asyncio.run(run_fleet(target, scale=args.scale, seed=args.seed))
+    except OSError as exc:
+        raise CommandError(f"could not reach the platform at {target.gateway_url} ({exc}); is `outrider up` running?") from None
+    if args.keep_backend:
+        print("backend still serving; Ctrl-C to stop")
+        threading.Event().wait()
+    backend.should_exit = True
+    return 0 if report.ok else 1
+
+
 def cmd_health(args: argparse.Namespace) -> int:
     """Exit 0 when the target answers its health check: for container probes."""
     import urllib.request
@@ -153,6 +191,11 @@ def parser() -> argparse.ArgumentParser:
     add("gateway", cmd_gateway, "run the REST gateway")
     add("migrate", cmd_migrate, "bring every context's schema to head")
     add("seed", cmd_seed, "load the example registry inventory (idempotent)")
+    demo = add("demo", cmd_demo, "run a simulated fleet against a running platform and report")
+    demo.add_argument("--scale", type=int, default=120, help="booking rounds to simulate")
+    demo.add_argument("--seed", type=int, default=11)
+    demo.add_argument("--backend-port", type=int, default=8099)
+    demo.add_argument("--keep-backend", action="store_true", help="keep the demo backend serving after the report")
     health = add("health", cmd_health, "exit 0 when a context or the gateway answers its health check")
     health.add_argument("target", help=f"gateway or one of: {', '.join(CONTEXTS)}")
     health.add_argument("--timeout", type=float, default=3.0)

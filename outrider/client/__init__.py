@@ -1,9 +1,18 @@
-"""Client SDK for engines: follow the registry and obey it.
+"""Client SDK for engines: obey the registry, record decisions, ask for
+precedents, pass the human-decision gate and publish telemetry.
 
-Depends only on grpcio, protobuf and the standard library, so an engine can
-install it without the platform's server dependencies.
+Depends only on grpcio, protobuf, nats-py and the standard library, so an
+engine installs it without the platform's server dependencies
+(`pip install outrider`, no extra).
 """
 
+from outrider.client.decisions import (
+    DecisionRecorder,
+    Precedent,
+    PrecedentClient,
+    Precedents,
+    RecorderCounters,
+)
 from outrider.client.registry import (
     AgentSettings,
     RegistryClient,
@@ -14,14 +23,28 @@ from outrider.client.registry import (
     ToolSettings,
     UnknownThreshold,
 )
+from outrider.client.subjects import HumanDecision, Lease, LeaseRefused, SubjectGate
+from outrider.client.telemetry import TelemetryPublisher
+from outrider.client.transport import keyed_channel
 
 __all__ = [
     "AgentSettings",
+    "DecisionRecorder",
+    "HumanDecision",
+    "Lease",
+    "LeaseRefused",
+    "Precedent",
+    "PrecedentClient",
+    "Precedents",
+    "RecorderCounters",
     "RegistryClient",
     "RegistryDefaults",
     "RegistrySnapshot",
     "SkillSettings",
     "SnapshotFormatError",
+    "SubjectGate",
+    "TelemetryPublisher",
     "ToolSettings",
     "UnknownThreshold",
+    "keyed_channel",
 ]

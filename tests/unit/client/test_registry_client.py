@@ -27,29 +27,6 @@ def seed_snapshot(**changes) -> RegistrySnapshot:
     return RegistrySnapshot.parse(encoded.etag, encoded.document)
 
 
-def test_the_public_exports_are_pinned() -> None:
-    assert sorted(outrider.client.__all__) == [
-        "AgentSettings",
-        "RegistryClient",
-        "RegistryDefaults",
-        "RegistrySnapshot",
-        "SkillSettings",
-        "SnapshotFormatError",
-        "ToolSettings",
-        "UnknownThreshold",
-    ]
-
-
-def test_the_client_imports_no_server_dependencies() -> None:
-    probe = (
-        "import sys, outrider.client; "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'sqlalchemy', 'fastapi', 'asyncpg', 'services', 'gateway', 'starlette', 'alembic'}))"
-    )
-    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
-
-
 def test_a_snapshot_answers_every_accessor() -> None:
     snapshot = seed_snapshot(agents__DISPATCH_AGENT__model="claude-opus-4-8")
     assert snapshot.skill_enabled("stall_response") is True

@@ -1,0 +1,258 @@
+"""Recording decisions and asking for precedents, without ever slowing the engine.
+
+An engine records a decision on its hot path. `DecisionRecorder.record()`
+therefore only enqueues: a background task sends, retrying with the decision's
+own id so a retry can never record it twice. When Outrider is down the queue
+fills to its bound and further decisions are dropped and counted, rather than
+growing memory until the engine dies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import uuid
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import grpc
+from google.protobuf.struct_pb2 import Struct
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from outrider.client.transport import keyed_channel
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+
+_log = logging.getLogger(__name__)
+
+# Outrider refused the decision itself: sending it again cannot help.
+_PERMANENT = frozenset({
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.NOT_FOUND,
+})
+
+
+def _struct(values: Mapping[str, Any] | None) -> Struct:
+    message = Struct()
+    if values:
+        message.update(dict(values))
+    return message
+
+
+def _timestamp(value: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(value)
+    return stamp
+
+
+@dataclass
+class RecorderCounters:
+    """What happened to every decision handed to record()."""
+
+    sent: int = 0
+    retried: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+
+
+class DecisionRecorder:
+    """Fire-and-forget decision recording.
+
+    >>> recorder = DecisionRecorder("127.0.0.1:50052", internal_key)
+    >>> decision_id = recorder.record(decision_type="stall_response", agent_id="EXCEPTION_AGENT",
+    ...                               subject_id="BK-1042", context={"stall_minutes": 14},
+    ...                               action="reassign", confidence=0.82)
+    >>> await recorder.close()   # drains what is queued, within the timeout
+    """
+
+    def __init__(
+        self,
+        address: str,
+        internal_key: str,
+        *,
+        max_queue: int = 10_000,
+        call_timeout_s: float = 2.0,
+        max_attempts: int = 8,
+        backoff_s: tuple[float, float] = (0.2, 10.0),
+        channel: grpc.aio.Channel | None = None,
+    ) -> None:
+        self._channel = channel or keyed_channel(address, internal_key)
+        self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
+        self._queue: asyncio.Queue[decisions_pb2.RecordDecisionRequest] | None = None
+        self._max_queue = max_queue
+        self._call_timeout_s = call_timeout_s
+        self._max_attempts = max_attempts
+        self._backoff_s = backoff_s
+        self._worker: asyncio.Task[None] | None = None
+        self._closed = False
+        self.counters = RecorderCounters()
+
+    def record(
+        self,
+        *,
+        decision_type: str,
+        agent_id: str,
+        subject_id: str,
+        action: str,
+        confidence: float,
+        context: Mapping[str, Any] | None = None,
+        reasoning: str = "",
+        model: str = "",
+        embedding: Sequence[float] | None = None,
+        decided_at: datetime | None = None,
+        decision_id: str | None = None,
+    ) -> str:
+        """Queue one decision and return its id at once. Never raises."""
+        decision_id = decision_id or str(uuid.uuid4())
+        try:
+            request = decisions_pb2.RecordDecisionRequest(
+                id=decision_id,
+                decision_type=decision_type,
+                agent_id=agent_id,
+                subject_id=subject_id,
+                action=action,
+                confidence=confidence,
+                context=_struct(context),
+                reasoning=reasoning,
+                model=model,
+                embedding=list(embedding or ()),
+                decided_at=_timestamp(decided_at or datetime.now(timezone.utc)),
+            )
+        except (TypeError, ValueError) as error:
+            self._drop("unencodable", decision_id, error)
+            return decision_id
+        if self._closed:
+            self._drop("closed", decision_id)
+            return decision_id
+        try:
+            queue = self._ensure_worker()
+            queue.put_nowait(request)
+        except RuntimeError as error:  # no running event loop
+            self._drop("no_event_loop", decision_id, error)
+        except asyncio.QueueFull:
+            self._drop("queue_full", decision_id)
+        return decision_id
+
+    async def flush(self, timeout_s: float | None = None) -> bool:
+        """Wait until everything queued so far is sent or dropped; False on timeout."""
+        if self._queue is None:
+            return True
+        try:
+            await asyncio.wait_for(self._queue.join(), timeout_s)
+        except TimeoutError:
+            return False
+        return True
+
+    async def close(self, timeout_s: float = 5.0) -> None:
+        """Stop taking decisions, drain within the timeout, count what is left."""
+        self._closed = True
+        await self.flush(timeout_s)
+        if self._worker is not None:
+            self._worker.cancel()
+            await asyncio.gather(self._worker, return_exceptions=True)
+        while self._queue is not None and not self._queue.empty():
+            request = self._queue.get_nowait()
+            self._drop("shutdown", request.id)
+        await self._channel.close()
+
+    def _ensure_worker(self) -> asyncio.Queue[decisions_pb2.RecordDecisionRequest]:
+        asyncio.get_running_loop()
+        if self._queue is None:
+            self._queue = asyncio.Queue(self._max_queue)
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.get_running_loop().create_task(self._send_forever(), name="outrider-recorder")
+        return self._queue
+
+    async def _send_forever(self) -> None:
+        assert self._queue is not None
+        while True:
+            request = await self._queue.get()
+            try:
+                await self._send(request)
+            finally:
+                self._queue.task_done()
+
+    async def _send(self, request: decisions_pb2.RecordDecisionRequest) -> None:
+        low, high = self._backoff_s
+        for attempt in range(1, self._max_attempts + 1):
+            try:
+                await self._stub.RecordDecision(request, timeout=self._call_timeout_s)
+            except grpc.aio.AioRpcError as error:
+                if error.code() in _PERMANENT:
+                    self._drop("rejected", request.id, f"{error.code().name}: {error.details()}")
+                    return
+                if attempt == self._max_attempts:
+                    self._drop("retries_exhausted", request.id, error.code().name)
+                    return
+                self.counters.retried += 1
+                # Full jitter: a fleet of engines reconnecting must not retry in step.
+                await asyncio.sleep(random.uniform(0, min(high, low * 2 ** attempt)))
+            else:
+                self.counters.sent += 1
+                return
+
+    def _drop(self, reason: str, decision_id: str, detail: object = None) -> None:
+        self.counters.dropped[reason] += 1
+        _log.warning("decision dropped", extra={"reason": reason, "decision_id": decision_id, "detail": str(detail)})
+
+
+@dataclass(frozen=True, slots=True)
+class Precedent:
+    id: str
+    action: str
+    outcome: str
+    similarity: float
+    confidence: float
+    model: str
+    decided_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Precedents:
+    """Judged precedents, nearest first. `available` is False when Outrider did
+    not answer in time: an empty list then means "unknown", not "no precedent"."""
+
+    items: tuple[Precedent, ...]
+    successes: int
+    failures: int
+    success_rate: float | None
+    available: bool
+
+
+class PrecedentClient:
+    """Similar judged decisions, with a short timeout and a safe empty answer."""
+
+    def __init__(self, address: str, internal_key: str, *, timeout_s: float = 0.5,
+                 channel: grpc.aio.Channel | None = None) -> None:
+        self._channel = channel or keyed_channel(address, internal_key)
+        self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
+        self._timeout_s = timeout_s
+        self.unavailable = 0
+
+    async def precedents(self, decision_type: str, context: Mapping[str, Any], k: int = 10) -> Precedents:
+        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context=_struct(context), k=k)
+        try:
+            reply = await self._stub.FindSimilar(request, timeout=self._timeout_s)
+        except grpc.aio.AioRpcError as error:
+            self.unavailable += 1
+            _log.warning("precedents unavailable", extra={"code": error.code().name})
+            return Precedents((), 0, 0, None, available=False)
+        items = tuple(
+            Precedent(
+                id=d.id, action=d.action, outcome=d.outcome, similarity=d.similarity, confidence=d.confidence,
+                model=d.model,
+                decided_at=d.decided_at.ToDatetime(tzinfo=timezone.utc) if d.HasField("decided_at") else None,
+            )
+            for d in reply.items
+        )
+        summary = reply.summary
+        rate = summary.success_rate if summary.HasField("success_rate") else None
+        return Precedents(items, summary.successes, summary.failures, rate, available=True)
+
+    async def close(self) -> None:
+        await self._channel.close()

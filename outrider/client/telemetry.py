@@ -1,0 +1,61 @@
+"""Publishing task runs and heartbeats to Outrider's telemetry.
+
+Task runs go to the JetStream stream with a message id of agent:task, so a
+publish retried after a lost acknowledgement is de-duplicated by the server
+rather than counted twice. Heartbeats go on plain NATS: a heartbeat is worth
+something only while it is fresh, and the next one replaces a lost one.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import nats
+from nats.aio.client import Client
+
+TASK_SUBJECT = "telemetry.task"
+HEARTBEAT_SUBJECT = "telemetry.agent"
+
+
+def _instant(value: datetime) -> str:
+    if value.tzinfo is None:
+        raise ValueError("timestamps must carry a timezone")
+    return value.astimezone(timezone.utc).isoformat()
+
+
+class TelemetryPublisher:
+    """>>> publisher = await TelemetryPublisher.connect("nats://127.0.0.1:4222")
+    >>> await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-1", task_type="stall_check",
+    ...                          status="succeeded", started_at=t0, finished_at=t1)
+    >>> await publisher.heartbeat(agent_id="EXCEPTION_AGENT", state="running")
+    """
+
+    def __init__(self, client: Client, *, publish_timeout_s: float = 2.0) -> None:
+        self._client = client
+        self._js = client.jetstream(timeout=publish_timeout_s)
+
+    @classmethod
+    async def connect(cls, url: str, *, name: str = "outrider-engine") -> TelemetryPublisher:
+        return cls(await nats.connect(url, name=name, max_reconnect_attempts=-1))
+
+    async def task_run(self, *, agent_id: str, task_id: str, task_type: str, status: str,
+                       started_at: datetime, finished_at: datetime, error: str | None = None) -> None:
+        """Publish one finished run; raises when JetStream does not acknowledge it."""
+        if status not in ("succeeded", "failed"):
+            raise ValueError(f"status must be succeeded or failed, got {status!r}")
+        body = {
+            "agent_id": agent_id, "task_id": task_id, "task_type": task_type, "status": status,
+            "started_at": _instant(started_at), "finished_at": _instant(finished_at),
+        }
+        if error:
+            body["error"] = error
+        await self._js.publish(TASK_SUBJECT, json.dumps(body).encode(),
+                               headers={"Nats-Msg-Id": f"{agent_id}:{task_id}"})
+
+    async def heartbeat(self, *, agent_id: str, state: str, at: datetime | None = None) -> None:
+        body = {"agent_id": agent_id, "state": state, "at": _instant(at or datetime.now(timezone.utc))}
+        await self._client.publish(HEARTBEAT_SUBJECT, json.dumps(body).encode())
+
+    async def close(self) -> None:
+        await self._client.drain()

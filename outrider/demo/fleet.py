@@ -1,0 +1,321 @@
+"""A simulated logistics fleet driving a running Outrider through the engine client.
+
+Time is compressed: the simulation plays the last few hours of a shift at once,
+stamping each decision and fact at its instant in that past. Decisions are
+therefore old enough for the sweeper (which never judges one younger than 30
+minutes) the moment they land, and the whole loop — telemetry, decisions,
+facts, judgement, precedents, routing — shows in a minute or two.
+
+Two models serve the same agents. One is better by construction; the demo's
+closing claim is that Outrider's routing found out which.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import httpx
+
+from outrider.client.decisions import DecisionRecorder, PrecedentClient
+from outrider.client.telemetry import TelemetryPublisher
+
+STRONG_MODEL = "claude-sonnet-4-5"
+WEAK_MODEL = "claude-haiku-4-5"
+# Chance that a decision by each model works out. Far enough apart that a
+# few hundred decisions separate them, close enough to need evidence.
+SUCCESS_RATE = {STRONG_MODEL: 0.8, WEAK_MODEL: 0.45}
+FIRST_TURN_RATE = {STRONG_MODEL: 0.75, WEAK_MODEL: 0.35}
+
+AGENTS_REPORTING = ("EXCEPTION_AGENT", "DISPATCH_AGENT", "EXPRESS_DISPATCH_AGENT", "CUSTOMER_AGENT")
+SHIFT = timedelta(hours=6)
+ZONES = ("indiranagar", "koramangala", "hsr", "whitefield", "jayanagar")
+
+
+@dataclass(frozen=True)
+class DemoTarget:
+    gateway_url: str
+    decisions_addr: str
+    nats_url: str
+    internal_key: str
+    console_token: str
+
+
+@dataclass
+class DemoReport:
+    decisions_recorded: int = 0
+    facts_sent: int = 0
+    task_runs: int = 0
+    conversations: int = 0
+    judged: int = 0
+    by_outcome: dict[str, int] = field(default_factory=dict)
+    precedents: list[dict[str, Any]] = field(default_factory=list)
+    precedent_summary: dict[str, Any] = field(default_factory=dict)
+    routing: dict[str, Any] = field(default_factory=dict)
+    conversation_routing: dict[str, Any] = field(default_factory=dict)
+    insights: dict[str, Any] = field(default_factory=dict)
+    recorder: dict[str, Any] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+class Progress:
+    """A one-line progress bar on a terminal, plain lines elsewhere."""
+
+    def __init__(self, out: Callable[[str], None], total: int, *, tty: bool) -> None:
+        self.out, self.total, self.tty, self.done = out, total, tty, 0
+        self.started = time.monotonic()
+
+    def step(self, label: str, count: int = 1) -> None:
+        self.done = min(self.total, self.done + count)
+        width = 28
+        filled = int(width * self.done / self.total)
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done:>4}/{self.total} {label:<42}"
+        if self.tty:
+            sys.stdout.write("\r" + line)
+            sys.stdout.flush()
+        else:
+            self.out(line)
+
+    def finish(self) -> None:
+        if self.tty:
+            sys.stdout.write("\n")
+        self.out(f"simulated shift done in {time.monotonic() - self.started:.1f}s")
+
+
+def _stall_context(rng: random.Random) -> dict[str, Any]:
+    return {
+        "stall_minutes": rng.randrange(6, 45),
+        "distance_to_drop_km": round(rng.uniform(0.3, 9.0), 1),
+        "rider_rating": round(rng.uniform(3.2, 5.0), 1),
+        "zone": rng.choice(ZONES),
+        "sla_minutes_left": rng.randrange(-20, 120),
+        "nearby_riders": rng.randrange(0, 6),
+    }
+
+
+def _failure_context(rng: random.Random) -> dict[str, Any]:
+    return {
+        "zone": rng.choice(ZONES),
+        "riders_in_radius": rng.randrange(0, 4),
+        "radius_km": rng.choice((2, 3, 5)),
+        "hour_of_day": rng.randrange(7, 23),
+        "weight_kg": round(rng.uniform(0.2, 14.0), 1),
+    }
+
+
+def _conversation(rng: random.Random, model: str, index: int) -> dict[str, Any]:
+    """A console chat: one request, maybe a correction, then thanks or abandonment."""
+    ref = f"demo-conv-{index}"
+    turns = [{"role": "user", "text": "show me bookings stuck in Koramangala for over twenty minutes", "ref": f"{ref}-u1"},
+             {"role": "assistant", "text": "here are the stalled bookings", "ref": f"{ref}-a1", "model": model,
+              "trace_id": f"{ref}-t1"}]
+    if rng.random() < FIRST_TURN_RATE[model]:
+        turns.append({"role": "user", "text": "thanks, now draft a note to the riders", "ref": f"{ref}-u2"})
+        turns.append({"role": "assistant", "text": "drafted", "ref": f"{ref}-a2", "model": model,
+                      "trace_id": f"{ref}-t2"})
+        return {"conversation_id": ref, "skill": "order_intake_auto_schedule", "turns": turns}
+    turns.append({"role": "user", "text": "no, that's not what i asked, i said stuck bookings in Koramangala",
+                  "ref": f"{ref}-u2"})
+    turns.append({"role": "assistant", "text": "second attempt", "ref": f"{ref}-a2", "model": model,
+                  "trace_id": f"{ref}-t2"})
+    if rng.random() < SUCCESS_RATE[model]:
+        turns.append({"role": "user", "text": "thanks, that's right", "ref": f"{ref}-u3"})
+    else:
+        turns.append({"role": "user", "text": "forget it, this is useless", "ref": f"{ref}-u3"})
+    return {"conversation_id": ref, "skill": "order_intake_auto_schedule", "turns": turns}
+
+
+class Fleet:
+    def __init__(self, target: DemoTarget, *, scale: int, seed: int, out: Callable[[str], None]) -> None:
+        self.target, self.scale, self.out = target, scale, out
+        self.rng = random.Random(seed)
+        self.run_id = uuid.uuid4().hex[:8]
+        self.now = datetime.now(timezone.utc)
+        self.report = DemoReport()
+        self.http = httpx.AsyncClient(base_url=target.gateway_url, timeout=30)
+        self.internal = {"X-Internal-Key": target.internal_key}
+        self.console = {"Authorization": f"Bearer {target.console_token}"}
+
+    async def run(self) -> DemoReport:
+        target = self.target
+        recorder = DecisionRecorder(target.decisions_addr, target.internal_key)
+        precedents = PrecedentClient(target.decisions_addr, target.internal_key, timeout_s=5.0)
+        publisher = await TelemetryPublisher.connect(target.nats_url, name="outrider-demo")
+        steps = self.scale * 4 + 4
+        progress = Progress(self.out, steps, tty=sys.stdout.isatty())
+        try:
+            for _ in range(self.scale):
+                await self._booking_round(recorder, publisher)
+                progress.step("stalls, failures, facts, runs", 3)
+                await self._conversation_round()
+                progress.step("console conversations")
+            await publisher.heartbeat(agent_id="EXCEPTION_AGENT", state="watching stalls")
+            await publisher.heartbeat(agent_id="DISPATCH_AGENT", state="idle")
+            await recorder.flush(60)
+            progress.step("decisions flushed")
+            await self._sweep()
+            progress.step("sweeper judged")
+            await self._ask(precedents)
+            progress.step("precedents and routing")
+            await self._insights()
+            progress.step("insights")
+        finally:
+            progress.finish()
+            await recorder.close()
+            await precedents.close()
+            await publisher.close()
+            await self.http.aclose()
+        self.report.recorder = {"sent": recorder.counters.sent, "retried": recorder.counters.retried,
+                                "dropped": dict(recorder.counters.dropped)}
+        self._check()
+        return self.report
+
+    def _instant(self) -> datetime:
+        # Somewhere in the shift, but at least 40 minutes ago: old enough to judge.
+        back = self.rng.uniform(40 * 60, SHIFT.total_seconds())
+        return self.now - timedelta(seconds=back)
+
+    async def _booking_round(self, recorder: DecisionRecorder, publisher: TelemetryPublisher) -> None:
+        for decision_type, agent, action_choices in (
+            ("stall_response", "EXCEPTION_AGENT", ("reassign", "wait", "notify_customer")),
+            ("assignment_failure", "DISPATCH_AGENT", ("widen_radius", "escalate", "retry_later")),
+        ):
+            model = self.rng.choice((STRONG_MODEL, WEAK_MODEL))
+            decided_at = self._instant()
+            subject = f"demo-{self.run_id}-{decision_type}-{self.report.decisions_recorded}"
+            context = _stall_context(self.rng) if decision_type == "stall_response" else _failure_context(self.rng)
+            recorder.record(decision_type=decision_type, agent_id=agent, subject_id=subject,
+                            action=self.rng.choice(action_choices), confidence=round(self.rng.uniform(0.55, 0.95), 2),
+                            context=context, model=model, reasoning="simulated", decided_at=decided_at)
+            self.report.decisions_recorded += 1
+            await self._facts(decision_type, subject, decided_at, self.rng.random() < SUCCESS_RATE[model])
+        for agent in AGENTS_REPORTING:
+            started = self._instant()
+            failed = self.rng.random() < 0.08
+            await publisher.task_run(agent_id=agent, task_id=f"{self.run_id}-{self.report.task_runs}",
+                                     task_type="tick", status="failed" if failed else "succeeded",
+                                     started_at=started,
+                                     finished_at=started + timedelta(milliseconds=self.rng.randrange(40, 4000)),
+                                     error="upstream timeout" if failed else None)
+            self.report.task_runs += 1
+
+    async def _facts(self, decision_type: str, subject: str, decided_at: datetime, works: bool) -> None:
+        later = decided_at + timedelta(minutes=self.rng.randrange(5, 35))
+        if decision_type == "stall_response":
+            sla = decided_at + timedelta(minutes=30)
+            delivered = later if works else sla + timedelta(minutes=self.rng.randrange(5, 60))
+            event = {"subject_id": subject, "at": min(delivered, self.now).isoformat(), "status": "delivered",
+                     "delivered_at": min(delivered, self.now).isoformat(), "sla_due_at": sla.isoformat()}
+        elif works:
+            event = {"subject_id": subject, "at": later.isoformat(), "status": "assigned",
+                     "assigned_at": later.isoformat()}
+        else:
+            event = {"subject_id": subject, "at": later.isoformat(), "status": "cancelled", "cancelled": True}
+        reply = await self.http.post("/internal/facts", json=event, headers=self.internal)
+        reply.raise_for_status()
+        self.report.facts_sent += 1
+
+    async def _conversation_round(self) -> None:
+        model = self.rng.choice((STRONG_MODEL, WEAK_MODEL))
+        body = _conversation(self.rng, model, self.report.conversations)
+        body["conversation_id"] = f"{self.run_id}-{body['conversation_id']}"
+        reply = await self.http.post("/internal/conversations", json=body, headers=self.internal)
+        reply.raise_for_status()
+        self.report.conversations += 1
+
+    async def _sweep(self) -> None:
+        # The sweep judges 500 at a time per call; repeat until nothing is left.
+        for _ in range(50):
+            reply = await self.http.post("/internal/outcomes/sweep", headers=self.internal)
+            reply.raise_for_status()
+            body = reply.json()
+            self.report.judged += body["judged"]
+            for outcome, count in body["by_outcome"].items():
+                self.report.by_outcome[outcome] = self.report.by_outcome.get(outcome, 0) + count
+            if body["judged"] == 0:
+                return
+
+    async def _ask(self, client: PrecedentClient) -> None:
+        answer = await client.precedents("stall_response", _stall_context(self.rng), k=10)
+        self.report.precedents = [{"action": p.action, "outcome": p.outcome, "similarity": round(p.similarity, 3),
+                                   "model": p.model} for p in answer.items]
+        self.report.precedent_summary = {"successes": answer.successes, "failures": answer.failures,
+                                         "success_rate": answer.success_rate, "available": answer.available}
+        for key, query in (("routing", {"decision_type": "stall_response", "seed": 7}),
+                           ("conversation_routing", {"skill": "order_intake_auto_schedule", "seed": 7})):
+            reply = await self.http.get("/admin/ai/routing", params=query, headers=self.console)
+            reply.raise_for_status()
+            setattr(self.report, key, reply.json())
+
+    async def _insights(self, patience_s: float = 30.0) -> None:
+        # Runs travel through the stream and land in batches, so the last
+        # ones may still be on their way: wait for them, within reason.
+        deadline = time.monotonic() + patience_s
+        while True:
+            reply = await self.http.get("/admin/ai/insights", params={"days": 1}, headers=self.console)
+            reply.raise_for_status()
+            self.report.insights = reply.json()
+            landed = sum(agent.get("runs", 0) for agent in self.report.insights.get("agents", []))
+            if landed >= self.report.task_runs or time.monotonic() > deadline:
+                return
+            await asyncio.sleep(0.5)
+
+    def _check(self) -> None:
+        report = self.report
+        if report.judged == 0:
+            report.failures.append("the sweeper judged nothing")
+        if not report.precedents:
+            report.failures.append("no precedent came back")
+        if any(p["outcome"] not in ("success", "failure") for p in report.precedents):
+            report.failures.append("a precedent came back unjudged")
+        for key in ("routing", "conversation_routing"):
+            arms = {arm["model"]: arm["posterior_mean"] for arm in getattr(report, key).get("arms", [])}
+            if arms.get(STRONG_MODEL, 0) <= arms.get(WEAK_MODEL, 1):
+                report.failures.append(f"{key} does not prefer {STRONG_MODEL}: {arms}")
+        runs = sum(agent.get("runs", 0) for agent in report.insights.get("agents", []))
+        if runs == 0:
+            report.failures.append("insights show no runs")
+
+
+def render(report: DemoReport) -> str:
+    lines = [
+        "",
+        "── Outrider demo report ──────────────────────────────────────────",
+        f"decisions recorded   {report.decisions_recorded}  (recorder: {report.recorder})",
+        f"facts sent           {report.facts_sent}",
+        f"task runs published  {report.task_runs}",
+        f"conversations        {report.conversations}",
+        f"sweeper judged       {report.judged}  {report.by_outcome}",
+        f"precedents (judged only, nearest first): {report.precedent_summary}",
+    ]
+    lines += [f"    {p['similarity']:.3f}  {p['outcome']:<7}  {p['action']:<16} {p['model']}" for p in report.precedents[:5]]
+    for key, title in (("routing", "routing for stall_response"), ("conversation_routing", "routing for console chat")):
+        data = getattr(report, key)
+        lines.append(f"{title}: pick {data.get('pick')}")
+        lines += [f"    {arm['model']:<20} mean {arm['posterior_mean']:.3f}  pick probability "
+                  f"{arm['pick_probability']:.2f}" for arm in data.get("arms", [])]
+    insights = report.insights
+    lines.append(f"insights: receiving={insights.get('receiving')}")
+    lines += [f"    {a['agent_id']:<24} runs {a['runs']:>4}  failures {a['failures']:>3}  state {a.get('state')}"
+              for a in insights.get("agents", []) if a.get("runs") or a.get("state") not in (None, "silent")]
+    lines.append("all claims hold" if report.ok else "CLAIMS FAILED: " + "; ".join(report.failures))
+    return "\n".join(lines)
+
+
+async def run_fleet(target: DemoTarget, *, scale: int = 120, seed: int = 11,
+                    out: Callable[[str], None] = print) -> DemoReport:
+    out(f"simulating {scale} booking rounds with {STRONG_MODEL} and {WEAK_MODEL} against {target.gateway_url}")
+    report = await Fleet(target, scale=scale, seed=seed, out=out).run()
+    out(render(report))
+    return report

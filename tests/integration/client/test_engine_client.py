@@ -1,0 +1,125 @@
+"""The engine client never slows or breaks its caller: with Outrider down it
+answers at once, bounds its memory and counts what it dropped; when Outrider
+comes back, retries land each decision exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import asyncpg
+
+from outrider.client.decisions import DecisionRecorder, PrecedentClient
+from outrider.client.subjects import LeaseRefused, SubjectGate
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from services.common.clients import channel
+from services.common.embedded import free_port
+from tests.harness import INTERNAL_KEY, running
+
+CONTEXT = {"stall_minutes": 14, "zone": "hsr"}
+
+
+def record(recorder: DecisionRecorder, **overrides) -> str:
+    fields = dict(decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id="BK-1",
+                  action="reassign", confidence=0.8, context=CONTEXT, model="claude-sonnet-4-5")
+    fields.update(overrides)
+    return recorder.record(**fields)
+
+
+async def count_decisions(dsn: str) -> int:
+    conn = await asyncpg.connect(dsn, server_settings={"search_path": "decisions"})
+    try:
+        return await conn.fetchval("select count(*) from decisions")
+    finally:
+        await conn.close()
+
+
+async def test_recorder_with_outrider_down_never_blocks_and_bounds_memory():
+    recorder = DecisionRecorder(f"127.0.0.1:{free_port()}", INTERNAL_KEY, max_queue=10, max_attempts=2,
+                                backoff_s=(0.01, 0.02), call_timeout_s=0.2)
+    started = time.monotonic()
+    ids = [record(recorder, subject_id=f"BK-{i}") for i in range(200)]
+    elapsed = time.monotonic() - started
+    assert len(set(ids)) == 200
+    assert elapsed < 1.0, "record() must only enqueue"
+    assert recorder.counters.dropped["queue_full"] >= 189
+    await recorder.close(timeout_s=5)
+    dropped = recorder.counters.dropped
+    assert recorder.counters.sent == 0
+    assert sum(dropped.values()) == 200
+    assert dropped["retries_exhausted"] + dropped["shutdown"] + dropped["queue_full"] == 200
+    assert record(recorder) and recorder.counters.dropped["closed"] == 1
+
+
+async def test_retries_after_an_outage_record_each_decision_once(settings, template, database):
+    recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY, max_attempts=40,
+                                backoff_s=(0.05, 0.2), call_timeout_s=0.5)
+    first = record(recorder, subject_id="BK-outage-1")
+    second = record(recorder, subject_id="BK-outage-2")
+    await asyncio.sleep(0.3)
+    assert recorder.counters.sent == 0
+    async with running(settings, ["decisions"]):
+        assert await recorder.flush(timeout_s=30)
+        again = record(recorder, subject_id="BK-outage-1", decision_id=first)
+        assert await recorder.flush(timeout_s=10)
+        await recorder.close()
+        assert again == first
+        assert recorder.counters.retried >= 1
+        assert recorder.counters.sent == 3
+        assert await count_decisions(template.raw_dsn(database)) == 2
+    assert second != first
+
+
+async def test_a_refused_decision_is_dropped_not_retried(settings):
+    async with running(settings, ["decisions"]):
+        recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY)
+        record(recorder, confidence=1.7)
+        record(recorder, decided_at=datetime.now(timezone.utc) + timedelta(hours=2))
+        await recorder.close()
+    assert recorder.counters.dropped["rejected"] == 2
+    assert recorder.counters.retried == 0
+
+
+async def test_precedents_answer_safely_when_outrider_is_down():
+    client = PrecedentClient(f"127.0.0.1:{free_port()}", INTERNAL_KEY, timeout_s=0.3)
+    answer = await client.precedents("stall_response", CONTEXT, k=5)
+    await client.close()
+    assert answer.available is False
+    assert answer.items == ()
+    assert client.unavailable == 1
+
+
+async def test_precedents_return_judged_decisions_only(settings):
+    async with running(settings, ["decisions"]):
+        recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY)
+        ids = [record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": 10 + i})
+               for i in range(4)]
+        await recorder.close()
+        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+            stub = decisions_pb2_grpc.DecisionsStub(ch)
+            await stub.SetOutcomes(decisions_pb2.SetOutcomesRequest(
+                verdicts=[decisions_pb2.OutcomeVerdict(id=ids[0], outcome="success"),
+                          decisions_pb2.OutcomeVerdict(id=ids[1], outcome="failure"),
+                          decisions_pb2.OutcomeVerdict(id=ids[2], outcome="unknown")],
+                judged_by="sweeper"))
+        client = PrecedentClient(settings.addr("decisions"), INTERNAL_KEY, timeout_s=5)
+        answer = await client.precedents("stall_response", CONTEXT, k=10)
+        await client.close()
+    assert answer.available
+    assert {p.id for p in answer.items} == {ids[0], ids[1]}
+    assert (answer.successes, answer.failures, answer.success_rate) == (1, 1, 0.5)
+
+
+async def test_lease_refuses_when_the_subject_is_unknown(settings):
+    async with running(settings, ["decisions"]):
+        gate = SubjectGate(settings.addr("decisions"), INTERNAL_KEY)
+        try:
+            await gate.lease(f"never-registered-{uuid.uuid4().hex[:6]}")
+        except LeaseRefused as refused:
+            assert refused.code == "NOT_FOUND"
+        else:
+            raise AssertionError("an unregistered subject must not be leased")
+        finally:
+            await gate.close()

@@ -1,0 +1,51 @@
+"""The demo end to end against the embedded stack: it must hold every claim it
+prints (decisions judged, precedents judged only, routing preferring the
+better model, insights filled)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import uvicorn
+
+from gateway.app import create_app
+from gateway.auth import issue_token
+from outrider.demo.fleet import STRONG_MODEL, WEAK_MODEL, DemoTarget, render, run_fleet
+from services.common.embedded import free_port
+from services.common.settings import CONTEXTS
+from tests.harness import INTERNAL_KEY, JWT_SECRET, running, with_env
+
+
+async def test_the_demo_shows_the_whole_loop(settings):
+    port = free_port()
+    settings = with_env(settings, http_port=port)
+    lines: list[str] = []
+    async with running(settings, CONTEXTS):
+        server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
+                                               log_config=None, access_log=False))
+        serving = asyncio.create_task(server.serve())
+        try:
+            while not server.started:
+                await asyncio.sleep(0.05)
+            target = DemoTarget(
+                gateway_url=f"http://127.0.0.1:{port}", decisions_addr=settings.addr("decisions"),
+                nats_url=settings.nats_url, internal_key=INTERNAL_KEY,
+                console_token=issue_token(JWT_SECRET, sub="demo", role=1),
+            )
+            report = await run_fleet(target, scale=40, seed=5, out=lines.append)
+        finally:
+            server.should_exit = True
+            await serving
+
+    assert report.failures == [], render(report)
+    assert report.decisions_recorded == 80
+    assert report.recorder["sent"] == 80 and report.recorder["dropped"] == {}
+    assert report.judged == 80
+    assert sum(report.by_outcome.values()) == 80
+    assert report.precedents and all(p["outcome"] in ("success", "failure") for p in report.precedents)
+    arms = {arm["model"]: arm for arm in report.routing["arms"]}
+    assert arms[STRONG_MODEL]["posterior_mean"] > arms[WEAK_MODEL]["posterior_mean"]
+    assert report.insights["receiving"] is True
+    runs = {agent["agent_id"]: agent["runs"] for agent in report.insights["agents"]}
+    assert runs["EXCEPTION_AGENT"] == 40
+    assert "all claims hold" in lines[-1]
