@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from fastapi import Request
 from google.protobuf.timestamp_pb2 import Timestamp
+
+from outrider import wire
 
 Stub = TypeVar("Stub")
 
@@ -25,14 +26,5 @@ def actor(who: Any) -> dict[str, str]:
 
 def instant(ts: Timestamp, present: bool = True) -> str | None:
     """RFC 3339 with an explicit UTC offset, or None for an unset timestamp."""
-    if not present or (ts.seconds == 0 and ts.nanos == 0):
-        return None
-    return ts.ToDatetime(tzinfo=timezone.utc).isoformat()
-
-
-def to_timestamp(value: datetime | None) -> Timestamp | None:
-    if value is None:
-        return None
-    ts = Timestamp()
-    ts.FromDatetime(value)
-    return ts
+    value = wire.instant(ts, present)
+    return value.isoformat() if value else None

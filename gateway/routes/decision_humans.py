@@ -9,7 +9,8 @@ from fastapi.responses import JSONResponse
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from gateway.auth import Principal, internal, staff
-from gateway.upstream import instant, stub, to_timestamp
+from gateway.upstream import instant, stub
+from outrider.wire import timestamp
 from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
 
 router = APIRouter(tags=["human decisions"])
@@ -88,7 +89,7 @@ async def record_human_input(body: HumanInputIn, request: Request) -> JSONRespon
             external_id=body.external_id,
             subject_id=body.subject_id,
             author=body.author,
-            at=to_timestamp(body.at),
+            at=timestamp(body.at),
             body=body.body,
         )
     )

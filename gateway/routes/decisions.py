@@ -15,7 +15,8 @@ from google.protobuf.struct_pb2 import Struct
 
 from gateway.auth import Principal, internal, staff, writer
 from gateway.errors import ApiError
-from gateway.upstream import instant, stub, to_timestamp
+from gateway.upstream import instant, stub
+from outrider.wire import timestamp
 from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
 
 router = APIRouter(tags=["decisions"])
@@ -129,7 +130,7 @@ def _record_request(body: dict[str, Any]) -> decisions_pb2.RecordDecisionRequest
         reasoning=_text(body, "reasoning"),
         model=model,
         embedding=_vector(body),
-        decided_at=to_timestamp(_instant(body.get("decided_at"), "decided_at")),
+        decided_at=timestamp(_instant(body.get("decided_at"), "decided_at")),
     )
     if decision.get("confidence") is not None:
         message.confidence = _number(decision["confidence"], "decision.confidence")

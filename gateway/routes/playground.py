@@ -16,12 +16,12 @@ from typing import Any
 import grpc
 from fastapi import APIRouter, Body, Depends, Query, Request
 from fastapi.responses import StreamingResponse
-from google.protobuf.json_format import MessageToDict
 
 from gateway.auth import Principal, staff, writer
 from gateway.errors import ApiError, from_rpc_error
 from gateway.upstream import actor, instant, stub
 from outrider.v1 import common_pb2, playground_pb2, playground_pb2_grpc
+from outrider.wire import plain
 
 router = APIRouter(tags=["playground"])
 
@@ -45,27 +45,16 @@ def _text(body: dict[str, Any], key: str) -> str:
     return value
 
 
-def _whole_numbers(value: Any) -> Any:
-    # Struct carries every number as a double; 1001 should read as 1001.
-    if isinstance(value, dict):
-        return {key: _whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_whole_numbers(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
 def step_json(step: playground_pb2.TraceStep) -> dict[str, Any]:
     return {
         "turn": step.turn,
         "tool": step.tool,
-        "input": _whole_numbers(MessageToDict(step.input)),
+        "input": plain(step.input),
         "outcome": step.outcome,
         "reason": step.reason,
         "result": step.result,
         "error": step.error or None,
-        "proposal": _whole_numbers(MessageToDict(step.proposal)) if step.HasField("proposal") else None,
+        "proposal": plain(step.proposal) if step.HasField("proposal") else None,
         "ms": step.ms,
     }
 

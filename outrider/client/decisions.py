@@ -20,11 +20,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 import grpc
-from google.protobuf.struct_pb2 import Struct
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.client.transport import keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.wire import instant, struct, timestamp
 
 _log = logging.getLogger(__name__)
 
@@ -36,19 +35,6 @@ _PERMANENT = frozenset({
     grpc.StatusCode.UNAUTHENTICATED,
     grpc.StatusCode.NOT_FOUND,
 })
-
-
-def _struct(values: Mapping[str, Any] | None) -> Struct:
-    message = Struct()
-    if values:
-        message.update(dict(values))
-    return message
-
-
-def _timestamp(value: datetime) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
 
 
 @dataclass
@@ -117,11 +103,11 @@ class DecisionRecorder:
                 subject_id=subject_id,
                 action=action,
                 confidence=confidence,
-                context=_struct(context),
+                context=struct(context),
                 reasoning=reasoning,
                 model=model,
                 embedding=list(embedding or ()),
-                decided_at=_timestamp(decided_at or datetime.now(timezone.utc)),
+                decided_at=timestamp(decided_at or datetime.now(timezone.utc)),
             )
         except (TypeError, ValueError) as error:
             self._drop("unencodable", decision_id, error)
@@ -235,7 +221,7 @@ class PrecedentClient:
         self.unavailable = 0
 
     async def precedents(self, decision_type: str, context: Mapping[str, Any], k: int = 10) -> Precedents:
-        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context=_struct(context), k=k)
+        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context=struct(context), k=k)
         try:
             reply = await self._stub.FindSimilar(request, timeout=self._timeout_s)
         except grpc.aio.AioRpcError as error:
@@ -246,7 +232,7 @@ class PrecedentClient:
             Precedent(
                 id=d.id, action=d.action, outcome=d.outcome, similarity=d.similarity, confidence=d.confidence,
                 model=d.model,
-                decided_at=d.decided_at.ToDatetime(tzinfo=timezone.utc) if d.HasField("decided_at") else None,
+                decided_at=instant(d.decided_at, d.HasField("decided_at")),
             )
             for d in reply.items
         )

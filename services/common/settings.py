@@ -172,8 +172,10 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     human_sources = _json_object(env, "OUTRIDER_HUMAN_SOURCES")
 
     dimension = _int(env, "OUTRIDER_EMBEDDING_DIM", 384)
-    if not 1 <= dimension <= 16000:
-        raise SettingsError(f"OUTRIDER_EMBEDDING_DIM must be between 1 and 16000, got {dimension}")
+    # pgvector indexes vectors of at most 2,000 dimensions; a larger one would
+    # migrate and then fail at the first index build.
+    if not 1 <= dimension <= 2000:
+        raise SettingsError(f"OUTRIDER_EMBEDDING_DIM must be between 1 and 2000, got {dimension}")
 
     return Settings(
         env=mode,

@@ -3,55 +3,21 @@ decision-memory half that sees wire types."""
 
 from __future__ import annotations
 
-import math
-from datetime import datetime, timezone
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import decisions_pb2
+from outrider.wire import plain, timestamp
 
 from services.decisions.rules import SimilarSummary
 from services.decisions.store import DecisionRow, OutcomeCountRow, PendingRow
-
-# A double holds every integer up to 2**53 exactly; past that a whole float
-# is not a count anyone wrote.
-_EXACT_INTEGER = 2**53
-
-
-def timestamp(value: datetime | None) -> Timestamp | None:
-    if value is None:
-        return None
-    # Seconds and nanos straight from the aware instant: a third of what
-    # FromDatetime costs, and a precedent answer carries twenty of these.
-    return Timestamp(seconds=math.floor(value.timestamp()), nanos=value.microsecond * 1000)
-
-
-def instant(ts: Timestamp, present: bool) -> datetime | None:
-    """A Timestamp field as an aware datetime, or None when the caller left it unset."""
-    if not present:
-        return None
-    return ts.ToDatetime(tzinfo=timezone.utc)
-
-
-def _whole_numbers(value: Any) -> Any:
-    # Struct carries every number as a double, so an engine's 12 arrives as
-    # 12.0; stored as sent, a context would read back unlike what was written.
-    if isinstance(value, float) and value.is_integer() and abs(value) < _EXACT_INTEGER:
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_whole_numbers(item) for item in value]
-    return value
 
 
 def context_from_proto(message: Struct, present: bool) -> dict[str, Any] | None:
     if not present:
         return None
-    return _whole_numbers(MessageToDict(message))
+    return plain(message)
 
 
 def decision_to_proto(row: DecisionRow) -> decisions_pb2.Decision:

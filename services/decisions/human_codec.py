@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import common_pb2, decisions_pb2
+from outrider.wire import timestamp
 
 from services.common.errors import InvalidArgument
 from services.decisions.human import HumanInput, Subject
@@ -86,12 +86,6 @@ def page_from_proto(page: common_pb2.PageRequest) -> tuple[PageKey | None, int]:
     return after, page.limit or DEFAULT_PAGE
 
 
-def _timestamp(value: datetime) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
-
-
 def subject_to_proto(row: SubjectRow) -> decisions_pb2.Subject:
     return decisions_pb2.Subject(id=row.id, source=row.source or "", plan_ref=row.plan_ref or "", cursor=row.cursor)
 
@@ -105,8 +99,8 @@ def decision_to_proto(row: HumanDecisionRow) -> decisions_pb2.HumanDecision:
         author=row.author,
         provider=row.provider,
         external_id=row.external_id,
-        written_at=_timestamp(row.written_at),
-        observed_at=_timestamp(row.observed_at),
+        written_at=timestamp(row.written_at),
+        observed_at=timestamp(row.observed_at),
         plan_ref=row.plan_ref or "",
         step=row.step or "",
     )

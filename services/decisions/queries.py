@@ -124,14 +124,14 @@ def similar_query(
     must be ones a decision could have: a type spelled differently would
     silently match nothing, a vector of another size cannot be compared.
     """
-    checked_type = rules._decision_type(decision_type)
+    checked_type = rules.checked_decision_type(decision_type)
     checked_k = rules.clamp_k(k)
     vector = _query_vector(embedding, dimension)
     if vector is not None:
         return SimilarQuery(checked_type, checked_k, vector, None)
     if context is None:
         raise InvalidDecision("context", "context or embedding is required")
-    return SimilarQuery(checked_type, checked_k, None, rules._context(context))
+    return SimilarQuery(checked_type, checked_k, None, rules.checked_context(context))
 
 
 def _query_vector(values: Sequence[float], dimension: int) -> tuple[float, ...] | None:

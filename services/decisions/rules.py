@@ -115,13 +115,13 @@ def new_decision(
         raise ValueError("now must be timezone-aware")
     return NewDecision(
         id=_idempotency_key(id),
-        decision_type=_decision_type(decision_type),
+        decision_type=checked_decision_type(decision_type),
         agent_id=_required_text("agent_id", agent_id),
         subject_id=_required_text("subject_id", subject_id),
         action=_required_text("action", action),
         confidence=_confidence(confidence),
         decided_at=_decided_at(decided_at, now),
-        context=_context(context),
+        context=checked_context(context),
         reasoning=_optional_text("reasoning", reasoning),
         model=_optional_text("model", model),
         embedding=_embedding(embedding, embedding_dimension),
@@ -195,7 +195,7 @@ def clamp_k(k: object = None) -> int:
     return k
 
 
-def _decision_type(value: object) -> str:
+def checked_decision_type(value: object) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidDecision("decision_type", "is required")
     if not _DECISION_TYPE_MIN <= len(value) <= _DECISION_TYPE_MAX:
@@ -281,7 +281,7 @@ def _decided_at(value: object, now: datetime) -> datetime:
     return value.astimezone(timezone.utc)
 
 
-def _context(value: object) -> Mapping[str, Any]:
+def checked_context(value: object) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 import grpc
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.wire import instant
 
 from services.common.errors import Conflict, InvalidArgument, NotFound
 from services.common.runtime import Runtime
@@ -75,7 +76,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
                 model=request.model or None,
                 context=codec.context_from_proto(request.context, request.HasField("context")),
                 embedding=list(request.embedding),
-                decided_at=codec.instant(request.decided_at, request.HasField("decided_at")),
+                decided_at=instant(request.decided_at, request.HasField("decided_at")),
                 now=now,
                 embedding_dimension=self._dimension,
             )
@@ -187,7 +188,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             after = queries.decode_cursor(request.after_cursor, "after_cursor")
         except InvalidDecision as error:
             raise _invalid(error) from None
-        before = codec.instant(request.decided_before, request.HasField("decided_before")) or _now()
+        before = instant(request.decided_before, request.HasField("decided_before")) or _now()
         async with self._engine.connect() as conn:
             rows = await store.list_pending(conn, decided_before=before, after=after, limit=limit + 1)
         page, more = rows[:limit], len(rows) > limit
@@ -226,7 +227,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def CountOutcomes(
         self, request: decisions_pb2.CountOutcomesRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.CountOutcomesResponse:
-        since = codec.instant(request.decided_since, request.HasField("decided_since"))
+        since = instant(request.decided_since, request.HasField("decided_since"))
         async with self._engine.connect() as conn:
             rows = await store.count_outcomes(conn, decided_since=since)
         return decisions_pb2.CountOutcomesResponse(items=[codec.count_to_proto(row) for row in rows])

@@ -8,13 +8,13 @@ import json
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypeVar
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc, outcomes_pb2
+from outrider.wire import instant, timestamp
 from services.common.errors import InvalidArgument
 from services.outcomes.advice import Advice, OutcomeCount
 from services.outcomes.credit import Conversation, ConversationMetrics, MalformedConversation, TurnCredit
@@ -55,16 +55,6 @@ async def retrying(call: Callable[[], Awaitable[Reply]], *, what: str) -> Reply:
         attempt += 1
 
 
-def _timestamp(value: datetime) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
-
-
-def _instant(stamp: Timestamp) -> datetime:
-    return stamp.ToDatetime(tzinfo=UTC)
-
-
 class DecisionsClient:
     """The decisions context's API as the sweeper and the router use it."""
 
@@ -72,14 +62,14 @@ class DecisionsClient:
         self._stub = stub
 
     async def list_pending(self, *, before: datetime, cursor: str, limit: int) -> tuple[list[PendingDecision], str]:
-        request = decisions_pb2.ListPendingRequest(decided_before=_timestamp(before), after_cursor=cursor, limit=limit)
+        request = decisions_pb2.ListPendingRequest(decided_before=timestamp(before), after_cursor=cursor, limit=limit)
         reply = await retrying(lambda: self._stub.ListPending(request), what="ListPending")
         items = [
             PendingDecision(
                 id=item.id,
                 decision_type=item.decision_type,
                 subject_id=item.subject_id,
-                decided_at=_instant(item.decided_at),
+                decided_at=instant(item.decided_at),
                 model=item.model or None,
             )
             for item in reply.items

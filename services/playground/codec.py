@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.struct_pb2 import Struct
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import playground_pb2, registry_pb2
+from outrider.wire import plain, struct
 from services.playground.engine import Step, ToolSpec
 from services.playground.rules import SkillChoice
 from services.playground.store import RunRow
@@ -59,7 +58,7 @@ def tool_spec(tool: registry_pb2.Tool) -> ToolSpec:
     return ToolSpec(
         policy=policy,
         description=tool.description,
-        input_schema=_whole_numbers(MessageToDict(tool.input_schema)),
+        input_schema=plain(tool.input_schema),
         http_path=tool.http_path,
     )
 
@@ -89,9 +88,9 @@ def step_to_proto(step: Mapping[str, Any]) -> playground_pb2.TraceStep:
         ms=step["ms"],
         error=step.get("error", ""),
     )
-    message.input.CopyFrom(_struct(step.get("input") or {}))
+    message.input.CopyFrom(struct(step.get("input") or {}))
     if step.get("proposal") is not None:
-        message.proposal.CopyFrom(_struct(step["proposal"]))
+        message.proposal.CopyFrom(struct(step["proposal"]))
     return message
 
 
@@ -134,21 +133,3 @@ def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
         return moment, uuid.UUID(run_id)
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
         raise BadCursor("cursor is not one this API handed out") from None
-
-
-def _struct(value: Mapping[str, Any]) -> Struct:
-    struct = Struct()
-    struct.update(dict(value))
-    return struct
-
-
-def _whole_numbers(value: Any) -> Any:
-    # Struct keeps every number as a double; a schema's "maximum": 200 should
-    # reach the model as it was written, not as 200.0.
-    if isinstance(value, dict):
-        return {key: _whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_whole_numbers(item) for item in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value

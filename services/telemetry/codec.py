@@ -5,19 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
+from outrider.wire import timestamp
 
 from services.telemetry import rules
-
-
-def _timestamp(value: datetime | None) -> Timestamp | None:
-    if value is None:
-        return None
-    stamp = Timestamp()
-    stamp.FromDatetime(value)
-    return stamp
 
 
 def requested_days(request: telemetry_pb2.GetInsightsRequest) -> int | None:
@@ -33,7 +25,7 @@ def outcome_counts(reply: decisions_pb2.CountOutcomesResponse) -> list[tuple[str
 
 
 def decided_since(value: datetime) -> decisions_pb2.CountOutcomesRequest:
-    return decisions_pb2.CountOutcomesRequest(decided_since=_timestamp(value))
+    return decisions_pb2.CountOutcomesRequest(decided_since=timestamp(value))
 
 
 def insights_to_proto(
@@ -55,9 +47,9 @@ def insights_to_proto(
                 failures=a.failures,
                 avg_ms=a.avg_ms,
                 p95_ms=a.p95_ms,
-                last_run_at=_timestamp(a.last_run_at),
+                last_run_at=timestamp(a.last_run_at),
                 state=a.state,
-                last_heartbeat_at=_timestamp(a.last_heartbeat_at),
+                last_heartbeat_at=timestamp(a.last_heartbeat_at),
                 registered=a.registered,
             )
             for a in agents
@@ -68,7 +60,7 @@ def insights_to_proto(
         ],
         decisions_available=decisions is not None,
         degraded=[telemetry_pb2.Degraded(source=s, reason=r) for s, r in sorted(degraded.items())],
-        last_received_at=_timestamp(last_received_at),
+        last_received_at=timestamp(last_received_at),
     )
 
 

@@ -126,7 +126,7 @@ async def test_one_sweep_applies_every_rule_and_never_guesses_an_unknown_type(se
 
 async def test_two_replicas_sweeping_at_once_judge_each_decision_once(settings, template, database):
     count = 600
-    async with running(settings, ["decisions", "outcomes"]), gateway_client(settings) as client:
+    async with running(settings, ["decisions", "outcomes"]):
         second = ContextServer("outcomes", settings)
         await second.start("127.0.0.1:0")
         try:

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-import outrider.client
 from outrider.client import RegistryClient, RegistryDefaults, RegistrySnapshot, SnapshotFormatError, UnknownThreshold
 from services.registry.inventory import load_inventory
 from services.registry.snapshot import build_document, encode
 
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def seed_snapshot(**changes) -> RegistrySnapshot:
