@@ -13,10 +13,13 @@ import asyncpg
 
 from outrider.client.decisions import DecisionRecorder, PrecedentClient
 from outrider.client.subjects import LeaseRefused, SubjectGate
+from outrider.client.telemetry import TelemetryPublisher
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from services.common.clients import channel
 from services.common.embedded import free_port
+from outrider.wire import timestamp
 from tests.harness import INTERNAL_KEY, running
+from tests.integration.telemetry.support import counters, eventually, run_keys
 
 CONTEXT = {"stall_minutes": 14, "zone": "hsr"}
 
@@ -123,3 +126,51 @@ async def test_lease_refuses_when_the_subject_is_unknown(settings):
             raise AssertionError("an unregistered subject must not be leased")
         finally:
             await gate.close()
+
+
+async def test_a_republished_task_run_is_one_row_and_heartbeats_reach_the_bucket(settings, template, database):
+    started = datetime.now(timezone.utc) - timedelta(seconds=3)
+    async with running(settings, ["telemetry"]):
+        publisher = await TelemetryPublisher.connect(settings.nats_url)
+        try:
+            for _ in range(2):
+                # A publish retried after a lost ack: same agent and task.
+                await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-1", task_type="stall_check",
+                                         status="succeeded", started_at=started, finished_at=started + timedelta(seconds=1))
+            await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-2", task_type="stall_check",
+                                     status="failed", started_at=started, finished_at=started + timedelta(seconds=2),
+                                     error="upstream timeout")
+            await publisher.heartbeat(agent_id="EXCEPTION_AGENT", state="watching stalls")
+        finally:
+            await publisher.close()
+        await eventually(lambda: _landed(settings), what="two runs and one heartbeat")
+        seen = await counters(settings)
+    assert await run_keys(template, database) == [("EXCEPTION_AGENT", "t-1"), ("EXCEPTION_AGENT", "t-2")]
+    assert seen["duplicates"] == 0, "the stream de-duplicates by message id before the consumer"
+    assert seen["received"] == 2
+
+
+async def _landed(settings) -> bool:
+    seen = await counters(settings)
+    return seen["inserted"] == 2 and seen["heartbeats"] == 1
+
+
+async def test_the_human_gate_answers_newest_intent_last(settings):
+    async with running(settings, ["decisions"]):
+        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+            stub = decisions_pb2_grpc.DecisionsStub(ch)
+            await stub.RegisterSubject(decisions_pb2.RegisterSubjectRequest(id="BK-77", plan_ref="plan-3"))
+            now = datetime.now(timezone.utc)
+            for n, body in enumerate(("hold until the customer calls back", "outrider verify step-2")):
+                # Written after the plan was accepted: a verify binds to the
+                # plan in force when the person wrote it.
+                at = timestamp(now + timedelta(seconds=n))
+                await stub.RecordHumanInput(decisions_pb2.RecordHumanInputRequest(
+                    provider="tracker:ops/bookings", external_id=f"c-{n}", subject_id="BK-77",
+                    author="ops@example.com", at=at, body=body))
+        gate = SubjectGate(settings.addr("decisions"), INTERNAL_KEY)
+        lease = await gate.lease("BK-77")
+        await gate.close()
+    assert [d.kind for d in lease.human_decisions] == ["operator_instruction", "plan_step_approval"]
+    assert lease.human_decisions[0].body == "hold until the customer calls back"
+    assert (lease.human_decisions[1].plan_ref, lease.human_decisions[1].step) == ("plan-3", "step-2")
