@@ -6,18 +6,12 @@ timestamp or a JSON object crosses the wire the same way everywhere.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.struct_pb2 import Struct
 from google.protobuf.timestamp_pb2 import Timestamp
-
-# Doubles hold integers exactly up to 2**53; beyond that a whole-looking
-# double is not a count anyone wrote.
-_EXACT_INTEGER = 2**53
 
 
 def timestamp(value: datetime | None) -> Timestamp | None:
@@ -38,24 +32,42 @@ def instant(stamp: Timestamp, present: bool = True) -> datetime | None:
     return stamp.ToDatetime(tzinfo=timezone.utc)
 
 
-def whole_numbers(value: Any) -> Any:
-    """Undo Struct's doubles: an engine's 12 arrives as 12.0 and should read back as 12."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < _EXACT_INTEGER:
-        return int(value)
-    if isinstance(value, dict):
-        return {key: whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [whole_numbers(item) for item in value]
+class MalformedJson(ValueError):
+    """Bytes that are not the UTF-8 JSON a field promises."""
+
+
+def json_bytes(value: Any) -> bytes:
+    """A JSON value as the compact UTF-8 bytes a `*_json` field carries.
+
+    JSON text, not google.protobuf.Struct: a Struct holds every number as a
+    double, so an engine's 18 came back as 18.0 and an integer past 2**53 came
+    back as a different integer. Text carries what was written.
+    """
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError, UnicodeEncodeError, RecursionError) as exc:
+        raise MalformedJson(f"not representable as JSON: {type(exc).__name__}") from None
+
+
+def json_value(data: bytes) -> Any:
+    """The value a `*_json` field carries; None when the field is empty (not sent)."""
+    if not data:
+        return None
+    try:
+        return json.loads(data, parse_constant=_refuse_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise MalformedJson(f"not UTF-8 JSON: {type(exc).__name__}") from None
+
+
+def json_object(data: bytes) -> dict[str, Any] | None:
+    """Like json_value, but the value must be an object."""
+    value = json_value(data)
+    if value is not None and not isinstance(value, dict):
+        raise MalformedJson(f"must be a JSON object, got {type(value).__name__}")
     return value
 
 
-def struct(values: Mapping[str, Any] | None) -> Struct:
-    message = Struct()
-    if values:
-        message.update(dict(values))
-    return message
-
-
-def plain(message: Struct) -> dict[str, Any]:
-    """A Struct as the JSON object it was built from, whole numbers restored."""
-    return whole_numbers(MessageToDict(message))
+def _refuse_constant(name: str) -> Any:
+    # NaN and Infinity are Python's extension, not JSON: no other reader
+    # would accept them back.
+    raise ValueError(f"{name} is not JSON")

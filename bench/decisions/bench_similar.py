@@ -58,6 +58,7 @@ import psutil
 from pgvector.asyncpg import register_vector
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.wire import json_bytes
 from services.common.clients import channel
 from services.common.db import context_engine, migrate
 from services.common.embedded import EmbeddedPostgres, free_port
@@ -538,9 +539,8 @@ async def record_paths(
             body = payload(i)
             request = decisions_pb2.RecordDecisionRequest(
                 decision_type=body["decision_type"], agent_id=body["agent_id"], subject_id=body["subject_id"],
-                action="reassign", confidence=0.8, reasoning="bench",
+                action="reassign", confidence=0.8, reasoning="bench", context_json=json_bytes(body["context"]),
             )
-            request.context.update(body["context"])
             await stub.RecordDecision(request)
 
         async def via_gateway(i: int) -> None:

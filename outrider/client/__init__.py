@@ -25,7 +25,7 @@ from outrider.client.registry import (
 )
 from outrider.client.subjects import HumanDecision, Lease, LeaseRefused, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
-from outrider.client.transport import keyed_channel
+from outrider.rpc import keyed_channel
 
 __all__ = [
     "AgentSettings",

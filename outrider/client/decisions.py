@@ -21,9 +21,9 @@ from typing import Any
 
 import grpc
 
-from outrider.client.transport import keyed_channel
+from outrider.rpc import keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from outrider.wire import instant, struct, timestamp
+from outrider.wire import instant, json_bytes, timestamp
 
 _log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class DecisionRecorder:
                 subject_id=subject_id,
                 action=action,
                 confidence=confidence,
-                context=struct(context),
+                context_json=json_bytes(dict(context or {})),
                 reasoning=reasoning,
                 model=model,
                 embedding=list(embedding or ()),
@@ -221,7 +221,9 @@ class PrecedentClient:
         self.unavailable = 0
 
     async def precedents(self, decision_type: str, context: Mapping[str, Any], k: int = 10) -> Precedents:
-        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context=struct(context), k=k)
+        request = decisions_pb2.FindSimilarRequest(
+            decision_type=decision_type, context_json=json_bytes(dict(context)), k=k
+        )
         try:
             reply = await self._stub.FindSimilar(request, timeout=self._timeout_s)
         except grpc.aio.AioRpcError as error:

@@ -46,7 +46,7 @@ from typing import Any, Final, Literal
 
 import grpc
 
-from outrider.client.transport import keyed_channel
+from outrider.rpc import keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 
 _log = logging.getLogger(__name__)

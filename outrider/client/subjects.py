@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import grpc
 
-from outrider.client.transport import keyed_channel
+from outrider.rpc import keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 
 

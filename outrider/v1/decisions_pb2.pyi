@@ -1,6 +1,5 @@
 import datetime
 
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from outrider.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
@@ -12,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Decision(_message.Message):
-    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "action", "confidence", "reasoning", "model", "decided_at", "outcome", "outcome_reason", "judged_at", "judged_by", "context", "similarity")
+    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "action", "confidence", "reasoning", "model", "decided_at", "outcome", "outcome_reason", "judged_at", "judged_by", "context_json", "similarity")
     ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -26,7 +25,7 @@ class Decision(_message.Message):
     OUTCOME_REASON_FIELD_NUMBER: _ClassVar[int]
     JUDGED_AT_FIELD_NUMBER: _ClassVar[int]
     JUDGED_BY_FIELD_NUMBER: _ClassVar[int]
-    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]
     id: str
     decision_type: str
@@ -41,17 +40,17 @@ class Decision(_message.Message):
     outcome_reason: str
     judged_at: _timestamp_pb2.Timestamp
     judged_by: str
-    context: _struct_pb2.Struct
+    context_json: bytes
     similarity: float
-    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., outcome: _Optional[str] = ..., outcome_reason: _Optional[str] = ..., judged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., judged_by: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., similarity: _Optional[float] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., outcome: _Optional[str] = ..., outcome_reason: _Optional[str] = ..., judged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., judged_by: _Optional[str] = ..., context_json: _Optional[bytes] = ..., similarity: _Optional[float] = ...) -> None: ...
 
 class RecordDecisionRequest(_message.Message):
-    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "context", "action", "confidence", "reasoning", "model", "embedding", "decided_at")
+    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "context_json", "action", "confidence", "reasoning", "model", "embedding", "decided_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
-    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
     REASONING_FIELD_NUMBER: _ClassVar[int]
@@ -62,14 +61,14 @@ class RecordDecisionRequest(_message.Message):
     decision_type: str
     agent_id: str
     subject_id: str
-    context: _struct_pb2.Struct
+    context_json: bytes
     action: str
     confidence: float
     reasoning: str
     model: str
     embedding: _containers.RepeatedScalarFieldContainer[float]
     decided_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., embedding: _Optional[_Iterable[float]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., context_json: _Optional[bytes] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., embedding: _Optional[_Iterable[float]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class RecordDecisionResponse(_message.Message):
     __slots__ = ("id", "created")
@@ -80,16 +79,16 @@ class RecordDecisionResponse(_message.Message):
     def __init__(self, id: _Optional[str] = ..., created: _Optional[bool] = ...) -> None: ...
 
 class FindSimilarRequest(_message.Message):
-    __slots__ = ("decision_type", "context", "embedding", "k")
+    __slots__ = ("decision_type", "context_json", "embedding", "k")
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
-    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
     decision_type: str
-    context: _struct_pb2.Struct
+    context_json: bytes
     embedding: _containers.RepeatedScalarFieldContainer[float]
     k: int
-    def __init__(self, decision_type: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., embedding: _Optional[_Iterable[float]] = ..., k: _Optional[int] = ...) -> None: ...
+    def __init__(self, decision_type: _Optional[str] = ..., context_json: _Optional[bytes] = ..., embedding: _Optional[_Iterable[float]] = ..., k: _Optional[int] = ...) -> None: ...
 
 class SimilarSummary(_message.Message):
     __slots__ = ("successes", "failures", "success_rate")

@@ -1,6 +1,5 @@
 import datetime
 
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from outrider.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
@@ -24,26 +23,26 @@ class RunRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., prompt: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
 
 class TraceStep(_message.Message):
-    __slots__ = ("turn", "tool", "input", "outcome", "result", "ms", "reason", "error", "proposal")
+    __slots__ = ("turn", "tool", "input_json", "outcome", "result", "ms", "reason", "error", "proposal_json")
     TURN_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
-    INPUT_FIELD_NUMBER: _ClassVar[int]
+    INPUT_JSON_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     MS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
-    PROPOSAL_FIELD_NUMBER: _ClassVar[int]
+    PROPOSAL_JSON_FIELD_NUMBER: _ClassVar[int]
     turn: int
     tool: str
-    input: _struct_pb2.Struct
+    input_json: bytes
     outcome: str
     result: str
     ms: int
     reason: str
     error: str
-    proposal: _struct_pb2.Struct
-    def __init__(self, turn: _Optional[int] = ..., tool: _Optional[str] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., outcome: _Optional[str] = ..., result: _Optional[str] = ..., ms: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., proposal: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    proposal_json: bytes
+    def __init__(self, turn: _Optional[int] = ..., tool: _Optional[str] = ..., input_json: _Optional[bytes] = ..., outcome: _Optional[str] = ..., result: _Optional[str] = ..., ms: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., proposal_json: _Optional[bytes] = ...) -> None: ...
 
 class RunTrace(_message.Message):
     __slots__ = ("id", "agent_id", "skill_id", "model", "turns", "input_tokens", "output_tokens", "total_ms", "final_text", "steps", "error", "stop_reason", "created_by", "created_at", "prompt", "step_count", "created_by_email")

@@ -22,12 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
-from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from outrider.v1 import common_pb2 as outrider_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aoutrider/v1/registry.proto\x12\x0boutrider.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"\x86\x02\n\x05\x41gent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07runtime\x18\x03 \x01(\t\x12\x0f\n\x07purpose\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x19\n\x11has_autonomy_gate\x18\x06 \x01(\x08\x12\x12\n\nautonomous\x18\x07 \x01(\x08\x12\r\n\x05model\x18\x08 \x01(\t\x12\x13\n\x0bskill_count\x18\t \x01(\x05\x12\x12\n\ntool_count\x18\n \x01(\x05\x12\x0f\n\x07wake_on\x18\x0b \x01(\t\x12\x11\n\tclass_ref\x18\x0c \x01(\t\x12\x13\n\x0bstatus_note\x18\r \x01(\t\x12\x11\n\twrites_to\x18\x0e \x01(\t\"\x9e\x03\n\x04Tool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0e\n\x06target\x18\x04 \x01(\t\x12-\n\x0cinput_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1d\n\x15requires_confirmation\x18\x06 \x01(\x08\x12\x16\n\x0eimplemented_at\x18\x07 \x01(\t\x12\x10\n\x08\x65xecutor\x18\x08 \x01(\t\x12\x14\n\x0cowner_agents\x18\t \x03(\t\x12Z\n\x1erequires_confirmation_by_agent\x18\n \x03(\x0b\x32\x32.outrider.v1.Tool.RequiresConfirmationByAgentEntry\x12\x14\n\x0c\x62\x61se_url_key\x18\x0b \x01(\t\x12\x11\n\thttp_path\x18\x0c \x01(\t\x1a\x42\n RequiresConfirmationByAgentEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x08:\x02\x38\x01\"k\n\rThresholdSpec\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0b\n\x03min\x18\x02 \x01(\x01\x12\x0b\n\x03max\x18\x03 \x01(\x01\x12\x0c\n\x04step\x18\x04 \x01(\x01\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x05 \x01(\x01\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\"\x9a\x04\n\x05Skill\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x15\n\rsample_prompt\x18\x06 \x01(\t\x12\x0e\n\x06source\x18\x07 \x01(\t\x12\x0f\n\x07\x65nabled\x18\x08 \x01(\x08\x12\x36\n\nthresholds\x18\t \x03(\x0b\x32\".outrider.v1.Skill.ThresholdsEntry\x12\x43\n\x11thresholds_schema\x18\n \x03(\x0b\x32(.outrider.v1.Skill.ThresholdsSchemaEntry\x12\x0f\n\x07version\x18\x0b \x01(\x05\x12\x12\n\ntool_names\x18\x0c \x03(\t\x12\x17\n\x0f\x64isabled_reason\x18\r \x01(\t\x12\x12\n\nupdated_by\x18\x0e \x01(\t\x12.\n\nupdated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a\x31\n\x0fThresholdsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1aS\n\x15ThresholdsSchemaEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.outrider.v1.ThresholdSpec:\x02\x38\x01\"\x13\n\x11ListAgentsRequest\"7\n\x12ListAgentsResponse\x12!\n\x05items\x18\x01 \x03(\x0b\x32\x12.outrider.v1.Agent\"\x1d\n\x0fGetAgentRequest\x12\n\n\x02id\x18\x01 \x01(\t\"Y\n\x07Surface\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x11\n\tagent_ids\x18\x05 \x03(\t\"\x9e\x01\n\x0b\x41gentDetail\x12!\n\x05\x61gent\x18\x01 \x01(\x0b\x32\x12.outrider.v1.Agent\x12\"\n\x06skills\x18\x02 \x03(\x0b\x32\x12.outrider.v1.Skill\x12 \n\x05tools\x18\x03 \x03(\x0b\x32\x11.outrider.v1.Tool\x12&\n\x08surfaces\x18\x04 \x03(\x0b\x32\x14.outrider.v1.Surface\"\xb2\x01\n\x12UpdateAgentRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\nautonomous\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x12\n\x05model\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x0f\n\x07\x63onfirm\x18\x04 \x01(\t\x12!\n\x05\x61\x63tor\x18\x05 \x01(\x0b\x32\x12.outrider.v1.Actor\x12\x16\n\x0eunknown_fields\x18\x06 \x03(\tB\r\n\x0b_autonomousB\x08\n\x06_model\"%\n\x11ListSkillsRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\"7\n\x12ListSkillsResponse\x12!\n\x05items\x18\x01 \x03(\x0b\x32\x12.outrider.v1.Skill\"\xd7\x02\n\x12\x43reateSkillRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x15\n\rsample_prompt\x18\x06 \x01(\t\x12\x12\n\ntool_names\x18\x07 \x03(\t\x12\x14\n\x07\x65nabled\x18\t \x01(\x08H\x00\x88\x01\x01\x12!\n\x05\x61\x63tor\x18\n \x01(\x0b\x32\x12.outrider.v1.Actor\x12\x32\n\x11thresholds_schema\x18\x0b \x01(\x0b\x32\x17.google.protobuf.Struct\x12+\n\nthresholds\x18\x0c \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x16\n\x0eunknown_fields\x18\r \x03(\tB\n\n\x08_enabledJ\x04\x08\x08\x10\t\"\xe4\x01\n\x12UpdateSkillRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x07\x65nabled\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12!\n\x05\x61\x63tor\x18\x05 \x01(\x0b\x32\x12.outrider.v1.Actor\x12+\n\nthresholds\x18\x06 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x16\n\x0eunknown_fields\x18\x07 \x03(\tB\n\n\x08_enabledB\x13\n\x11_expected_versionJ\x04\x08\x03\x10\x04\" \n\x10ListToolsRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\"5\n\x11ListToolsResponse\x12 \n\x05items\x18\x01 \x03(\x0b\x32\x11.outrider.v1.Tool\"\xf0\x01\n\x08\x41uditRow\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06\x65ntity\x18\x02 \x01(\t\x12\x11\n\tentity_id\x18\x03 \x01(\t\x12\r\n\x05\x66ield\x18\x04 \x01(\t\x12#\n\x03old\x18\x05 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x03new\x18\x06 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x12\n\nchanged_by\x18\x07 \x01(\t\x12\x18\n\x10\x63hanged_by_email\x18\x08 \x01(\t\x12.\n\nchanged_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"]\n\x10ListAuditRequest\x12\x0e\n\x06\x65ntity\x18\x01 \x01(\t\x12\x11\n\tentity_id\x18\x02 \x01(\t\x12&\n\x04page\x18\x03 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"N\n\x11ListAuditResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.AuditRow\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"*\n\x08Snapshot\x12\x0c\n\x04\x65tag\x18\x01 \x01(\t\x12\x10\n\x08\x64ocument\x18\x02 \x01(\x0c\"+\n\x12GetSnapshotRequest\x12\x15\n\rif_none_match\x18\x01 \x01(\t\"T\n\x13GetSnapshotResponse\x12\x14\n\x0cnot_modified\x18\x01 \x01(\x08\x12\'\n\x08snapshot\x18\x02 \x01(\x0b\x32\x15.outrider.v1.Snapshot\"-\n\x14WatchSnapshotRequest\x12\x15\n\rif_none_match\x18\x01 \x01(\t2\xef\x05\n\x08Registry\x12M\n\nListAgents\x12\x1e.outrider.v1.ListAgentsRequest\x1a\x1f.outrider.v1.ListAgentsResponse\x12\x42\n\x08GetAgent\x12\x1c.outrider.v1.GetAgentRequest\x1a\x18.outrider.v1.AgentDetail\x12\x42\n\x0bUpdateAgent\x12\x1f.outrider.v1.UpdateAgentRequest\x1a\x12.outrider.v1.Agent\x12M\n\nListSkills\x12\x1e.outrider.v1.ListSkillsRequest\x1a\x1f.outrider.v1.ListSkillsResponse\x12\x42\n\x0b\x43reateSkill\x12\x1f.outrider.v1.CreateSkillRequest\x1a\x12.outrider.v1.Skill\x12\x42\n\x0bUpdateSkill\x12\x1f.outrider.v1.UpdateSkillRequest\x1a\x12.outrider.v1.Skill\x12J\n\tListTools\x12\x1d.outrider.v1.ListToolsRequest\x1a\x1e.outrider.v1.ListToolsResponse\x12J\n\tListAudit\x12\x1d.outrider.v1.ListAuditRequest\x1a\x1e.outrider.v1.ListAuditResponse\x12P\n\x0bGetSnapshot\x12\x1f.outrider.v1.GetSnapshotRequest\x1a .outrider.v1.GetSnapshotResponse\x12K\n\rWatchSnapshot\x12!.outrider.v1.WatchSnapshotRequest\x1a\x15.outrider.v1.Snapshot0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aoutrider/v1/registry.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"\x86\x02\n\x05\x41gent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07runtime\x18\x03 \x01(\t\x12\x0f\n\x07purpose\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x19\n\x11has_autonomy_gate\x18\x06 \x01(\x08\x12\x12\n\nautonomous\x18\x07 \x01(\x08\x12\r\n\x05model\x18\x08 \x01(\t\x12\x13\n\x0bskill_count\x18\t \x01(\x05\x12\x12\n\ntool_count\x18\n \x01(\x05\x12\x0f\n\x07wake_on\x18\x0b \x01(\t\x12\x11\n\tclass_ref\x18\x0c \x01(\t\x12\x13\n\x0bstatus_note\x18\r \x01(\t\x12\x11\n\twrites_to\x18\x0e \x01(\t\"\x90\x03\n\x04Tool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0e\n\x06target\x18\x04 \x01(\t\x12\x19\n\x11input_schema_json\x18\x0e \x01(\x0c\x12\x1d\n\x15requires_confirmation\x18\x06 \x01(\x08\x12\x16\n\x0eimplemented_at\x18\x07 \x01(\t\x12\x10\n\x08\x65xecutor\x18\x08 \x01(\t\x12\x14\n\x0cowner_agents\x18\t \x03(\t\x12Z\n\x1erequires_confirmation_by_agent\x18\n \x03(\x0b\x32\x32.outrider.v1.Tool.RequiresConfirmationByAgentEntry\x12\x14\n\x0c\x62\x61se_url_key\x18\x0b \x01(\t\x12\x11\n\thttp_path\x18\x0c \x01(\t\x1a\x42\n RequiresConfirmationByAgentEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x08:\x02\x38\x01J\x04\x08\x05\x10\x06\"k\n\rThresholdSpec\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0b\n\x03min\x18\x02 \x01(\x01\x12\x0b\n\x03max\x18\x03 \x01(\x01\x12\x0c\n\x04step\x18\x04 \x01(\x01\x12\x0f\n\x07\x64\x65\x66\x61ult\x18\x05 \x01(\x01\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\"\x9a\x04\n\x05Skill\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x15\n\rsample_prompt\x18\x06 \x01(\t\x12\x0e\n\x06source\x18\x07 \x01(\t\x12\x0f\n\x07\x65nabled\x18\x08 \x01(\x08\x12\x36\n\nthresholds\x18\t \x03(\x0b\x32\".outrider.v1.Skill.ThresholdsEntry\x12\x43\n\x11thresholds_schema\x18\n \x03(\x0b\x32(.outrider.v1.Skill.ThresholdsSchemaEntry\x12\x0f\n\x07version\x18\x0b \x01(\x05\x12\x12\n\ntool_names\x18\x0c \x03(\t\x12\x17\n\x0f\x64isabled_reason\x18\r \x01(\t\x12\x12\n\nupdated_by\x18\x0e \x01(\t\x12.\n\nupdated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x1a\x31\n\x0fThresholdsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1aS\n\x15ThresholdsSchemaEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.outrider.v1.ThresholdSpec:\x02\x38\x01\"\x13\n\x11ListAgentsRequest\"7\n\x12ListAgentsResponse\x12!\n\x05items\x18\x01 \x03(\x0b\x32\x12.outrider.v1.Agent\"\x1d\n\x0fGetAgentRequest\x12\n\n\x02id\x18\x01 \x01(\t\"Y\n\x07Surface\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x11\n\tagent_ids\x18\x05 \x03(\t\"\x9e\x01\n\x0b\x41gentDetail\x12!\n\x05\x61gent\x18\x01 \x01(\x0b\x32\x12.outrider.v1.Agent\x12\"\n\x06skills\x18\x02 \x03(\x0b\x32\x12.outrider.v1.Skill\x12 \n\x05tools\x18\x03 \x03(\x0b\x32\x11.outrider.v1.Tool\x12&\n\x08surfaces\x18\x04 \x03(\x0b\x32\x14.outrider.v1.Surface\"\xb2\x01\n\x12UpdateAgentRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\nautonomous\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x12\n\x05model\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x0f\n\x07\x63onfirm\x18\x04 \x01(\t\x12!\n\x05\x61\x63tor\x18\x05 \x01(\x0b\x32\x12.outrider.v1.Actor\x12\x16\n\x0eunknown_fields\x18\x06 \x03(\tB\r\n\x0b_autonomousB\x08\n\x06_model\"%\n\x11ListSkillsRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\"7\n\x12ListSkillsResponse\x12!\n\x05items\x18\x01 \x03(\x0b\x32\x12.outrider.v1.Skill\"\xbb\x02\n\x12\x43reateSkillRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\r\n\x05title\x18\x03 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x04 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x15\n\rsample_prompt\x18\x06 \x01(\t\x12\x12\n\ntool_names\x18\x07 \x03(\t\x12\x14\n\x07\x65nabled\x18\t \x01(\x08H\x00\x88\x01\x01\x12!\n\x05\x61\x63tor\x18\n \x01(\x0b\x32\x12.outrider.v1.Actor\x12\x1e\n\x16thresholds_schema_json\x18\x0e \x01(\x0c\x12\x17\n\x0fthresholds_json\x18\x0f \x01(\x0c\x12\x16\n\x0eunknown_fields\x18\r \x03(\tB\n\n\x08_enabledJ\x04\x08\x08\x10\tJ\x04\x08\x0b\x10\x0cJ\x04\x08\x0c\x10\r\"\xd6\x01\n\x12UpdateSkillRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x07\x65nabled\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x05H\x01\x88\x01\x01\x12!\n\x05\x61\x63tor\x18\x05 \x01(\x0b\x32\x12.outrider.v1.Actor\x12\x17\n\x0fthresholds_json\x18\x08 \x01(\x0c\x12\x16\n\x0eunknown_fields\x18\x07 \x03(\tB\n\n\x08_enabledB\x13\n\x11_expected_versionJ\x04\x08\x03\x10\x04J\x04\x08\x06\x10\x07\" \n\x10ListToolsRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\"5\n\x11ListToolsResponse\x12 \n\x05items\x18\x01 \x03(\x0b\x32\x11.outrider.v1.Tool\"\xd6\x01\n\x08\x41uditRow\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06\x65ntity\x18\x02 \x01(\t\x12\x11\n\tentity_id\x18\x03 \x01(\t\x12\r\n\x05\x66ield\x18\x04 \x01(\t\x12\x10\n\x08old_json\x18\n \x01(\x0c\x12\x10\n\x08new_json\x18\x0b \x01(\x0c\x12\x12\n\nchanged_by\x18\x07 \x01(\t\x12\x18\n\x10\x63hanged_by_email\x18\x08 \x01(\t\x12.\n\nchanged_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampJ\x04\x08\x05\x10\x06J\x04\x08\x06\x10\x07\"]\n\x10ListAuditRequest\x12\x0e\n\x06\x65ntity\x18\x01 \x01(\t\x12\x11\n\tentity_id\x18\x02 \x01(\t\x12&\n\x04page\x18\x03 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"N\n\x11ListAuditResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.AuditRow\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"*\n\x08Snapshot\x12\x0c\n\x04\x65tag\x18\x01 \x01(\t\x12\x10\n\x08\x64ocument\x18\x02 \x01(\x0c\"+\n\x12GetSnapshotRequest\x12\x15\n\rif_none_match\x18\x01 \x01(\t\"T\n\x13GetSnapshotResponse\x12\x14\n\x0cnot_modified\x18\x01 \x01(\x08\x12\'\n\x08snapshot\x18\x02 \x01(\x0b\x32\x15.outrider.v1.Snapshot\"-\n\x14WatchSnapshotRequest\x12\x15\n\rif_none_match\x18\x01 \x01(\t2\xef\x05\n\x08Registry\x12M\n\nListAgents\x12\x1e.outrider.v1.ListAgentsRequest\x1a\x1f.outrider.v1.ListAgentsResponse\x12\x42\n\x08GetAgent\x12\x1c.outrider.v1.GetAgentRequest\x1a\x18.outrider.v1.AgentDetail\x12\x42\n\x0bUpdateAgent\x12\x1f.outrider.v1.UpdateAgentRequest\x1a\x12.outrider.v1.Agent\x12M\n\nListSkills\x12\x1e.outrider.v1.ListSkillsRequest\x1a\x1f.outrider.v1.ListSkillsResponse\x12\x42\n\x0b\x43reateSkill\x12\x1f.outrider.v1.CreateSkillRequest\x1a\x12.outrider.v1.Skill\x12\x42\n\x0bUpdateSkill\x12\x1f.outrider.v1.UpdateSkillRequest\x1a\x12.outrider.v1.Skill\x12J\n\tListTools\x12\x1d.outrider.v1.ListToolsRequest\x1a\x1e.outrider.v1.ListToolsResponse\x12J\n\tListAudit\x12\x1d.outrider.v1.ListAuditRequest\x1a\x1e.outrider.v1.ListAuditResponse\x12P\n\x0bGetSnapshot\x12\x1f.outrider.v1.GetSnapshotRequest\x1a .outrider.v1.GetSnapshotResponse\x12K\n\rWatchSnapshot\x12!.outrider.v1.WatchSnapshotRequest\x1a\x15.outrider.v1.Snapshot0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,58 +39,58 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SKILL_THRESHOLDSENTRY']._serialized_options = b'8\001'
   _globals['_SKILL_THRESHOLDSSCHEMAENTRY']._loaded_options = None
   _globals['_SKILL_THRESHOLDSSCHEMAENTRY']._serialized_options = b'8\001'
-  _globals['_AGENT']._serialized_start=133
-  _globals['_AGENT']._serialized_end=395
-  _globals['_TOOL']._serialized_start=398
-  _globals['_TOOL']._serialized_end=812
-  _globals['_TOOL_REQUIRESCONFIRMATIONBYAGENTENTRY']._serialized_start=746
-  _globals['_TOOL_REQUIRESCONFIRMATIONBYAGENTENTRY']._serialized_end=812
-  _globals['_THRESHOLDSPEC']._serialized_start=814
-  _globals['_THRESHOLDSPEC']._serialized_end=921
-  _globals['_SKILL']._serialized_start=924
-  _globals['_SKILL']._serialized_end=1462
-  _globals['_SKILL_THRESHOLDSENTRY']._serialized_start=1328
-  _globals['_SKILL_THRESHOLDSENTRY']._serialized_end=1377
-  _globals['_SKILL_THRESHOLDSSCHEMAENTRY']._serialized_start=1379
-  _globals['_SKILL_THRESHOLDSSCHEMAENTRY']._serialized_end=1462
-  _globals['_LISTAGENTSREQUEST']._serialized_start=1464
-  _globals['_LISTAGENTSREQUEST']._serialized_end=1483
-  _globals['_LISTAGENTSRESPONSE']._serialized_start=1485
-  _globals['_LISTAGENTSRESPONSE']._serialized_end=1540
-  _globals['_GETAGENTREQUEST']._serialized_start=1542
-  _globals['_GETAGENTREQUEST']._serialized_end=1571
-  _globals['_SURFACE']._serialized_start=1573
-  _globals['_SURFACE']._serialized_end=1662
-  _globals['_AGENTDETAIL']._serialized_start=1665
-  _globals['_AGENTDETAIL']._serialized_end=1823
-  _globals['_UPDATEAGENTREQUEST']._serialized_start=1826
-  _globals['_UPDATEAGENTREQUEST']._serialized_end=2004
-  _globals['_LISTSKILLSREQUEST']._serialized_start=2006
-  _globals['_LISTSKILLSREQUEST']._serialized_end=2043
-  _globals['_LISTSKILLSRESPONSE']._serialized_start=2045
-  _globals['_LISTSKILLSRESPONSE']._serialized_end=2100
-  _globals['_CREATESKILLREQUEST']._serialized_start=2103
-  _globals['_CREATESKILLREQUEST']._serialized_end=2446
-  _globals['_UPDATESKILLREQUEST']._serialized_start=2449
-  _globals['_UPDATESKILLREQUEST']._serialized_end=2677
-  _globals['_LISTTOOLSREQUEST']._serialized_start=2679
-  _globals['_LISTTOOLSREQUEST']._serialized_end=2711
-  _globals['_LISTTOOLSRESPONSE']._serialized_start=2713
-  _globals['_LISTTOOLSRESPONSE']._serialized_end=2766
-  _globals['_AUDITROW']._serialized_start=2769
-  _globals['_AUDITROW']._serialized_end=3009
-  _globals['_LISTAUDITREQUEST']._serialized_start=3011
-  _globals['_LISTAUDITREQUEST']._serialized_end=3104
-  _globals['_LISTAUDITRESPONSE']._serialized_start=3106
-  _globals['_LISTAUDITRESPONSE']._serialized_end=3184
-  _globals['_SNAPSHOT']._serialized_start=3186
-  _globals['_SNAPSHOT']._serialized_end=3228
-  _globals['_GETSNAPSHOTREQUEST']._serialized_start=3230
-  _globals['_GETSNAPSHOTREQUEST']._serialized_end=3273
-  _globals['_GETSNAPSHOTRESPONSE']._serialized_start=3275
-  _globals['_GETSNAPSHOTRESPONSE']._serialized_end=3359
-  _globals['_WATCHSNAPSHOTREQUEST']._serialized_start=3361
-  _globals['_WATCHSNAPSHOTREQUEST']._serialized_end=3406
-  _globals['_REGISTRY']._serialized_start=3409
-  _globals['_REGISTRY']._serialized_end=4160
+  _globals['_AGENT']._serialized_start=103
+  _globals['_AGENT']._serialized_end=365
+  _globals['_TOOL']._serialized_start=368
+  _globals['_TOOL']._serialized_end=768
+  _globals['_TOOL_REQUIRESCONFIRMATIONBYAGENTENTRY']._serialized_start=696
+  _globals['_TOOL_REQUIRESCONFIRMATIONBYAGENTENTRY']._serialized_end=762
+  _globals['_THRESHOLDSPEC']._serialized_start=770
+  _globals['_THRESHOLDSPEC']._serialized_end=877
+  _globals['_SKILL']._serialized_start=880
+  _globals['_SKILL']._serialized_end=1418
+  _globals['_SKILL_THRESHOLDSENTRY']._serialized_start=1284
+  _globals['_SKILL_THRESHOLDSENTRY']._serialized_end=1333
+  _globals['_SKILL_THRESHOLDSSCHEMAENTRY']._serialized_start=1335
+  _globals['_SKILL_THRESHOLDSSCHEMAENTRY']._serialized_end=1418
+  _globals['_LISTAGENTSREQUEST']._serialized_start=1420
+  _globals['_LISTAGENTSREQUEST']._serialized_end=1439
+  _globals['_LISTAGENTSRESPONSE']._serialized_start=1441
+  _globals['_LISTAGENTSRESPONSE']._serialized_end=1496
+  _globals['_GETAGENTREQUEST']._serialized_start=1498
+  _globals['_GETAGENTREQUEST']._serialized_end=1527
+  _globals['_SURFACE']._serialized_start=1529
+  _globals['_SURFACE']._serialized_end=1618
+  _globals['_AGENTDETAIL']._serialized_start=1621
+  _globals['_AGENTDETAIL']._serialized_end=1779
+  _globals['_UPDATEAGENTREQUEST']._serialized_start=1782
+  _globals['_UPDATEAGENTREQUEST']._serialized_end=1960
+  _globals['_LISTSKILLSREQUEST']._serialized_start=1962
+  _globals['_LISTSKILLSREQUEST']._serialized_end=1999
+  _globals['_LISTSKILLSRESPONSE']._serialized_start=2001
+  _globals['_LISTSKILLSRESPONSE']._serialized_end=2056
+  _globals['_CREATESKILLREQUEST']._serialized_start=2059
+  _globals['_CREATESKILLREQUEST']._serialized_end=2374
+  _globals['_UPDATESKILLREQUEST']._serialized_start=2377
+  _globals['_UPDATESKILLREQUEST']._serialized_end=2591
+  _globals['_LISTTOOLSREQUEST']._serialized_start=2593
+  _globals['_LISTTOOLSREQUEST']._serialized_end=2625
+  _globals['_LISTTOOLSRESPONSE']._serialized_start=2627
+  _globals['_LISTTOOLSRESPONSE']._serialized_end=2680
+  _globals['_AUDITROW']._serialized_start=2683
+  _globals['_AUDITROW']._serialized_end=2897
+  _globals['_LISTAUDITREQUEST']._serialized_start=2899
+  _globals['_LISTAUDITREQUEST']._serialized_end=2992
+  _globals['_LISTAUDITRESPONSE']._serialized_start=2994
+  _globals['_LISTAUDITRESPONSE']._serialized_end=3072
+  _globals['_SNAPSHOT']._serialized_start=3074
+  _globals['_SNAPSHOT']._serialized_end=3116
+  _globals['_GETSNAPSHOTREQUEST']._serialized_start=3118
+  _globals['_GETSNAPSHOTREQUEST']._serialized_end=3161
+  _globals['_GETSNAPSHOTRESPONSE']._serialized_start=3163
+  _globals['_GETSNAPSHOTRESPONSE']._serialized_end=3247
+  _globals['_WATCHSNAPSHOTREQUEST']._serialized_start=3249
+  _globals['_WATCHSNAPSHOTREQUEST']._serialized_end=3294
+  _globals['_REGISTRY']._serialized_start=3297
+  _globals['_REGISTRY']._serialized_end=4048
 # @@protoc_insertion_point(module_scope)

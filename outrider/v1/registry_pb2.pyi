@@ -1,6 +1,5 @@
 import datetime
 
-from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from outrider.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
@@ -44,7 +43,7 @@ class Agent(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., runtime: _Optional[str] = ..., purpose: _Optional[str] = ..., status: _Optional[str] = ..., has_autonomy_gate: _Optional[bool] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., skill_count: _Optional[int] = ..., tool_count: _Optional[int] = ..., wake_on: _Optional[str] = ..., class_ref: _Optional[str] = ..., status_note: _Optional[str] = ..., writes_to: _Optional[str] = ...) -> None: ...
 
 class Tool(_message.Message):
-    __slots__ = ("name", "description", "kind", "target", "input_schema", "requires_confirmation", "implemented_at", "executor", "owner_agents", "requires_confirmation_by_agent", "base_url_key", "http_path")
+    __slots__ = ("name", "description", "kind", "target", "input_schema_json", "requires_confirmation", "implemented_at", "executor", "owner_agents", "requires_confirmation_by_agent", "base_url_key", "http_path")
     class RequiresConfirmationByAgentEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -56,7 +55,7 @@ class Tool(_message.Message):
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
-    INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
     REQUIRES_CONFIRMATION_FIELD_NUMBER: _ClassVar[int]
     IMPLEMENTED_AT_FIELD_NUMBER: _ClassVar[int]
     EXECUTOR_FIELD_NUMBER: _ClassVar[int]
@@ -68,7 +67,7 @@ class Tool(_message.Message):
     description: str
     kind: str
     target: str
-    input_schema: _struct_pb2.Struct
+    input_schema_json: bytes
     requires_confirmation: bool
     implemented_at: str
     executor: str
@@ -76,7 +75,7 @@ class Tool(_message.Message):
     requires_confirmation_by_agent: _containers.ScalarMap[str, bool]
     base_url_key: str
     http_path: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., requires_confirmation: _Optional[bool] = ..., implemented_at: _Optional[str] = ..., executor: _Optional[str] = ..., owner_agents: _Optional[_Iterable[str]] = ..., requires_confirmation_by_agent: _Optional[_Mapping[str, bool]] = ..., base_url_key: _Optional[str] = ..., http_path: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., kind: _Optional[str] = ..., target: _Optional[str] = ..., input_schema_json: _Optional[bytes] = ..., requires_confirmation: _Optional[bool] = ..., implemented_at: _Optional[str] = ..., executor: _Optional[str] = ..., owner_agents: _Optional[_Iterable[str]] = ..., requires_confirmation_by_agent: _Optional[_Mapping[str, bool]] = ..., base_url_key: _Optional[str] = ..., http_path: _Optional[str] = ...) -> None: ...
 
 class ThresholdSpec(_message.Message):
     __slots__ = ("type", "min", "max", "step", "default", "description")
@@ -213,7 +212,7 @@ class ListSkillsResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ...) -> None: ...
 
 class CreateSkillRequest(_message.Message):
-    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "tool_names", "enabled", "actor", "thresholds_schema", "thresholds", "unknown_fields")
+    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "tool_names", "enabled", "actor", "thresholds_schema_json", "thresholds_json", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -223,8 +222,8 @@ class CreateSkillRequest(_message.Message):
     TOOL_NAMES_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
-    THRESHOLDS_SCHEMA_FIELD_NUMBER: _ClassVar[int]
-    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_JSON_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     agent_id: str
@@ -235,26 +234,26 @@ class CreateSkillRequest(_message.Message):
     tool_names: _containers.RepeatedScalarFieldContainer[str]
     enabled: bool
     actor: _common_pb2.Actor
-    thresholds_schema: _struct_pb2.Struct
-    thresholds: _struct_pb2.Struct
+    thresholds_schema_json: bytes
+    thresholds_json: bytes
     unknown_fields: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., tool_names: _Optional[_Iterable[str]] = ..., enabled: _Optional[bool] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., thresholds: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., tool_names: _Optional[_Iterable[str]] = ..., enabled: _Optional[bool] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds_schema_json: _Optional[bytes] = ..., thresholds_json: _Optional[bytes] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UpdateSkillRequest(_message.Message):
-    __slots__ = ("id", "enabled", "expected_version", "actor", "thresholds", "unknown_fields")
+    __slots__ = ("id", "enabled", "expected_version", "actor", "thresholds_json", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
-    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_JSON_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     enabled: bool
     expected_version: int
     actor: _common_pb2.Actor
-    thresholds: _struct_pb2.Struct
+    thresholds_json: bytes
     unknown_fields: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., enabled: _Optional[bool] = ..., expected_version: _Optional[int] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., enabled: _Optional[bool] = ..., expected_version: _Optional[int] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds_json: _Optional[bytes] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
     __slots__ = ("kind",)
@@ -269,13 +268,13 @@ class ListToolsResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ...) -> None: ...
 
 class AuditRow(_message.Message):
-    __slots__ = ("id", "entity", "entity_id", "field", "old", "new", "changed_by", "changed_by_email", "changed_at")
+    __slots__ = ("id", "entity", "entity_id", "field", "old_json", "new_json", "changed_by", "changed_by_email", "changed_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
     FIELD_FIELD_NUMBER: _ClassVar[int]
-    OLD_FIELD_NUMBER: _ClassVar[int]
-    NEW_FIELD_NUMBER: _ClassVar[int]
+    OLD_JSON_FIELD_NUMBER: _ClassVar[int]
+    NEW_JSON_FIELD_NUMBER: _ClassVar[int]
     CHANGED_BY_FIELD_NUMBER: _ClassVar[int]
     CHANGED_BY_EMAIL_FIELD_NUMBER: _ClassVar[int]
     CHANGED_AT_FIELD_NUMBER: _ClassVar[int]
@@ -283,12 +282,12 @@ class AuditRow(_message.Message):
     entity: str
     entity_id: str
     field: str
-    old: _struct_pb2.Value
-    new: _struct_pb2.Value
+    old_json: bytes
+    new_json: bytes
     changed_by: str
     changed_by_email: str
     changed_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[int] = ..., entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., field: _Optional[str] = ..., old: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., new: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., changed_by: _Optional[str] = ..., changed_by_email: _Optional[str] = ..., changed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[int] = ..., entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., field: _Optional[str] = ..., old_json: _Optional[bytes] = ..., new_json: _Optional[bytes] = ..., changed_by: _Optional[str] = ..., changed_by_email: _Optional[str] = ..., changed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListAuditRequest(_message.Message):
     __slots__ = ("entity", "entity_id", "page")

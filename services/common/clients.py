@@ -2,19 +2,69 @@
 
 This is the only way a context reaches another one's data: it never imports
 the other context's code or reads its schema.
+
+A failed call raises `ContextCallError`, which names the context that failed
+and keeps grpc's own error (with its peer address) for the log only. Each
+edge then maps it once: the gateway by status to HTTP, a context back into a
+domain error (`services.common.grpc_server`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 import grpc
 
-from outrider.client.transport import keyed_channel as channel
+from outrider.rpc import keyed_channel as channel
 from services.common.settings import Settings
 
 Stub = TypeVar("Stub")
+
+
+class ContextCallError(Exception):
+    """A call to another context failed; `context` says which one."""
+
+    def __init__(self, context: str, error: grpc.aio.AioRpcError) -> None:
+        super().__init__(f"{context} answered {error.code().name}")
+        self.context = context
+        self.error = error
+
+    @property
+    def status(self) -> grpc.StatusCode:
+        return self.error.code()
+
+
+class ContextStub(Generic[Stub]):
+    """A stub whose unary calls raise ContextCallError instead of grpc's error.
+
+    Streaming calls are handed through untouched: their callers read them
+    step by step and handle a broken stream where it breaks.
+    """
+
+    def __init__(self, context: str, stub: Stub) -> None:
+        self._context = context
+        self._stub = stub
+        self._calls: dict[str, Callable[..., Any]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        call = self._calls.get(name)
+        if call is None:
+            method = getattr(self._stub, name)
+            call = self._unary(method) if isinstance(method, grpc.aio.UnaryUnaryMultiCallable) else method
+            self._calls[name] = call
+        return call
+
+    def _unary(self, method: grpc.aio.UnaryUnaryMultiCallable) -> Callable[..., Any]:
+        context = self._context
+
+        async def call(request: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(request, **kwargs)
+            except grpc.aio.AioRpcError as error:
+                raise ContextCallError(context, error) from error
+
+        return call
 
 
 class ContextClients:
@@ -30,7 +80,8 @@ class ContextClients:
         return self._channels[context]
 
     def stub(self, context: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
-        return stub_class(self.channel(context))
+        # Typed as the stub itself: callers use it exactly like one.
+        return ContextStub(context, stub_class(self.channel(context)))  # type: ignore[return-value]
 
     async def close(self) -> None:
         for ch in self._channels.values():

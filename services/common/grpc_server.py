@@ -1,13 +1,14 @@
 """gRPC server bootstrap shared by every context.
 
 One interceptor does the two things every call needs: it checks the internal
-key in constant time and turns domain errors into gRPC status with the
-machine-readable code in trailing metadata.
+key in constant time and turns domain errors into gRPC status (by the one
+table below) with the machine-readable code in trailing metadata.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -16,8 +17,20 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from outrider.client.transport import INTERNAL_KEY_HEADER
-from services.common.errors import DomainError, error_metadata
+from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY, INTERNAL_KEY_HEADER
+from services.common.clients import ContextCallError
+from services.common.errors import (
+    AlreadyExists,
+    Conflict,
+    DomainError,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    Unauthenticated,
+    Unavailable,
+    UpstreamUnavailable,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -27,29 +40,91 @@ _log = logging.getLogger(__name__)
 _OPEN_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 
 
+# Domain error → gRPC status. A subclass takes its nearest listed ancestor's
+# status; anything unlisted is INTERNAL.
+STATUS_OF_ERROR: dict[type[DomainError], grpc.StatusCode] = {
+    InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    NotFound: grpc.StatusCode.NOT_FOUND,
+    AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
+    Conflict: grpc.StatusCode.FAILED_PRECONDITION,
+    PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+    Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
+    RateLimited: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Unavailable: grpc.StatusCode.UNAVAILABLE,
+}
+_ERROR_OF_STATUS: dict[grpc.StatusCode, type[DomainError]] = {status: kind for kind, status in STATUS_OF_ERROR.items()}
+# A context that did not answer in time is as unavailable as one that refused
+# the connection: the caller can only try again later.
+_UNANSWERED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+def status_of(error: DomainError) -> grpc.StatusCode:
+    for kind in type(error).__mro__:
+        status = STATUS_OF_ERROR.get(kind)
+        if status is not None:
+            return status
+    return grpc.StatusCode.INTERNAL
+
+
+def upstream_error(failure: ContextCallError) -> DomainError | None:
+    """Another context's refusal as this context's domain error; None for its internal failures.
+
+    Its code, message and details pass on unchanged: they were written for
+    the caller. Its transport text (peer addresses) does not.
+    """
+    status = failure.status
+    if status in _UNANSWERED:
+        return UpstreamUnavailable(failure.context)
+    kind = _ERROR_OF_STATUS.get(status)
+    if kind is None:
+        return None
+    trailing = dict(failure.error.trailing_metadata() or ())
+    try:
+        details = json.loads(trailing.get(ERROR_DETAILS_KEY) or "{}")
+    except ValueError:
+        details = {}
+    return kind(failure.error.details() or "", code=trailing.get(ERROR_CODE_KEY) or None,
+                details=details if isinstance(details, dict) else {})
+
+
+def error_metadata(error: DomainError) -> tuple[tuple[str, str], ...]:
+    return ((ERROR_CODE_KEY, error.code), (ERROR_DETAILS_KEY, json.dumps(error.details, default=str)))
+
+
 async def _raise_domain(error: DomainError, context: grpc.aio.ServicerContext) -> None:
     context.set_trailing_metadata(error_metadata(error))
-    await context.abort(error.status, error.message)
+    await context.abort(status_of(error), error.message)
 
 
 async def _raise_internal(error: Exception, context: grpc.aio.ServicerContext) -> None:
     # An unexpected failure's text can carry SQL and the data in it: it goes
     # to the log with its traceback, and the caller learns only that it failed.
     _log.error("unhandled error in a call", exc_info=error)
-    context.set_trailing_metadata((("outrider-error-code", "INTERNAL"),))
+    context.set_trailing_metadata(((ERROR_CODE_KEY, "INTERNAL"),))
     await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+
+
+async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) -> None:
+    """The one place a call's exception becomes a status; it always aborts."""
+    if isinstance(error, ContextCallError):
+        upgraded = upstream_error(error)
+        if upgraded is not None:
+            _log.warning("a call to another context failed", extra={"upstream": error.context,
+                                                                   "grpc_code": error.status.name})
+            error = upgraded
+    if isinstance(error, DomainError):
+        await _raise_domain(error, context)
+    await _raise_internal(error, context)
 
 
 def _wrap_unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
     async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             return await behavior(request, context)
-        except DomainError as error:
-            await _raise_domain(error, context)
         except grpc.aio.AbortError:
             raise
         except Exception as error:  # noqa: BLE001 - the last line of defence
-            await _raise_internal(error, context)
+            await _raise_failure(error, context)
 
     return call
 
@@ -59,19 +134,17 @@ def _wrap_stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
         try:
             async for item in behavior(request, context):
                 yield item
-        except DomainError as error:
-            await _raise_domain(error, context)
         except grpc.aio.AbortError:
             raise
         except Exception as error:  # noqa: BLE001 - the last line of defence
-            await _raise_internal(error, context)
+            await _raise_failure(error, context)
 
     return call
 
 
 def _denied(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
     async def abort(request: Any, context: grpc.aio.ServicerContext) -> None:
-        context.set_trailing_metadata((("outrider-error-code", "UNAUTHENTICATED"),))
+        context.set_trailing_metadata(((ERROR_CODE_KEY, "UNAUTHENTICATED"),))
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong x-internal-key")
 
     if handler.response_streaming:

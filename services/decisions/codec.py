@@ -5,23 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.struct_pb2 import Struct
-
 from outrider.v1 import decisions_pb2
-from outrider.wire import plain, timestamp
+from outrider.wire import MalformedJson, json_bytes, json_object, timestamp
 
+from services.common.errors import InvalidArgument
 from services.decisions.rules import SimilarSummary
 from services.decisions.store import DecisionRow, OutcomeCountRow, PendingRow
 
 
-def context_from_proto(message: Struct, present: bool) -> dict[str, Any] | None:
-    if not present:
-        return None
-    return plain(message)
+def context_from_proto(data: bytes) -> dict[str, Any] | None:
+    """A request's context object; None when none was sent."""
+    try:
+        return json_object(data)
+    except MalformedJson as error:
+        raise InvalidArgument(f"context: {error}", field="context") from None
 
 
 def decision_to_proto(row: DecisionRow) -> decisions_pb2.Decision:
-    message = decisions_pb2.Decision(
+    return decisions_pb2.Decision(
         id=str(row.id),
         decision_type=row.decision_type,
         agent_id=row.agent_id,
@@ -36,10 +37,8 @@ def decision_to_proto(row: DecisionRow) -> decisions_pb2.Decision:
         judged_at=timestamp(row.judged_at),
         judged_by=row.judged_by or "",
         similarity=row.similarity or 0.0,
+        context_json=json_bytes(row.context) if row.context is not None else b"",
     )
-    if row.context is not None:
-        message.context.update(row.context)
-    return message
 
 
 def summary_to_proto(summary: SimilarSummary) -> decisions_pb2.SimilarSummary:

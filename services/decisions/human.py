@@ -16,18 +16,15 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
+from services.common.errors import FieldError
+
 # The one keyed form a comment may take. Anything else, "looks good"
 # included, is an instruction, so casual approval can never pass a gate.
 VERIFY_PREFIX = "outrider verify "
 
 
-class InvalidHumanInput(ValueError):
+class InvalidHumanInput(FieldError):
     """An input a source returned that cannot be imported; `field` names the flaw."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
 
 
 class HumanDecisionKind(StrEnum):

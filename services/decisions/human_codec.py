@@ -12,12 +12,11 @@ from datetime import datetime, timedelta, timezone
 from outrider.v1 import common_pb2, decisions_pb2
 from outrider.wire import timestamp
 
+from services.common import paging
 from services.common.errors import InvalidArgument
 from services.decisions.human import HumanInput, Subject
 from services.decisions.human_store import HumanDecisionRow, PageKey, SubjectRow
 
-DEFAULT_PAGE = 50
-MAX_PAGE = 200
 # How far a pushed input's written time may run ahead of this clock. A
 # written time in the future would sort after everything said later and
 # stand as the newest intent until then.
@@ -75,15 +74,7 @@ def input_from_proto(request: decisions_pb2.RecordHumanInputRequest, *, now: dat
 
 
 def page_from_proto(page: common_pb2.PageRequest) -> tuple[PageKey | None, int]:
-    if page.limit < 0 or page.limit > MAX_PAGE:
-        raise InvalidArgument(f"limit must be between 1 and {MAX_PAGE}, got {page.limit}", field="limit")
-    after = None
-    if page.cursor:
-        try:
-            after = PageKey.decode(page.cursor)
-        except ValueError as exc:
-            raise InvalidArgument(f"cursor: {exc}", field="cursor") from None
-    return after, page.limit or DEFAULT_PAGE
+    return paging.decode_cursor(page.cursor, PageKey.from_parts), paging.page_limit(page.limit)
 
 
 def subject_to_proto(row: SubjectRow) -> decisions_pb2.Subject:

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import decisions_pb2
 
+from services.common import paging
 from services.common.errors import Unavailable
 from services.common.settings import Settings, SettingsError
 from services.decisions import human_codec as codec
@@ -76,5 +77,5 @@ class HumanDecisionRpcs:
         rows, next_key = await reconcile.list_page(self._engine, subject_id=subject_id, after=after, limit=limit)
         return decisions_pb2.ListHumanDecisionsResponse(
             items=[codec.decision_to_proto(row) for row in rows],
-            next_cursor=next_key.encode() if next_key else "",
+            next_cursor=paging.encode_cursor(next_key.written_at, next_key.seq) if next_key else "",
         )

@@ -7,8 +7,6 @@ commit together or not at all.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +15,7 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.common.paging import instant
 from services.decisions.human import HumanDecision, HumanDecisionKind
 
 
@@ -91,6 +90,11 @@ async def get_subject(conn: AsyncConnection, *, subject_id: str, lock: bool = Fa
         await conn.execute(text(f"select {_SUBJECT_COLUMNS} from subjects where id = :id{suffix}"), {"id": subject_id})
     ).first()
     return None if row is None else _subject(row)
+
+
+async def ensure_subject(conn: AsyncConnection, *, subject_id: str) -> None:
+    """Create the subject with no source and no plan unless it exists already."""
+    await conn.execute(text("insert into subjects (id) values (:id) on conflict (id) do nothing"), {"id": subject_id})
 
 
 async def upsert_subject(
@@ -216,22 +220,11 @@ class PageKey:
     written_at: datetime
     seq: int
 
-    def encode(self) -> str:
-        raw = f"{self.written_at.isoformat()}|{self.seq}".encode()
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
     @classmethod
-    def decode(cls, cursor: str) -> PageKey:
-        """Raises ValueError for anything this class did not encode."""
-        try:
-            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-            written, seq = raw.rsplit("|", 1)
-            key = cls(written_at=datetime.fromisoformat(written), seq=int(seq))
-        except (binascii.Error, UnicodeDecodeError, ValueError):
-            raise ValueError("not a cursor this listing issued") from None
-        if key.written_at.tzinfo is None:
-            raise ValueError("not a cursor this listing issued")
-        return key
+    def from_parts(cls, parts: list[str]) -> PageKey:
+        """A listing cursor's key (see services.common.paging)."""
+        written, seq = parts
+        return cls(written_at=instant(written), seq=int(seq))
 
 
 async def list_decisions(

@@ -1,14 +1,12 @@
 """Rules for reading decision memory: paging cursors, list filters, and how a
 precedent search is run so that it stays correct under its filters.
 
-Pure functions over plain values; the servicer maps `InvalidDecision` to
-INVALID_ARGUMENT like every other rule of this context.
+Pure functions over plain values; a broken rule raises `InvalidDecision`
+like every other rule of this context.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 import uuid
 from collections.abc import Mapping, Sequence
@@ -17,10 +15,9 @@ from datetime import datetime
 from typing import Any
 
 from services.decisions import rules
+from services.common.paging import instant_and_uuid
 from services.decisions.rules import InvalidDecision, Outcome
 
-DEFAULT_PAGE = 50
-MAX_PAGE = 200
 DEFAULT_PENDING_BATCH = 500
 MAX_PENDING_BATCH = 1000
 MAX_VERDICTS = 1000
@@ -65,35 +62,10 @@ class SearchPlan:
     ef_search: int
 
 
-def encode_cursor(key: PageKey) -> str:
-    raw = f"{key.decided_at.isoformat()}|{key.id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str | None, field: str = "cursor") -> PageKey | None:
-    """The key a cursor names, or None for the first page."""
-    if not cursor:
-        return None
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        stamp, ident = raw.split("|")
-        decided_at = datetime.fromisoformat(stamp)
-        key = PageKey(decided_at=decided_at, id=uuid.UUID(ident))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidDecision(field, "is not a cursor this service issued") from None
-    if decided_at.utcoffset() is None:
-        raise InvalidDecision(field, "is not a cursor this service issued")
-    return key
-
-
-def page_limit(limit: int | None, *, default: int = DEFAULT_PAGE, maximum: int = MAX_PAGE,
-               field: str = "limit") -> int:
-    """0 or unset means the default; out of range is refused, not clamped."""
-    if not limit:
-        return default
-    if not 1 <= limit <= maximum:
-        raise InvalidDecision(field, f"must be between 1 and {maximum}, got {limit}")
-    return limit
+def page_key(parts: list[str]) -> PageKey:
+    """A listing cursor's key (see services.common.paging)."""
+    decided_at, ident = instant_and_uuid(parts)
+    return PageKey(decided_at=decided_at, id=ident)
 
 
 def outcome_filter(word: str | None) -> str | None:

@@ -139,7 +139,7 @@ async def _reconcile(
     except InvalidHumanInput as exc:
         raise Conflict(
             f"lease refused: human-input source {source} sent an input that cannot be imported: {exc}",
-            code="HUMAN_INPUT_INVALID", details={**details, "field": exc.field, "reason": exc.message},
+            code="HUMAN_INPUT_INVALID", details={**details, "field": exc.field, "reason": exc.problem},
         ) from None
 
     history = await store.list_plan_changes(conn, subject_id=subject.id)
@@ -164,10 +164,13 @@ async def _reconcile(
 async def record_input(
     engine: AsyncEngine, item: HumanInput, *, clock: Clock = utc_now
 ) -> tuple[HumanDecisionRow, bool]:
-    """Record one pushed input; a redelivery answers the decision already recorded."""
+    """Record one pushed input; a redelivery answers the decision already recorded.
+
+    A subject seen here first is created without a source: a source may push
+    an input only once, so refusing it would lose a human decision for good.
+    """
     async with engine.begin() as conn:
-        if await store.get_subject(conn, subject_id=item.subject_id) is None:
-            raise _unknown(item.subject_id)
+        await store.ensure_subject(conn, subject_id=item.subject_id)
         history = await store.list_plan_changes(conn, subject_id=item.subject_id)
         decision = human_decision(item, plan_ref=plan_in_force(history, item.written_at), observed_at=clock())
         row, created = await store.insert_decision(conn, decision=decision)

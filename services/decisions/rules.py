@@ -1,8 +1,9 @@
 """Decision memory rules: what a well-formed decision is, and who may judge it.
 
 Pure functions over plain values. The servicer turns the wire message into
-keyword arguments, calls these, and maps `InvalidDecision` to
-INVALID_ARGUMENT; nothing here knows about gRPC, HTTP or the database.
+keyword arguments and calls these; a broken rule raises `InvalidDecision`, a
+domain error naming the field. Nothing here knows about gRPC, HTTP or the
+database.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from enum import StrEnum
 from typing import Any, TypeGuard
+
+from services.common.errors import FieldError
 
 # Engines run on their own hosts, and their clocks drift a little from ours.
 # Refusing a decision stamped a few seconds "ahead" would drop a real record
@@ -35,13 +38,8 @@ _DECISION_TYPE_MIN = 2
 _DECISION_TYPE_MAX = 64
 
 
-class InvalidDecision(ValueError):
-    """A request field that breaks a rule; `field` names it for the caller."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+class InvalidDecision(FieldError):
+    """A request field that breaks a decision rule."""
 
 
 class Outcome(StrEnum):
@@ -128,7 +126,7 @@ def new_decision(
     )
 
 
-def parse_outcome(word: object) -> Outcome:
+def parse_outcome(word: object, field: str = "outcome") -> Outcome:
     """The stored outcome vocabulary, exactly; nothing is guessed or folded."""
     if isinstance(word, str):
         try:
@@ -136,7 +134,7 @@ def parse_outcome(word: object) -> Outcome:
         except ValueError:
             pass
     allowed = ", ".join(o.value for o in Outcome)
-    raise InvalidDecision("outcome", f"must be one of {allowed}, got {word!r}")
+    raise InvalidDecision(field, f"must be one of {allowed}, got {word!r}")
 
 
 def parse_judged_by(word: object) -> JudgedBy:

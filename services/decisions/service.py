@@ -15,21 +15,18 @@ import grpc
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import instant
 
+from services.common import paging
 from services.common.errors import Conflict, InvalidArgument, NotFound
 from services.common.runtime import Runtime
 from services.decisions import codec, queries, rules, store
 from services.decisions.embedding import Embedder, StructuredContextEmbedder
 from services.decisions.human_service import HumanDecisionRpcs
 from services.decisions.precedent import PrecedentSearch
-from services.decisions.rules import InvalidDecision, JudgedBy, Outcome
+from services.decisions.rules import JudgedBy, Outcome
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _invalid(error: InvalidDecision) -> InvalidArgument:
-    return InvalidArgument(str(error), field=error.field)
 
 
 def _uuid(value: str, field: str) -> uuid.UUID:
@@ -64,24 +61,21 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         self, request: decisions_pb2.RecordDecisionRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.RecordDecisionResponse:
         now = _now()
-        try:
-            decision = rules.new_decision(
-                id=request.id or None,
-                decision_type=request.decision_type,
-                agent_id=request.agent_id,
-                subject_id=request.subject_id,
-                action=request.action,
-                confidence=request.confidence if request.HasField("confidence") else None,
-                reasoning=request.reasoning or None,
-                model=request.model or None,
-                context=codec.context_from_proto(request.context, request.HasField("context")),
-                embedding=list(request.embedding),
-                decided_at=instant(request.decided_at, request.HasField("decided_at")),
-                now=now,
-                embedding_dimension=self._dimension,
-            )
-        except InvalidDecision as error:
-            raise _invalid(error) from None
+        decision = rules.new_decision(
+            id=request.id or None,
+            decision_type=request.decision_type,
+            agent_id=request.agent_id,
+            subject_id=request.subject_id,
+            action=request.action,
+            confidence=request.confidence if request.HasField("confidence") else None,
+            reasoning=request.reasoning or None,
+            model=request.model or None,
+            context=codec.context_from_proto(request.context_json),
+            embedding=list(request.embedding),
+            decided_at=instant(request.decided_at, request.HasField("decided_at")),
+            now=now,
+            embedding_dimension=self._dimension,
+        )
         if decision.decided_at > now:
             # Within the clock-skew allowance the rules grant: the engine's
             # clock ran ahead, so the decision was made no later than now.
@@ -108,16 +102,13 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def FindSimilar(
         self, request: decisions_pb2.FindSimilarRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.FindSimilarResponse:
-        try:
-            query = queries.similar_query(
-                decision_type=request.decision_type,
-                k=request.k if request.HasField("k") else None,
-                embedding=list(request.embedding),
-                context=codec.context_from_proto(request.context, request.HasField("context")),
-                dimension=self._dimension,
-            )
-        except InvalidDecision as error:
-            raise _invalid(error) from None
+        query = queries.similar_query(
+            decision_type=request.decision_type,
+            k=request.k if request.HasField("k") else None,
+            embedding=list(request.embedding),
+            context=codec.context_from_proto(request.context_json),
+            dimension=self._dimension,
+        )
         vector = query.embedding or tuple(self._embedder.embed(query.context or {}))
         rows = await self._precedents.nearest(decision_type=query.decision_type, embedding=vector, k=query.k)
         summary = rules.similar_summary(row.outcome or "" for row in rows)
@@ -129,11 +120,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         self, request: decisions_pb2.SetOutcomeRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.Decision:
         decision_id = _uuid(request.id, "id")
-        try:
-            outcome = rules.parse_outcome(request.outcome)
-            judged_by = rules.parse_judged_by(request.judged_by or JudgedBy.API.value)
-        except InvalidDecision as error:
-            raise _invalid(error) from None
+        outcome = rules.parse_outcome(request.outcome)
+        judged_by = rules.parse_judged_by(request.judged_by or JudgedBy.API.value)
         if judged_by is JudgedBy.HUMAN and not request.actor.sub:
             raise InvalidArgument("actor: a human verdict must name the person", field="actor")
         reason = request.reason.strip() or None
@@ -161,19 +149,15 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def ListDecisions(
         self, request: decisions_pb2.ListDecisionsRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.ListDecisionsResponse:
-        try:
-            outcome = queries.outcome_filter(request.outcome)
-            limit = queries.page_limit(request.page.limit)
-            after = queries.decode_cursor(request.page.cursor)
-        except InvalidDecision as error:
-            raise _invalid(error) from None
+        outcome = queries.outcome_filter(request.outcome)
+        limit = paging.page_limit(request.page.limit)
+        after = paging.decode_cursor(request.page.cursor, queries.page_key)
         async with self._engine.connect() as conn:
             rows = await store.list_decisions(
                 conn, decision_type=request.decision_type or None, outcome=outcome,
                 agent_id=request.agent_id or None, after=after, limit=limit + 1,
             )
-        page, more = rows[:limit], len(rows) > limit
-        cursor = queries.encode_cursor(queries.PageKey(page[-1].decided_at, page[-1].id)) if more else ""
+        page, cursor = paging.one_page(rows, limit, lambda row: (row.decided_at, row.id))
         return decisions_pb2.ListDecisionsResponse(
             items=[codec.decision_to_proto(row) for row in page], next_cursor=cursor
         )
@@ -181,28 +165,21 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def ListPending(
         self, request: decisions_pb2.ListPendingRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.ListPendingResponse:
-        try:
-            limit = queries.page_limit(
-                request.limit, default=queries.DEFAULT_PENDING_BATCH, maximum=queries.MAX_PENDING_BATCH
-            )
-            after = queries.decode_cursor(request.after_cursor, "after_cursor")
-        except InvalidDecision as error:
-            raise _invalid(error) from None
+        limit = paging.page_limit(
+            request.limit, default=queries.DEFAULT_PENDING_BATCH, maximum=queries.MAX_PENDING_BATCH
+        )
+        after = paging.decode_cursor(request.after_cursor, queries.page_key, field="after_cursor")
         before = instant(request.decided_before, request.HasField("decided_before")) or _now()
         async with self._engine.connect() as conn:
             rows = await store.list_pending(conn, decided_before=before, after=after, limit=limit + 1)
-        page, more = rows[:limit], len(rows) > limit
-        cursor = queries.encode_cursor(queries.PageKey(page[-1].decided_at, page[-1].id)) if more else ""
+        page, cursor = paging.one_page(rows, limit, lambda row: (row.decided_at, row.id))
         return decisions_pb2.ListPendingResponse(items=[codec.pending_to_proto(row) for row in page],
                                                  next_cursor=cursor)
 
     async def SetOutcomes(
         self, request: decisions_pb2.SetOutcomesRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.SetOutcomesResponse:
-        try:
-            judged_by = rules.parse_judged_by(request.judged_by)
-        except InvalidDecision as error:
-            raise _invalid(error) from None
+        judged_by = rules.parse_judged_by(request.judged_by)
         if len(request.verdicts) > queries.MAX_VERDICTS:
             raise InvalidArgument(
                 f"verdicts: at most {queries.MAX_VERDICTS} per call, got {len(request.verdicts)}", field="verdicts"
@@ -215,10 +192,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             if decision_id in seen:
                 raise InvalidArgument(f"{field}.id: {decision_id} appears twice", field=f"{field}.id")
             seen.add(decision_id)
-            try:
-                outcome = rules.parse_outcome(verdict.outcome)
-            except InvalidDecision as error:
-                raise InvalidArgument(f"{field}.{error}", field=f"{field}.outcome") from None
+            outcome = rules.parse_outcome(verdict.outcome, f"{field}.outcome")
             verdicts.append(store.Verdict(decision_id, outcome.value, verdict.reason.strip() or None))
         async with self._engine.begin() as conn:
             judged = await store.set_pending_outcomes(conn, verdicts=verdicts, judged_by=judged_by.value)

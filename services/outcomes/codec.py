@@ -15,9 +15,10 @@ import grpc
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc, outcomes_pb2
 from outrider.wire import instant, timestamp
+from services.common.clients import ContextCallError
 from services.common.errors import InvalidArgument
 from services.outcomes.advice import Advice, OutcomeCount
-from services.outcomes.credit import Conversation, ConversationMetrics, MalformedConversation, TurnCredit
+from services.outcomes.credit import Conversation, ConversationMetrics, TurnCredit
 from services.outcomes.credit import parse_conversation as parse_conversation_payload
 from services.outcomes.facts import SubjectFacts
 from services.outcomes.ledger import Route
@@ -44,12 +45,12 @@ async def retrying(call: Callable[[], Awaitable[Reply]], *, what: str) -> Reply:
     while True:
         try:
             return await call()
-        except grpc.aio.AioRpcError as error:
-            if error.code() not in _RETRYABLE or attempt == RETRY_ATTEMPTS:
+        except ContextCallError as error:
+            if error.status not in _RETRYABLE or attempt == RETRY_ATTEMPTS:
                 raise
             _log.warning(
                 "decisions call failed; retrying",
-                extra={"call": what, "attempt": attempt, "grpc_code": error.code().name},
+                extra={"call": what, "attempt": attempt, "grpc_code": error.status.name},
             )
         await asyncio.sleep(RETRY_BASE_S * 2**attempt * (1 + random.random()))
         attempt += 1
@@ -149,10 +150,7 @@ def conversation_from_proto(request: outcomes_pb2.SubmitConversationRequest) -> 
             for turn in request.turns
         ],
     }
-    try:
-        conversation = parse_conversation_payload(payload)
-    except MalformedConversation as error:
-        raise InvalidArgument(str(error), field=error.field, code="MALFORMED_CONVERSATION") from None
+    conversation = parse_conversation_payload(payload)
     route = Route(skill=_optional(request, "skill"), decision_type=_optional(request, "decision_type"))
     return conversation, route
 

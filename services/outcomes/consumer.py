@@ -13,7 +13,6 @@ import asyncio
 import logging
 
 from nats.aio.msg import Msg
-from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -61,7 +60,10 @@ class FactsConsumer:
         while True:
             try:
                 messages = await subscription.fetch(self._batch, timeout=FETCH_WAIT_S)
-            except NatsTimeout:
+            except TimeoutError:
+                # Nothing arrived in the wait: nats-py says so with either its
+                # own timeout or asyncio's, depending on where the wait ended.
+                # A quiet stream is not a failure.
                 continue
             except asyncio.CancelledError:
                 raise

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from services.common.errors import FieldError
+
 
 class Role(StrEnum):
     USER = "user"
@@ -51,13 +53,10 @@ class Conversation:
     turns: tuple[Turn, ...]
 
 
-class MalformedConversation(ValueError):
+class MalformedConversation(FieldError):
     """A conversation payload that cannot be credited; `field` names the culprit."""
 
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field}: {problem}")
-        self.field = field
-        self.problem = problem
+    default_code = "MALFORMED_CONVERSATION"
 
 
 def _optional_text(payload: Mapping[str, Any], key: str, where: str) -> str | None:

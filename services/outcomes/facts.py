@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
+from services.common.errors import FieldError
 from services.outcomes.judging import BookingFacts
 
 FACT_FIELDS = ("status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
@@ -31,13 +32,10 @@ _RFC3339 = re.compile(
 )
 
 
-class MalformedFacts(ValueError):
+class MalformedFacts(FieldError):
     """A facts payload that cannot be used; `field` names the culprit."""
 
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field}: {problem}")
-        self.field = field
-        self.problem = problem
+    default_code = "MALFORMED_FACTS"
 
 
 def _utc(name: str, value: datetime) -> datetime:

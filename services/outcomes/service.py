@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
 from services.common.errors import InvalidArgument
 from services.outcomes import advice, codec, intake, ledger, store
-from services.outcomes.facts import MalformedFacts, decode_booking_event
+from services.outcomes.facts import decode_booking_event
 from services.outcomes.sweeper import Sweeper, batch_size
 
 
@@ -22,10 +22,7 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
     async def RecordFacts(
         self, request: outcomes_pb2.RecordFactsRequest, context: grpc.aio.ServicerContext
     ) -> outcomes_pb2.RecordFactsResponse:
-        try:
-            event = intake.check_storable(decode_booking_event(request.event))
-        except MalformedFacts as error:
-            raise InvalidArgument(str(error), field=error.field, code="MALFORMED_FACTS") from None
+        event = intake.check_storable(decode_booking_event(request.event))
         async with self._engine.begin() as conn:
             merged = (await intake.merge_events(conn, [event]))[event.subject_id]
         return codec.facts_response(merged.facts, changed=merged.changed)

@@ -3,19 +3,14 @@ into the run's terms: the only module that sees wire types."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import playground_pb2, registry_pb2
-from outrider.wire import plain, struct
+from outrider.wire import json_bytes, json_object
 from services.playground.engine import Step, ToolSpec
 from services.playground.rules import SkillChoice
 from services.playground.store import RunRow
@@ -24,10 +19,6 @@ from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKi
 
 _KINDS = frozenset(kind.value for kind in ToolKind)
 _EXECUTORS = frozenset(executor.value for executor in ToolExecutor)
-
-
-class BadCursor(ValueError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +49,7 @@ def tool_spec(tool: registry_pb2.Tool) -> ToolSpec:
     return ToolSpec(
         policy=policy,
         description=tool.description,
-        input_schema=plain(tool.input_schema),
+        input_schema=json_object(tool.input_schema_json) or {},
         http_path=tool.http_path,
     )
 
@@ -79,7 +70,7 @@ def step_to_json(step: Step) -> dict[str, Any]:
 
 def step_to_proto(step: Mapping[str, Any]) -> playground_pb2.TraceStep:
     """A step in its stored JSON form to the wire."""
-    message = playground_pb2.TraceStep(
+    return playground_pb2.TraceStep(
         turn=step["turn"],
         tool=step["tool"],
         outcome=step["outcome"],
@@ -87,11 +78,9 @@ def step_to_proto(step: Mapping[str, Any]) -> playground_pb2.TraceStep:
         result=step["result"],
         ms=step["ms"],
         error=step.get("error", ""),
+        input_json=json_bytes(step.get("input") or {}),
+        proposal_json=json_bytes(step["proposal"]) if step.get("proposal") is not None else b"",
     )
-    message.input.CopyFrom(struct(step.get("input") or {}))
-    if step.get("proposal") is not None:
-        message.proposal.CopyFrom(struct(step["proposal"]))
-    return message
 
 
 def run_to_proto(row: RunRow) -> playground_pb2.RunTrace:
@@ -118,18 +107,3 @@ def run_to_proto(row: RunRow) -> playground_pb2.RunTrace:
     )
 
 
-def encode_cursor(row: RunRow) -> str:
-    raw = json.dumps([row.created_at.isoformat(), str(row.id)]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        at, run_id = json.loads(raw)
-        moment = datetime.fromisoformat(at)
-        if moment.utcoffset() is None:
-            raise ValueError("cursor instant has no offset")
-        return moment, uuid.UUID(run_id)
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
-        raise BadCursor("cursor is not one this API handed out") from None

@@ -12,11 +12,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import timezone
 from typing import Any
 
-import grpc
 import httpx
-from google.protobuf.struct_pb2 import Struct
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.wire import MalformedJson, json_bytes
+from services.common.clients import ContextCallError
 from services.playground.engine import ToolFailure, ToolSpec
 from services.playground.rules import ToolInputError, http_request_parts
 from services.playground.tool_policy import ToolExecutor
@@ -76,13 +76,16 @@ class ToolExecutors:
         k = tool_input.get("k", 5)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_PRECEDENTS:
             raise ToolFailure(f"k must be a whole number from 1 to {MAX_PRECEDENTS}")
-        struct = Struct()
-        struct.update(dict(context))
-        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context=struct, k=k)
+        try:
+            context_json = json_bytes(dict(context))
+        except MalformedJson as error:
+            raise ToolFailure(f"context {error}") from None
+        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context_json=context_json, k=k)
         try:
             reply = await self._decisions.FindSimilar(request)
-        except grpc.aio.AioRpcError as exc:
-            raise ToolFailure(f"decision memory answered {exc.code().name}: {exc.details()}") from None
+        except ContextCallError as exc:
+            # The model learns the kind of failure, never the peer's address.
+            raise ToolFailure(f"decision memory answered {exc.status.name}") from None
         summary = reply.summary
         return {
             "precedents": [_precedent(item) for item in reply.items],

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from services.common.errors import FieldError
+
 PROMPT_MAX_CHARS = 2000
 MAX_TURNS = 6
 MAX_TOKENS = 4096
@@ -29,16 +31,16 @@ class RunLimits:
     tool_timeout_s: float = TOOL_TIMEOUT_S
 
 
-class PlaygroundInputError(Exception):
-    """A run request the playground refuses; names the field at fault."""
+class PlaygroundInputError(FieldError):
+    """A run request the playground refuses; names the field at fault.
 
-    def __init__(self, field: str, message: str, *, code: str = "INVALID_ARGUMENT",
+    Its message is the sentence given, already naming the field, as the
+    console shows it.
+    """
+
+    def __init__(self, field: str, message: str, *, code: str | None = None,
                  details: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-        self.code = code
-        self.details = dict(details or {})
+        super().__init__(field, message, code=code, details=details, message=message)
 
 
 class ToolInputError(Exception):

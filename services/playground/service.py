@@ -20,14 +20,13 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import playground_pb2, playground_pb2_grpc, registry_pb2, registry_pb2_grpc
+from services.common import paging
 from services.common.errors import InvalidArgument, NotFound, RateLimited, Unavailable
 from services.common.settings import Settings
 from services.playground import codec, engine, rules, store
 from services.playground.engine import Executor, RunPlan, Step
-from services.playground.rules import PlaygroundInputError, RunLimits
+from services.playground.rules import RunLimits
 
-DEFAULT_PAGE = 50
-MAX_PAGE = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,20 +87,12 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
     async def ListRuns(
         self, request: playground_pb2.ListRunsRequest, context: grpc.aio.ServicerContext
     ) -> playground_pb2.ListRunsResponse:
-        limit = request.page.limit or DEFAULT_PAGE
-        if not 1 <= limit <= MAX_PAGE:
-            raise InvalidArgument(f"limit must be between 1 and {MAX_PAGE}, got {limit}", field="limit")
-        after = None
-        if request.page.cursor:
-            try:
-                after = codec.decode_cursor(request.page.cursor)
-            except codec.BadCursor as exc:
-                raise InvalidArgument(str(exc), field="cursor") from None
+        limit = paging.page_limit(request.page.limit)
+        after = paging.decode_cursor(request.page.cursor, paging.instant_and_uuid)
         async with self._db.connect() as conn:
             rows = await store.list_runs(conn, after=after, limit=limit + 1)
-        page = rows[:limit]
-        next_cursor = codec.encode_cursor(page[-1]) if len(rows) > limit else ""
-        return playground_pb2.ListRunsResponse(items=[codec.run_to_proto(r) for r in page], next_cursor=next_cursor)
+        page, cursor = paging.one_page(rows, limit, lambda row: (row.created_at, row.id))
+        return playground_pb2.ListRunsResponse(items=[codec.run_to_proto(r) for r in page], next_cursor=cursor)
 
     async def GetRun(self, request: playground_pb2.GetRunRequest, context: grpc.aio.ServicerContext) -> playground_pb2.RunTrace:
         try:
@@ -129,15 +120,9 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             raise InvalidArgument("agent_id is required", field="agent_id")
         if not request.actor.sub:
             raise InvalidArgument("actor: a run must name the person who asked for it", field="actor")
-        try:
-            prompt = rules.check_prompt(request.prompt)
-        except PlaygroundInputError as exc:
-            raise _invalid(exc) from None
+        prompt = rules.check_prompt(request.prompt)
         found = codec.agent_tools(await self._agent(agent_id))
-        try:
-            skill = rules.choose_skill(agent_id, found.skills, request.skill_id.strip())
-        except PlaygroundInputError as exc:
-            raise _invalid(exc) from None
+        skill = rules.choose_skill(agent_id, found.skills, request.skill_id.strip())
         plan = RunPlan(
             agent_id=agent_id,
             skill_id=skill.id,
@@ -168,13 +153,8 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         )
 
     async def _agent(self, agent_id: str) -> registry_pb2.AgentDetail:
-        try:
-            return await self._registry.GetAgent(registry_pb2.GetAgentRequest(id=agent_id))
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() == grpc.StatusCode.NOT_FOUND:
-                raise NotFound(f"agent {agent_id} does not exist", code="AGENT_NOT_FOUND",
-                               details={"field": "agent_id", "agent_id": agent_id}) from None
-            raise Unavailable(f"the registry could not be read: {exc.code().name}", code="REGISTRY_UNAVAILABLE") from None
+        # The registry's refusal (AGENT_NOT_FOUND) or its absence passes on as it is.
+        return await self._registry.GetAgent(registry_pb2.GetAgentRequest(id=agent_id))
 
     async def _run(self, admitted: Admitted, *, on_step: engine.StepSink | None) -> playground_pb2.RunTrace:
         trace = await engine.run(
@@ -205,6 +185,3 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             await store.insert_run(conn, row=row)
         return codec.run_to_proto(row)
 
-
-def _invalid(error: PlaygroundInputError) -> InvalidArgument:
-    return InvalidArgument(error.message, field=error.field, code=error.code, details=error.details)

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Mapping
 from typing import Any, Final
 
-from google.protobuf import json_format, struct_pb2
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import common_pb2, registry_pb2
+from outrider.wire import MalformedJson, json_bytes, json_value
 
 from services.common.errors import InvalidArgument
 from services.registry.inventory import Surface
 from services.registry.rules import Tool
 from services.registry.snapshot import EncodedSnapshot
 from services.registry.store import Actor, AgentRow, AuditRow, SkillRow
-
-DEFAULT_PAGE: Final = 50
-MAX_PAGE: Final = 200
 
 
 # ─── Out ───────────────────────────────────────────────────────────────────
@@ -80,14 +75,12 @@ def _spec(spec: Mapping[str, Any]) -> registry_pb2.ThresholdSpec:
 
 
 def tool_to_proto(tool: Tool, *, requires_confirmation: bool, by_agent: Mapping[str, bool]) -> registry_pb2.Tool:
-    schema = struct_pb2.Struct()
-    schema.update(dict(tool.input_schema))
     return registry_pb2.Tool(
         name=tool.name,
         description=tool.description,
         kind=tool.kind.value,
         target=tool.target,
-        input_schema=schema,
+        input_schema_json=json_bytes(dict(tool.input_schema)),
         requires_confirmation=requires_confirmation,
         implemented_at=tool.implemented_at,
         executor=tool.executor.value,
@@ -116,16 +109,12 @@ def audit_to_proto(row: AuditRow) -> registry_pb2.AuditRow:
         entity=row.entity,
         entity_id=row.entity_id,
         field=row.field,
-        old=_value(row.old),
-        new=_value(row.new),
+        old_json=json_bytes(row.old),
+        new_json=json_bytes(row.new),
         changed_by=row.changed_by,
         changed_by_email=row.changed_by_email,
         changed_at=changed_at,
     )
-
-
-def _value(value: Any) -> struct_pb2.Value:
-    return json_format.ParseDict(value, struct_pb2.Value())
 
 
 def snapshot_to_proto(encoded: EncodedSnapshot) -> registry_pb2.Snapshot:
@@ -155,8 +144,8 @@ def skill_patch(request: registry_pb2.UpdateSkillRequest) -> dict[str, Any]:
     patch: dict[str, Any] = {name: None for name in request.unknown_fields}
     if request.HasField("enabled"):
         patch["enabled"] = request.enabled
-    if request.HasField("thresholds"):
-        patch["thresholds"] = json_format.MessageToDict(request.thresholds)
+    if request.thresholds_json:
+        patch["thresholds"] = _json(request.thresholds_json, "thresholds")
     if request.HasField("expected_version"):
         patch["version"] = request.expected_version
     return patch
@@ -179,37 +168,27 @@ def skill_draft(request: registry_pb2.CreateSkillRequest) -> dict[str, Any]:
         if value:
             draft[name] = value
     draft["tool_names"] = list(request.tool_names)
-    if request.HasField("thresholds_schema"):
-        draft["thresholds_schema"] = json_format.MessageToDict(request.thresholds_schema)
-    if request.HasField("thresholds"):
-        draft["thresholds"] = json_format.MessageToDict(request.thresholds)
+    if request.thresholds_schema_json:
+        draft["thresholds_schema"] = _json(request.thresholds_schema_json, "thresholds_schema")
+    if request.thresholds_json:
+        draft["thresholds"] = _json(request.thresholds_json, "thresholds")
     if request.HasField("enabled"):
         draft["enabled"] = request.enabled
     return draft
 
 
-def page_limit(limit: int) -> int:
-    if limit == 0:
-        return DEFAULT_PAGE
-    if not 1 <= limit <= MAX_PAGE:
-        raise InvalidArgument(f"limit must be between 1 and {MAX_PAGE}, got {limit}", field="limit")
-    return limit
-
-
-def encode_cursor(last_id: int) -> str:
-    return base64.urlsafe_b64encode(f"audit:{last_id}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> int | None:
-    """The audit row id a cursor stands for, or None for the first page."""
-    if not cursor:
-        return None
+def _json(data: bytes, field: str) -> Any:
+    # Any JSON value: the rules name a wrong type themselves ("must be an object").
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        prefix, _, number = raw.partition(":")
-        value = int(number)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise InvalidArgument("cursor is not one this service issued", field="cursor") from None
-    if prefix != "audit" or value < 1:
-        raise InvalidArgument("cursor is not one this service issued", field="cursor")
+        return json_value(data)
+    except MalformedJson as error:
+        raise InvalidArgument(f"{field}: {error}", field=field) from None
+
+
+def audit_position(parts: list[str]) -> int:
+    """The audit row id an audit cursor stands for."""
+    (row_id,) = parts
+    value = int(row_id)
+    if value < 1:
+        raise ValueError("audit row ids start at 1")
     return value

@@ -327,7 +327,7 @@ def _agent(entry: tuple[str, int, object], problems: list[str]) -> Agent | None:
         try:
             check_model(agent, agent.model)
         except InvalidRegistryChange as error:
-            read.fail(f"model: {error.details.get('model', error.message)}")
+            read.fail(f"model: {error.fields.get('model', error.message)}")
     return agent if read.ok else None
 
 
@@ -445,7 +445,7 @@ def _skill(entry: tuple[str, int, object], problems: list[str]) -> Skill | None:
         schema = validate_thresholds_schema(read.mapping("thresholds_schema"))
         thresholds = validate_thresholds(schema, {}, read.mapping("thresholds"))
     except InvalidRegistryChange as error:
-        read.fail(f"{error.message} ({_reasons(error.details)})")
+        read.fail(f"{error.message} ({_reasons(error.fields)})")
     skill = Skill(
         id=skill_id,
         agent_id=read.text("agent_id"),

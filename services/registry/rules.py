@@ -175,12 +175,12 @@ def check_api_creation(entity: str) -> None:
         raise InvalidRegistryChange(
             f"{entity}s are code-defined and come only from the seed",
             code="CODE_DEFINED",
-            details={"entity": f"a {entity} needs code behind it; add it to the seed instead"},
+            fields={"entity": f"a {entity} needs code behind it; add it to the seed instead"},
         )
     raise InvalidRegistryChange(
         f"unknown registry entity {entity!r}",
         code="UNKNOWN_ENTITY",
-        details={"entity": "must be one of agent, tool, skill"},
+        fields={"entity": "must be one of agent, tool, skill"},
     )
 
 
@@ -235,7 +235,7 @@ def plan_new_skill(
     """Check a skill drafted through the API and build it; nothing partial is accepted."""
     if not isinstance(draft, Mapping):
         raise InvalidRegistryChange(
-            "a new skill must be an object", code="INVALID_SKILL", details={"skill": "must be an object"}
+            "a new skill must be an object", code="INVALID_SKILL", fields={"skill": "must be an object"}
         )
     problems: dict[str, str] = {}
     for key in draft:
@@ -270,18 +270,18 @@ def plan_new_skill(
     try:
         schema = validate_thresholds_schema(draft.get("thresholds_schema", {}))
     except InvalidRegistryChange as error:
-        problems.update(_prefixed("thresholds_schema", error.details))
+        problems.update(_prefixed("thresholds_schema", error.fields))
     else:
         try:
             thresholds = validate_thresholds(schema, {}, draft.get("thresholds", {}))
         except InvalidRegistryChange as error:
-            problems.update(_prefixed("thresholds", error.details))
+            problems.update(error.fields)
 
     # The last two conditions only restate what problems already holds; they
     # let the type checker see that id and agent are set below.
     if problems or agent is None or not isinstance(skill_id, str):
         raise InvalidRegistryChange(
-            f"skill refused, nothing was created: {', '.join(problems)}", code="INVALID_SKILL", details=problems
+            f"skill refused, nothing was created: {', '.join(problems)}", code="INVALID_SKILL", fields=problems
         )
     if skill_id in existing_skill_ids:
         raise RegistryConflict(
@@ -377,27 +377,28 @@ def validate_thresholds(
         raise InvalidRegistryChange(
             "thresholds must be an object of key: number",
             code="INVALID_THRESHOLDS",
-            details={"thresholds": "must be an object of key: number"},
+            fields={"thresholds": "must be an object of key: number"},
         )
     merged: dict[str, Number] = {key: spec.default for key, spec in specs.items()}
     merged.update({key: value for key, value in current.items() if key in specs})
     problems: dict[str, str] = {}
     for key, value in patch.items():
         spec = specs.get(key)
+        # Named by their path in the request, like every other refused field.
         if spec is None:
             known = ", ".join(sorted(specs)) or "none"
-            problems[str(key)] = f"unknown threshold; this skill has: {known}"
+            problems[f"thresholds.{key}"] = f"unknown threshold; this skill has: {known}"
             continue
         normalised, reason = _check_value(value, spec)
         if reason is not None:
-            problems[key] = reason
+            problems[f"thresholds.{key}"] = reason
         else:
             merged[key] = normalised
     if problems:
         raise InvalidRegistryChange(
-            f"thresholds refused, nothing was changed: {', '.join(problems)}",
+            f"thresholds refused, nothing was changed: {', '.join(key.removeprefix('thresholds.') for key in problems)}",
             code="INVALID_THRESHOLDS",
-            details=problems,
+            fields=problems,
         )
     return merged
 
@@ -425,7 +426,7 @@ def _parse_schema(schema: object) -> dict[str, tuple[_Spec, Mapping[str, Any]]]:
         raise InvalidRegistryChange(
             "thresholds_schema must be an object of key: {type, min, max, step, default}",
             code="INVALID_THRESHOLDS_SCHEMA",
-            details={"thresholds_schema": "must be an object of key: {type, min, max, step, default}"},
+            fields={"thresholds_schema": "must be an object of key: {type, min, max, step, default}"},
         )
     parsed: dict[str, tuple[_Spec, Mapping[str, Any]]] = {}
     problems: dict[str, str] = {}
@@ -442,7 +443,7 @@ def _parse_schema(schema: object) -> dict[str, tuple[_Spec, Mapping[str, Any]]]:
         raise InvalidRegistryChange(
             f"thresholds_schema refused: {', '.join(problems)}",
             code="INVALID_THRESHOLDS_SCHEMA",
-            details=problems,
+            fields=problems,
         )
     return parsed
 
@@ -527,7 +528,14 @@ def _finite_number(value: object) -> Number | None:
 
 
 def _on_step(value: Number, spec: _Spec) -> bool:
-    steps = (value - spec.min) / spec.step
+    try:
+        steps = (value - spec.min) / spec.step
+    except OverflowError:
+        return False
+    # More steps than a double can count (a step of 1e-300 across 1e300) is
+    # no step an operator could click through; it is refused, not crashed on.
+    if not math.isfinite(steps):
+        return False
     return abs(steps - round(steps)) <= _STEP_TOLERANCE * max(1.0, abs(steps))
 
 
@@ -556,7 +564,7 @@ def plan_skill_patch(skill: Skill, patch: Mapping[str, Any]) -> list[FieldChange
         enabled = patch["enabled"]
         if not isinstance(enabled, bool):
             raise InvalidRegistryChange(
-                "enabled must be true or false", code="INVALID_FIELD", details={"enabled": "must be true or false"}
+                "enabled must be true or false", code="INVALID_FIELD", fields={"enabled": "must be true or false"}
             )
         if enabled and not skill.enabled and skill.disabled_reason:
             # The seed switches a skill off when it cannot work yet (no data, no
@@ -584,7 +592,7 @@ def check_expected_version(*, current: int, expected: object) -> None:
         raise InvalidRegistryChange(
             "version must be a positive integer",
             code="INVALID_FIELD",
-            details={"version": "must be a positive integer"},
+            fields={"version": "must be a positive integer"},
         )
     if expected != current:
         raise RegistryConflict(
@@ -620,7 +628,7 @@ def plan_agent_patch(
             raise InvalidRegistryChange(
                 "autonomous must be true or false",
                 code="INVALID_FIELD",
-                details={"autonomous": "must be true or false"},
+                fields={"autonomous": "must be true or false"},
             )
         if autonomous != agent.autonomous:
             check_autonomy_change(agent, autonomous=autonomous, confirm=confirm)
@@ -639,7 +647,7 @@ def check_autonomy_change(agent: Agent, *, autonomous: bool, confirm: str | None
         raise InvalidRegistryChange(
             f"{agent.id} has no autonomy gate",
             code="NO_AUTONOMY_GATE",
-            details={"autonomous": f"{agent.id} has no autonomy gate; its code always asks a human"},
+            fields={"autonomous": f"{agent.id} has no autonomy gate; its code always asks a human"},
         )
     if not autonomous:
         # Switching off only hands actions back to a human, which is always safe.
@@ -648,7 +656,7 @@ def check_autonomy_change(agent: Agent, *, autonomous: bool, confirm: str | None
         raise InvalidRegistryChange(
             f"switching autonomy on for {agent.id} needs confirm set to the agent id",
             code="CONFIRMATION_REQUIRED",
-            details={"confirm": f"type {agent.id} to let this agent act without a human"},
+            fields={"confirm": f"type {agent.id} to let this agent act without a human"},
         )
     if confirm != agent.id:
         # An exact, typed match: a checkbox or a case-folded match is too easy
@@ -656,7 +664,7 @@ def check_autonomy_change(agent: Agent, *, autonomous: bool, confirm: str | None
         raise InvalidRegistryChange(
             f"confirm does not match the agent id {agent.id}",
             code="CONFIRMATION_MISMATCH",
-            details={"confirm": f"must be exactly {agent.id}"},
+            fields={"confirm": f"must be exactly {agent.id}"},
         )
 
 
@@ -678,7 +686,7 @@ def normalise_model(value: object) -> str | None:
         raise InvalidRegistryChange(
             "model must be a model id, or null for the engine default",
             code="INVALID_FIELD",
-            details={"model": "must be a model id, or null for the engine default"},
+            fields={"model": "must be a model id, or null for the engine default"},
         )
     return value.strip() or None
 
@@ -691,7 +699,7 @@ def check_model(agent: Agent, model: str | None, *, allowed_models: str | None =
         raise InvalidRegistryChange(
             f"{agent.id} runs in the console and reads no model",
             code="MODEL_NOT_SETTABLE",
-            details={"model": "only engine agents read a model; a pin here would change nothing"},
+            fields={"model": "only engine agents read a model; a pin here would change nothing"},
         )
     patterns = parse_allowed_models(allowed_models)
     # Wildcards in the id itself would match a pattern without naming a model.
@@ -699,7 +707,7 @@ def check_model(agent: Agent, model: str | None, *, allowed_models: str | None =
         raise InvalidRegistryChange(
             f"model {model!r} is not allowed",
             code="MODEL_NOT_ALLOWED",
-            details={"model": f"must match one of: {', '.join(patterns)}"},
+            fields={"model": f"must match one of: {', '.join(patterns)}"},
         )
 
 
@@ -713,7 +721,7 @@ def _refuse_unknown_fields(
 ) -> None:
     if not isinstance(patch, Mapping):
         raise InvalidRegistryChange(
-            f"the {entity} patch must be an object", code="INVALID_PATCH", details={"patch": "must be an object"}
+            f"the {entity} patch must be an object", code="INVALID_PATCH", fields={"patch": "must be an object"}
         )
     refused: dict[str, str] = {}
     listed = ", ".join(sorted(allowed))
@@ -728,7 +736,7 @@ def _refuse_unknown_fields(
         raise InvalidRegistryChange(
             f"{entity} patch refused, nothing was changed: {', '.join(refused)}",
             code="UNKNOWN_FIELDS",
-            details=refused,
+            fields=refused,
         )
 
 

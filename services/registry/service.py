@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 
+from services.common import paging
 from services.common.settings import Settings
 from services.registry import codec, rules, store
 from services.registry.live import SnapshotHub
@@ -97,19 +98,14 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
                 code="INVALID_FIELD",
                 details={"entity": f"must be one of {', '.join(AUDIT_ENTITIES)}"},
             )
-        limit = codec.page_limit(request.page.limit)
-        before = codec.decode_cursor(request.page.cursor)
+        limit = paging.page_limit(request.page.limit)
+        before = paging.decode_cursor(request.page.cursor, codec.audit_position)
         async with self._engine.connect() as conn:
-            # One row more than asked says whether another page exists
-            # without a second query.
             rows = await store.list_audit(
                 conn, entity=entity, entity_id=request.entity_id or None, before_id=before, limit=limit + 1
             )
-        page, more = rows[:limit], len(rows) > limit
-        return registry_pb2.ListAuditResponse(
-            items=[codec.audit_to_proto(row) for row in page],
-            next_cursor=codec.encode_cursor(page[-1].id) if more else "",
-        )
+        page, cursor = paging.one_page(rows, limit, lambda row: (row.id,))
+        return registry_pb2.ListAuditResponse(items=[codec.audit_to_proto(row) for row in page], next_cursor=cursor)
 
     # ─── Writes ────────────────────────────────────────────────────────────
 

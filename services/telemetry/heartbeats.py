@@ -11,6 +11,7 @@ with no sweeper to run and no clock of ours to trust.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 
 from nats.aio.client import Client as NatsClient
@@ -32,6 +33,15 @@ QUEUE = "outrider-telemetry-heartbeats"
 # means the bucket is unreachable, and newer beats will say the same thing.
 PENDING_LIMIT = 10_000
 READ_TIMEOUT_S = 2.0
+# What a JetStream publish to the heartbeat subject gets back instead of the
+# acknowledgement it waits for: the shape nats clients read as an API error,
+# so the engine author sees the reason at once rather than a timeout.
+JETSTREAM_REFUSAL = json.dumps({"error": {
+    "code": 400,
+    "err_code": 10_400,
+    "description": "heartbeats go over core NATS, not JetStream: publish to telemetry.agent without"
+                   " waiting for an ack (outrider.client.TelemetryPublisher.heartbeat does); nothing was recorded",
+}}).encode()
 
 
 class HeartbeatSink:
@@ -52,6 +62,11 @@ class HeartbeatSink:
             self._sub = None
 
     async def _on_message(self, msg: Msg) -> None:
+        if msg.reply:
+            # Only a request carries a reply subject, and a JetStream publish
+            # is one: the sender waits for a stream's acknowledgement.
+            await msg.respond(JETSTREAM_REFUSAL)
+            return
         try:
             beat = rules.parse_heartbeat(msg.data)
         except rules.MalformedTelemetry as error:

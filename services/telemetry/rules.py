@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from services.common.errors import FieldError
+
 TASK_STATUSES = frozenset({"succeeded", "failed"})
 MIN_WINDOW_DAYS = 1
 MAX_WINDOW_DAYS = 30
@@ -44,19 +46,16 @@ _AGENT_ID = re.compile(r"[A-Za-z0-9_=-]+(?:\.[A-Za-z0-9_=-]+)*")
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:?\d{2})?")
 
 
-class MalformedTelemetry(ValueError):
+class MalformedTelemetry(FieldError):
     """A telemetry message that cannot be used; `field` names the culprit."""
 
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field}: {problem}")
-        self.field = field
-        self.problem = problem
+    default_code = "MALFORMED_TELEMETRY"
 
 
-class InvalidWindow(ValueError):
+class InvalidWindow(FieldError):
     """An insights window outside 1..30 days."""
 
-    field = "days"
+    default_code = "INVALID_WINDOW"
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +274,7 @@ def window_days(requested: int | None) -> int:
     if requested is None:
         return DEFAULT_WINDOW_DAYS
     if not MIN_WINDOW_DAYS <= requested <= MAX_WINDOW_DAYS:
-        raise InvalidWindow(f"days must be between {MIN_WINDOW_DAYS} and {MAX_WINDOW_DAYS}, got {requested}")
+        raise InvalidWindow("days", f"must be between {MIN_WINDOW_DAYS} and {MAX_WINDOW_DAYS}, got {requested}")
     return requested
 
 

@@ -21,8 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import decisions_pb2_grpc, registry_pb2, registry_pb2_grpc, telemetry_pb2, telemetry_pb2_grpc
 
-from services.common.clients import ContextClients
-from services.common.errors import InvalidArgument, Unavailable
+from services.common.clients import ContextCallError, ContextClients
+from services.common.errors import Unavailable
 from services.telemetry import codec, heartbeats, rules, store
 from services.telemetry.counters import Counters
 
@@ -34,16 +34,20 @@ T = TypeVar("T")
 
 
 async def _optional(source: str, call: Awaitable[T], degraded: dict[str, str]) -> T | None:
-    """The source's answer, or None with the reason recorded."""
+    """The source's answer, or None with the reason recorded.
+
+    The reason an operator sees is the failure's kind only; its text (peer
+    addresses, server messages) goes to the log.
+    """
     try:
         async with asyncio.timeout(UPSTREAM_TIMEOUT_S + 0.5):
             return await call
-    except grpc.aio.AioRpcError as error:
-        reason = f"{error.code().name}: {error.details() or ''}".rstrip(": ")
+    except ContextCallError as error:
+        reason, detail = error.status.name, error.error.details() or ""
     except Exception as error:  # noqa: BLE001 - any failure of an optional source degrades, never fails
-        reason = f"{type(error).__name__}: {error}".rstrip(": ")
-    degraded[source] = reason[:300]
-    _log.warning("insights source unavailable", extra={"source": source, "reason": reason[:300]})
+        reason, detail = type(error).__name__, str(error)
+    degraded[source] = reason
+    _log.warning("insights source unavailable", extra={"source": source, "reason": reason, "detail": detail[:300]})
     return None
 
 
@@ -57,10 +61,7 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
     async def GetInsights(
         self, request: telemetry_pb2.GetInsightsRequest, context: grpc.aio.ServicerContext
     ) -> telemetry_pb2.Insights:
-        try:
-            days = rules.window_days(codec.requested_days(request))
-        except rules.InvalidWindow as error:
-            raise InvalidArgument(str(error), field=error.field, code="INVALID_WINDOW") from None
+        days = rules.window_days(codec.requested_days(request))
 
         try:
             async with self._engine.connect() as conn:

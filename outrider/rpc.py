@@ -1,7 +1,9 @@
-"""A gRPC channel that presents the internal key on every call.
+"""What both ends of an Outrider gRPC call agree on: the key header, the
+error metadata keys, and a channel that presents the key on every call.
 
-Shared by the engine client and by the services themselves, so there is one
-way of authenticating between processes.
+The engine client and the services both import this module and nothing of
+each other's, so an engine never pulls server code and a service never pulls
+the engine SDK.
 """
 
 from __future__ import annotations
@@ -12,6 +14,11 @@ from typing import Any
 import grpc
 
 INTERNAL_KEY_HEADER = "x-internal-key"
+
+# Trailing metadata of a refused call: the machine-readable error code
+# (UPPER_SNAKE) and its details as a JSON object.
+ERROR_CODE_KEY = "outrider-error-code"
+ERROR_DETAILS_KEY = "outrider-error-details"
 
 
 class _KeyInterceptor:
