@@ -9,18 +9,57 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from pydantic import Field
 
 from gateway import errors
+from gateway.contracts.common import Reply
+from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
 from gateway.routes import decision_humans, decisions, outcomes, playground, registry, telemetry
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
 
 READINESS_TIMEOUT_S = 2.0
+
+
+class Health(Reply):
+    status: Literal["ok"]
+
+
+class Readiness(Reply):
+    ready: bool
+    contexts: dict[str, str] = Field(description="each context's health: serving, not_serving or unavailable: …")
+
+
+def openapi_document(app: FastAPI) -> dict[str, Any]:
+    """The OpenAPI document, with what only this deployment knows filled in."""
+    if app.openapi_schema is None:
+        document = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+        schemas = document.setdefault("components", {}).setdefault("schemas", {})
+        # FastAPI documents its own 422 body on every route with parameters;
+        # this gateway answers every 422 in the envelope instead.
+        for item in document["paths"].values():
+            for operation in item.values():
+                answer = operation.get("responses", {}).get("422")
+                if answer is not None:
+                    answer["description"] = "the request breaks a rule; `details.fields` names each field at fault"
+                    answer["content"] = {"application/json": {"schema": {
+                        "$ref": "#/components/schemas/ValidationErrorEnvelope"}}}
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        dimension = app.state.settings.embedding_dimension
+        for schema in schemas.values():
+            for field in schema.get("properties", {}).values():
+                for option in field.get("anyOf", [field]):
+                    if option.get("title") == EMBEDDING_SCHEMA_NAME:
+                        option["minItems"] = option["maxItems"] = dimension
+        app.openapi_schema = document
+    return app.openapi_schema
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -39,17 +78,24 @@ def create_app(settings: Settings) -> FastAPI:
         description="Control plane for a fleet of operational AI agents.",
         lifespan=lifespan,
         docs_url="/docs",
+        # Engines post JSON without a Content-Type often enough; the console
+        # authenticates with a Bearer header, never a cookie, so a body a
+        # browser form could send unbidden gains nothing.
+        strict_content_type=False,
     )
     app.state.settings = settings
     errors.install(app)
     for module in (registry, decisions, decision_humans, outcomes, playground, telemetry):
         app.include_router(module.router)
+    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
 
-    @app.get("/healthz", tags=["health"], summary="The gateway process is up")
+    @app.get("/healthz", tags=["health"], summary="The gateway process is up", response_model=Health)
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["health"], summary="Every context answers its health check")
+    @app.get("/readyz", tags=["health"], summary="Every context answers its health check",
+             response_model=Readiness,
+             responses={503: {"model": Readiness, "description": "a context is not serving; its entry says why"}})
     async def readyz(request: Request) -> JSONResponse:
         async def check(context: str) -> tuple[str, str]:
             health = health_pb2_grpc.HealthStub(request.app.state.clients.channel(context))

@@ -1,16 +1,26 @@
-"""The error envelope and the one gRPC→HTTP table of DESIGN.md §3."""
+"""The error envelope and the one gRPC→HTTP table of DESIGN.md §3.
+
+Every answer that is not a success is
+`{"error": {"code": "UPPER_SNAKE", "message": "…", "details": {…}}}`; a 422
+always carries `details.fields` ({field path: reason}).
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY
+from services.common.clients import ContextCallError
 
 _log = logging.getLogger(__name__)
 
@@ -23,16 +33,24 @@ GRPC_TO_HTTP: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.PERMISSION_DENIED: 403,
     grpc.StatusCode.UNAUTHENTICATED: 401,
     grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    # A context that does not answer in time is, to the caller, one that is
+    # not there: both say "try again shortly", naming the context.
     grpc.StatusCode.UNAVAILABLE: 503,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 503,
     grpc.StatusCode.UNIMPLEMENTED: 501,
 }
+_UNAVAILABLE = 503
 
 
 class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.details = status, code, message, details or {}
+
+
+def invalid(field: str, reason: str, code: str = "INVALID_ARGUMENT") -> ApiError:
+    """A 422 naming one field, in the one details shape."""
+    return ApiError(422, code, f"invalid {field}: {reason}", {"fields": {field: reason}})
 
 
 def envelope(status: int, code: str, message: str, details: dict[str, Any] | None = None,
@@ -42,20 +60,61 @@ def envelope(status: int, code: str, message: str, details: dict[str, Any] | Non
     )
 
 
-def from_rpc_error(error: grpc.aio.AioRpcError) -> ApiError:
+def from_rpc_error(error: grpc.aio.AioRpcError, context: str) -> ApiError:
+    """A context's refusal as HTTP; its transport text (addresses) stays in the log."""
     status = GRPC_TO_HTTP.get(error.code(), 500)
     trailing = dict(error.trailing_metadata() or ())
-    code = trailing.get("outrider-error-code") or error.code().name
-    try:
-        details = json.loads(trailing.get("outrider-error-details") or "{}")
-    except ValueError:
-        details = {}
-    message = error.details() or error.code().name.lower()
+    if status == _UNAVAILABLE and ERROR_CODE_KEY not in trailing:
+        # No answer from the context itself: the transport's text names
+        # addresses, so it goes to the log and the caller gets the context.
+        _log.warning("context unavailable", extra={"context": context, "grpc_code": error.code().name,
+                                                    "detail": error.details()})
+        return ApiError(503, "UPSTREAM_UNAVAILABLE", f"the {context} service is unavailable; try again shortly",
+                        {"context": context})
     if status == 500:
         # An internal failure's text may hold anything; log it, answer plainly.
-        _log.error("upstream failure", extra={"grpc_code": error.code().name, "detail": message})
-        code, message = "INTERNAL", "an internal error occurred"
-    return ApiError(status, code, message, details)
+        _log.error("context failure", extra={"context": context, "grpc_code": error.code().name,
+                                             "detail": error.details()})
+        return ApiError(500, "INTERNAL", "an internal error occurred")
+    code = trailing.get(ERROR_CODE_KEY) or error.code().name
+    try:
+        details = json.loads(trailing.get(ERROR_DETAILS_KEY) or "{}")
+    except ValueError:
+        details = {}
+    if not isinstance(details, dict):
+        details = {}
+    if status == 422:
+        details.setdefault("fields", {})
+    if status == _UNAVAILABLE:
+        # The context answered: something behind it is down; say which context.
+        details.setdefault("context", context)
+    return ApiError(status, code, error.details() or error.code().name.lower(), details)
+
+
+def field_path(location: Sequence[Any]) -> str:
+    """A validation error's location as a field path: `turns[2].role`, `limit`, `body`."""
+    parts = list(location)
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    path = ""
+    for part in parts:
+        if part == "[key]":
+            continue
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path if path and not path.startswith("[") else f"body{path}"
+
+
+def validation_fields(errors: Sequence[dict[str, Any]]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for error in errors:
+        # Undecodable JSON is located by character offset, not by field.
+        path = "body" if error.get("type") == "json_invalid" else field_path(error.get("loc", ()))
+        # A union reports each branch; the first reason per field is enough.
+        fields.setdefault(path, str(error.get("msg", "is not valid")))
+    return fields
 
 
 def install(app: FastAPI) -> None:
@@ -63,18 +122,32 @@ def install(app: FastAPI) -> None:
     async def _api(_: Request, exc: ApiError) -> JSONResponse:
         return envelope(exc.status, exc.code, exc.message, exc.details)
 
-    @app.exception_handler(grpc.aio.AioRpcError)
-    async def _rpc(_: Request, exc: grpc.aio.AioRpcError) -> JSONResponse:
-        err = from_rpc_error(exc)
+    @app.exception_handler(ContextCallError)
+    async def _context(_: Request, exc: ContextCallError) -> JSONResponse:
+        err = from_rpc_error(exc.error, exc.context)
         return envelope(err.status, err.code, err.message, err.details)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        fields = {".".join(str(p) for p in e["loc"] if p != "body"): e["msg"] for e in exc.errors()}
-        first = next(iter(fields), "request")
+        fields = validation_fields(exc.errors())
+        first = next(iter(fields), "body")
         return envelope(422, "INVALID_ARGUMENT", f"invalid {first}: {fields.get(first, '')}", {"fields": fields})
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and exc.__cause__ is not None:
+            # FastAPI could not read the body as JSON at all (not UTF-8,
+            # nested past the parser's depth, a number past its digits).
+            reason = f"is not readable JSON ({type(exc.__cause__).__name__})"
+            return envelope(422, "INVALID_ARGUMENT", f"invalid body: {reason}", {"fields": {"body": reason}})
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "HTTP_ERROR")
-        return envelope(exc.status_code, code, str(exc.detail))
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:
+            # Every method of the path, not only the first route's: one path
+            # may be served by a GET route and a PATCH route.
+            headers["Allow"] = ", ".join(sorted({
+                method for route in request.app.routes
+                if isinstance(route, APIRoute) and route.path_regex.match(request.url.path)
+                for method in route.methods
+            }))
+        return envelope(exc.status_code, code, str(exc.detail), headers=headers)

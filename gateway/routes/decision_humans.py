@@ -2,38 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import JSONResponse
-from pydantic import AwareDatetime, BaseModel, ConfigDict
+from fastapi import APIRouter, Depends, Path, Request, Response
 
 from gateway.auth import Principal, internal, staff
+from gateway.contracts.common import STAFF_ERRORS, TRIMMED, errors
+from gateway.contracts.humans import HumanDecision, HumanDecisionPage, HumanInputIn, Lease, Subject, SubjectIn
+from gateway.contracts.paging import PageQuery
 from gateway.upstream import instant, stub
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp
-from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
 
 router = APIRouter(tags=["human decisions"])
 
-
-class SubjectIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    # provider:instance/project the subject came from; absent when no outside source knows it.
-    source: str | None = None
-    # The plan accepted for the subject now; absent when none is.
-    plan_ref: str | None = None
-
-
-class HumanInputIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    provider: str
-    external_id: str
-    subject_id: str
-    author: str = ""
-    at: AwareDatetime
-    body: str
+SubjectId = Annotated[str, Path(max_length=256, pattern=TRIMMED, description="the subject, e.g. a booking id")]
 
 
 def subject_json(subject: decisions_pb2.Subject) -> dict[str, Any]:
@@ -69,8 +52,10 @@ def _decisions(request: Request) -> decisions_pb2_grpc.DecisionsStub:
     "/internal/subjects/{subject_id}",
     summary="Register a subject with the source it came from and its currently accepted plan",
     dependencies=[Depends(internal)],
+    response_model=Subject,
+    responses=errors(401, 422, 503),
 )
-async def register_subject(subject_id: str, body: SubjectIn, request: Request) -> dict[str, Any]:
+async def register_subject(subject_id: SubjectId, body: SubjectIn, request: Request) -> dict[str, Any]:
     reply = await _decisions(request).RegisterSubject(
         decisions_pb2.RegisterSubjectRequest(id=subject_id, source=body.source or "", plan_ref=body.plan_ref or "")
     )
@@ -81,8 +66,12 @@ async def register_subject(subject_id: str, body: SubjectIn, request: Request) -
     "/internal/human-inputs",
     summary="Record one human input as a decision; idempotent on (provider, external_id)",
     dependencies=[Depends(internal)],
+    status_code=201,
+    response_model=HumanDecision,
+    responses={200: {"model": HumanDecision, "description": "a redelivery: the decision recorded before"},
+               **errors(401, 409, 422, 503)},
 )
-async def record_human_input(body: HumanInputIn, request: Request) -> JSONResponse:
+async def record_human_input(body: HumanInputIn, request: Request, response: Response) -> dict[str, Any]:
     reply = await _decisions(request).RecordHumanInput(
         decisions_pb2.RecordHumanInputRequest(
             provider=body.provider,
@@ -93,15 +82,19 @@ async def record_human_input(body: HumanInputIn, request: Request) -> JSONRespon
             body=body.body,
         )
     )
-    return JSONResponse(human_decision_json(reply.decision), status_code=201 if reply.created else 200)
+    if not reply.created:
+        response.status_code = 200
+    return human_decision_json(reply.decision)
 
 
 @router.post(
     "/internal/subjects/{subject_id}/lease",
     summary="Reconcile the subject's human input, then list its human decisions (newest intent last)",
     dependencies=[Depends(internal)],
+    response_model=Lease,
+    responses=errors(401, 404, 409, 422, 503),
 )
-async def lease_subject(subject_id: str, request: Request) -> dict[str, Any]:
+async def lease_subject(subject_id: SubjectId, request: Request) -> dict[str, Any]:
     reply = await _decisions(request).LeaseSubject(decisions_pb2.LeaseSubjectRequest(subject_id=subject_id))
     return {
         "subject_id": reply.subject_id,
@@ -113,17 +106,13 @@ async def lease_subject(subject_id: str, request: Request) -> dict[str, Any]:
 @router.get(
     "/admin/ai/subjects/{subject_id}/human-decisions",
     summary="A subject's human decisions, oldest written first",
+    response_model=HumanDecisionPage,
+    responses={**STAFF_ERRORS, **errors(404)},
 )
 async def list_human_decisions(
-    subject_id: str,
-    request: Request,
-    cursor: str = Query(default=""),
-    limit: int = Query(default=0, ge=0, le=200),
-    _: Principal = Depends(staff),
+    subject_id: SubjectId, request: Request, page: PageQuery, _: Principal = Depends(staff)
 ) -> dict[str, Any]:
     reply = await _decisions(request).ListHumanDecisions(
-        decisions_pb2.ListHumanDecisionsRequest(
-            subject_id=subject_id, page=common_pb2.PageRequest(cursor=cursor, limit=limit)
-        )
+        decisions_pb2.ListHumanDecisionsRequest(subject_id=subject_id, page=page.proto())
     )
     return {"items": [human_decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}

@@ -6,89 +6,44 @@ Engines reach the /internal paths with the internal key; the console reads
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Query, Request, Response
-from google.protobuf.json_format import MessageToDict
-from google.protobuf.struct_pb2 import Struct
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from gateway.auth import Principal, internal, staff, writer
-from gateway.errors import ApiError
+from gateway.contracts.common import ENGINE_ERRORS, STAFF_ERRORS, WRITER_ERRORS, errors
+from gateway.contracts.decisions import (
+    UUID_PATTERN,
+    Decision,
+    DecisionIn,
+    DecisionPage,
+    OutcomeIn,
+    RecordReply,
+    SimilarIn,
+    SimilarReply,
+)
+from gateway.contracts.paging import PageQuery
+from gateway.errors import invalid
 from gateway.upstream import instant, stub
-from outrider.wire import timestamp
 from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
+from outrider.wire import json_bytes, json_value, timestamp
 
 router = APIRouter(tags=["decisions"])
+
+DecisionId = Annotated[str, Path(pattern=UUID_PATTERN, description="the decision's UUID")]
 
 
 def _decisions(request: Request) -> decisions_pb2_grpc.DecisionsStub:
     return stub(request, "decisions", decisions_pb2_grpc.DecisionsStub)
 
 
-def _invalid(field: str, message: str) -> ApiError:
-    return ApiError(422, "INVALID_ARGUMENT", f"{field}: {message}", {"field": field})
-
-
-def _object(body: Any, field: str) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise _invalid(field, "must be a JSON object")
-    return body
-
-
-def _text(body: dict[str, Any], key: str, field: str | None = None) -> str:
-    value = body.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise _invalid(field or key, f"must be a string, got {type(value).__name__}")
-    return value
-
-
-def _number(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _invalid(field, f"must be a number, got {type(value).__name__}")
-    return float(value)
-
-
-_NUMBER_TYPES = frozenset({int, float})
-
-
-def _vector(body: dict[str, Any]) -> list[float]:
-    value = body.get("embedding")
-    if value is None:
+def _embedding(request: Request, vector: list[float] | None) -> list[float]:
+    if vector is None:
         return []
-    # map() keeps the per-element work in C: a query vector has hundreds of
-    # elements and this route is the hot one. bool is its own type here, so
-    # true and false are refused like any other non-number.
-    if not isinstance(value, list) or not set(map(type, value)) <= _NUMBER_TYPES:
-        raise _invalid("embedding", "must be a list of numbers")
-    return list(map(float, value))
-
-
-def _struct(body: dict[str, Any]) -> Struct | None:
-    value = body.get("context")
-    if value is None:
-        return None
-    struct = Struct()
-    struct.update(_object(value, "context"))
-    return struct
-
-
-def _instant(value: Any, field: str) -> datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise _invalid(field, "must be an RFC 3339 timestamp string")
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise _invalid(field, f"is not an RFC 3339 timestamp: {value!r}") from None
-    # A wire Timestamp is an instant; a naive time must be refused here,
-    # before it becomes one by guesswork.
-    if moment.utcoffset() is None:
-        raise _invalid(field, "must carry a UTC offset")
-    return moment
+    dimension = request.app.state.settings.embedding_dimension
+    if len(vector) != dimension:
+        raise invalid("embedding", f"must have exactly {dimension} dimensions, got {len(vector)}")
+    return vector
 
 
 def decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
@@ -110,65 +65,58 @@ def decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
     }
 
 
-def _record_request(body: dict[str, Any]) -> decisions_pb2.RecordDecisionRequest:
-    decision = _object(body.get("decision") or {}, "decision")
-    subject = body.get("subject_id")
-    if subject is None and isinstance(body.get("booking_id"), int | str) and not isinstance(body["booking_id"], bool):
-        # Engines written before subjects were general send the booking id.
-        subject = str(body["booking_id"])
-    context = body.get("context")
-    model = _text(body, "model")
-    if not model and isinstance(context, dict) and isinstance(context.get("model"), str):
-        # The same engines carry the model inside the context.
-        model = context["model"]
-    message = decisions_pb2.RecordDecisionRequest(
-        id=_text(body, "id"),
-        decision_type=_text(body, "decision_type"),
-        agent_id=_text(body, "agent_id"),
-        subject_id=_text({"subject_id": subject}, "subject_id"),
-        action=_text(decision, "action", "decision.action"),
-        reasoning=_text(body, "reasoning"),
-        model=model,
-        embedding=_vector(body),
-        decided_at=timestamp(_instant(body.get("decided_at"), "decided_at")),
+def record_request(body: DecisionIn, embedding: list[float]) -> decisions_pb2.RecordDecisionRequest:
+    # Engines written before subjects were general send the booking id, and
+    # carry the model inside the context.
+    if body.subject_id is None and body.booking_id is None:
+        raise invalid("subject_id", "is required")
+    subject = body.subject_id if body.subject_id is not None else body.booking_id
+    model = body.model
+    if model is None and body.context is not None and isinstance(body.context.get("model"), str):
+        model = body.context["model"]
+    return decisions_pb2.RecordDecisionRequest(
+        id=body.id or "",
+        decision_type=body.decision_type,
+        agent_id=body.agent_id,
+        subject_id=subject,
+        action=body.decision.action,
+        confidence=body.decision.confidence,
+        reasoning=body.reasoning or "",
+        model=model or "",
+        embedding=embedding,
+        decided_at=timestamp(body.decided_at),
+        context_json=json_bytes(body.context) if body.context is not None else b"",
     )
-    if decision.get("confidence") is not None:
-        message.confidence = _number(decision["confidence"], "decision.confidence")
-    struct = _struct(body)
-    if struct is not None:
-        message.context.CopyFrom(struct)
-    return message
 
 
-@router.post("/internal/agent-decisions", status_code=201, summary="Record an agent's decision")
+@router.post("/internal/agent-decisions", status_code=201, summary="Record an agent's decision",
+             response_model=RecordReply,
+             responses={200: {"model": RecordReply, "description": "this id was recorded before: nothing changed"},
+                        **errors(401, 409, 422, 503)})
 async def record_decision(
-    request: Request, response: Response, body: Any = Body(...), _: None = Depends(internal)
+    body: DecisionIn, request: Request, response: Response, _: None = Depends(internal)
 ) -> dict[str, Any]:
-    reply = await _decisions(request).RecordDecision(_record_request(_object(body, "body")))
+    reply = await _decisions(request).RecordDecision(record_request(body, _embedding(request, body.embedding)))
     if not reply.created:
         # Same id again: the decision exists already, nothing was created.
         response.status_code = 200
     return {"id": reply.id, "created": reply.created}
 
 
-@router.post("/internal/agent-decisions/similar", summary="Judged precedents nearest to a context")
-async def find_similar(request: Request, body: Any = Body(...), _: None = Depends(internal)) -> dict[str, Any]:
-    body = _object(body, "body")
-    k = body.get("k")
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not -(2**31) <= k < 2**31):
-        # The service judges the range; this only keeps the value inside int32.
-        raise _invalid("k", f"must be an integer between 1 and 100, got {k!r}")
+@router.post("/internal/agent-decisions/similar", summary="Judged precedents nearest to a context",
+             response_model=SimilarReply, responses=ENGINE_ERRORS)
+async def find_similar(body: SimilarIn, request: Request, _: None = Depends(internal)) -> dict[str, Any]:
+    if body.context is None and body.embedding is None:
+        raise invalid("context", "context or embedding is required")
     message = decisions_pb2.FindSimilarRequest(
-        decision_type=_text(body, "decision_type"), embedding=_vector(body), k=k
+        decision_type=body.decision_type, embedding=_embedding(request, body.embedding), k=body.k,
+        context_json=json_bytes(body.context) if body.context is not None else b"",
     )
-    struct = _struct(body)
-    if struct is not None:
-        message.context.CopyFrom(struct)
     reply = await _decisions(request).FindSimilar(message)
     summary = reply.summary
     return {
         "items": [
-            {**decision_json(d), "context": MessageToDict(d.context), "similarity": d.similarity}
+            {**decision_json(d), "context": json_value(d.context_json) or {}, "similarity": d.similarity}
             for d in reply.items
         ],
         "summary": {
@@ -179,50 +127,48 @@ async def find_similar(request: Request, body: Any = Body(...), _: None = Depend
     }
 
 
-def _outcome_request(decision_id: str, body: Any, judged_by: str,
+def _outcome_request(decision_id: str, body: OutcomeIn, judged_by: str,
                      who: Principal | None = None) -> decisions_pb2.SetOutcomeRequest:
-    body = _object(body, "body")
     message = decisions_pb2.SetOutcomeRequest(
-        id=decision_id, outcome=_text(body, "outcome"), reason=_text(body, "reason"), judged_by=judged_by
+        id=decision_id, outcome=body.outcome, reason=body.reason or "", judged_by=judged_by
     )
     if who is not None:
         message.actor.CopyFrom(common_pb2.Actor(sub=who.sub, email=who.email))
     return message
 
 
-@router.patch("/internal/agent-decisions/{decision_id}/outcome", summary="Judge a pending decision")
+@router.patch("/internal/agent-decisions/{decision_id}/outcome", summary="Judge a pending decision",
+              response_model=Decision, responses=errors(401, 404, 409, 422, 503))
 async def set_outcome(
-    decision_id: str, request: Request, body: Any = Body(...), _: None = Depends(internal)
+    decision_id: DecisionId, body: OutcomeIn, request: Request, _: None = Depends(internal)
 ) -> dict[str, Any]:
     reply = await _decisions(request).SetOutcome(_outcome_request(decision_id, body, "api"))
     return decision_json(reply)
 
 
-@router.patch("/admin/ai/decisions/{decision_id}/outcome", summary="A person judges or re-judges a decision")
+@router.patch("/admin/ai/decisions/{decision_id}/outcome", summary="A person judges or re-judges a decision",
+              response_model=Decision, responses=WRITER_ERRORS)
 async def rejudge(
-    decision_id: str, request: Request, body: Any = Body(...), who: Principal = Depends(writer)
+    decision_id: DecisionId, body: OutcomeIn, request: Request, who: Principal = Depends(writer)
 ) -> dict[str, Any]:
     reply = await _decisions(request).SetOutcome(_outcome_request(decision_id, body, "human", who))
     return decision_json(reply)
 
 
-@router.get("/admin/ai/decisions", summary="Decisions, newest first, without their context")
+@router.get("/admin/ai/decisions", summary="Decisions, newest first, without their context",
+            response_model=DecisionPage, responses=STAFF_ERRORS)
 async def list_decisions(
     request: Request,
-    decision_type: str = Query(""),
-    outcome: str = Query(""),
-    agent_id: str = Query(""),
-    cursor: str = Query(""),
-    limit: int = Query(0),
+    page: PageQuery,
+    decision_type: Annotated[str, Query(max_length=64, description="only this type")] = "",
+    outcome: Annotated[Literal["success", "failure", "unknown", "pending"] | None,
+                       Query(description="only decisions with this outcome; pending = not judged yet")] = None,
+    agent_id: Annotated[str, Query(max_length=128, description="only this agent's decisions")] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    if not 0 <= limit < 2**31:
-        raise _invalid("limit", f"must be between 1 and 200, got {limit}")
     reply = await _decisions(request).ListDecisions(
         decisions_pb2.ListDecisionsRequest(
-            decision_type=decision_type, outcome=outcome, agent_id=agent_id,
-            page=common_pb2.PageRequest(cursor=cursor, limit=limit),
+            decision_type=decision_type, outcome=outcome or "", agent_id=agent_id, page=page.proto()
         )
     )
     return {"items": [decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}
-

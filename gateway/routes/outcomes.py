@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import BaseModel, ConfigDict, StrictStr
 
 from gateway.auth import Principal, internal, staff
-from gateway.errors import ApiError
+from gateway.contracts.common import ENGINE_ERRORS, STAFF_ERRORS, errors
+from gateway.contracts.outcomes import (
+    ConversationIn,
+    ConversationMetrics,
+    CreditsReply,
+    FactsIn,
+    FactsReply,
+    Routing,
+    SweepReply,
+)
 from gateway.upstream import stub
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
+from services.outcomes.advice import MAX_CANDIDATES
+from services.outcomes.sweeper import MAX_BATCH
 
 router = APIRouter(tags=["outcomes"])
 
@@ -20,43 +30,24 @@ def _outcomes(request: Request) -> outcomes_pb2_grpc.OutcomesStub:
     return stub(request, "outcomes", outcomes_pb2_grpc.OutcomesStub)
 
 
-@router.post("/internal/facts", summary="Record subject facts (the payload of a facts.booking event)")
-async def record_facts(request: Request, _: None = Depends(internal)) -> dict[str, Any]:
-    # The body goes through untouched: the outcomes context parses it with the
+@router.post("/internal/facts", summary="Record subject facts (the payload of a facts.booking event)",
+             response_model=FactsReply, responses=ENGINE_ERRORS)
+async def record_facts(body: FactsIn, request: Request, _: None = Depends(internal)) -> dict[str, Any]:
+    # The body goes on as it came: the outcomes context parses it with the
     # same code as the NATS events, so both doors accept and refuse alike.
     reply = await _outcomes(request).RecordFacts(outcomes_pb2.RecordFactsRequest(event=await request.body()))
     return {"subject_id": reply.subject_id, "facts": json.loads(reply.facts), "changed": reply.changed}
 
 
-@router.post("/internal/outcomes/sweep", summary="Judge every pending decision old enough, now")
+@router.post("/internal/outcomes/sweep", summary="Judge every pending decision old enough, now",
+             response_model=SweepReply, responses=ENGINE_ERRORS)
 async def sweep(
     request: Request,
     _: None = Depends(internal),
-    batch_size: int = Query(
-        0, ge=-(2**31), le=2**31 - 1, description="decisions per round trip; 0 means the default (500)"
-    ),
+    batch_size: Annotated[int, Query(ge=1, le=MAX_BATCH, description="decisions per round trip")] = None,
 ) -> dict[str, Any]:
-    reply = await _outcomes(request).Sweep(outcomes_pb2.SweepRequest(batch_size=batch_size))
+    reply = await _outcomes(request).Sweep(outcomes_pb2.SweepRequest(batch_size=batch_size or 0))
     return {"judged": reply.judged, "by_outcome": dict(reply.by_outcome), "scanned": reply.scanned}
-
-
-class TurnIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    role: StrictStr
-    text: StrictStr
-    ref: StrictStr
-    model: StrictStr | None = None
-    trace_id: StrictStr | None = None
-
-
-class ConversationIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    conversation_id: StrictStr
-    turns: list[TurnIn]
-    skill: StrictStr | None = None
-    decision_type: StrictStr | None = None
 
 
 def _credit_json(credit: outcomes_pb2.TurnCredit) -> dict[str, Any]:
@@ -71,22 +62,9 @@ def _credit_json(credit: outcomes_pb2.TurnCredit) -> dict[str, Any]:
     }
 
 
-def _encodable(body: ConversationIn) -> None:
-    # JSON can spell half a surrogate pair ("\ud800"); gRPC strings must be
-    # UTF-8, so such a field is refused here by name instead of failing the call.
-    fields = [("conversation_id", body.conversation_id), ("skill", body.skill), ("decision_type", body.decision_type)]
-    for index, turn in enumerate(body.turns):
-        fields.extend((f"turns[{index}].{name}", getattr(turn, name)) for name in TurnIn.model_fields)
-    for field, value in fields:
-        try:
-            (value or "").encode("utf-8")
-        except UnicodeEncodeError:
-            raise ApiError(422, "INVALID_ARGUMENT", f"{field} is not valid Unicode text", {"field": field}) from None
-
-
-@router.post("/internal/conversations", summary="Book a conversation's episode credits (idempotent)")
-async def submit_conversation(request: Request, body: ConversationIn, _: None = Depends(internal)) -> dict[str, Any]:
-    _encodable(body)
+@router.post("/internal/conversations", summary="Book a conversation's episode credits (idempotent)",
+             response_model=CreditsReply, responses=errors(401, 409, 422, 503))
+async def submit_conversation(body: ConversationIn, request: Request, _: None = Depends(internal)) -> dict[str, Any]:
     message = outcomes_pb2.SubmitConversationRequest(
         conversation_id=body.conversation_id,
         turns=[outcomes_pb2.Turn(**turn.model_dump(exclude_none=True)) for turn in body.turns],
@@ -96,9 +74,12 @@ async def submit_conversation(request: Request, body: ConversationIn, _: None = 
     return {"credits": [_credit_json(c) for c in reply.credits], "deferred": reply.deferred}
 
 
-@router.get("/admin/ai/conversation-metrics", summary="Outcome metrics over the credit ledger")
+@router.get("/admin/ai/conversation-metrics", summary="Outcome metrics over the credit ledger",
+            response_model=ConversationMetrics, responses=STAFF_ERRORS)
 async def conversation_metrics(
-    request: Request, _: Principal = Depends(staff), model: str | None = Query(None)
+    request: Request,
+    _: Principal = Depends(staff),
+    model: Annotated[str | None, Query(max_length=256, description="only this model's episodes")] = None,
 ) -> dict[str, Any]:
     message = outcomes_pb2.GetConversationMetricsRequest()
     if model is not None:
@@ -119,17 +100,17 @@ async def conversation_metrics(
     }
 
 
-@router.get("/admin/ai/routing", summary="Per-model evidence, posteriors and the Thompson pick for one key")
+@router.get("/admin/ai/routing", summary="Per-model evidence, posteriors and the Thompson pick for one key",
+            response_model=Routing, responses=STAFF_ERRORS)
 async def routing(
     request: Request,
     _: Principal = Depends(staff),
-    decision_type: str = Query(""),
-    skill: str = Query(""),
-    seed: int | None = Query(None, description="same seed and evidence, same pick"),
-    candidate: list[str] = Query([], description="models to choose among; default every model with evidence"),
+    decision_type: Annotated[str, Query(max_length=64, description="route this decision type (or give skill)")] = "",
+    skill: Annotated[str, Query(max_length=128, description="route this skill (or give decision_type)")] = "",
+    seed: Annotated[int | None, Query(ge=-(2**63), le=2**63 - 1, description="same seed and evidence, same pick")] = None,
+    candidate: Annotated[list[str], Query(max_length=MAX_CANDIDATES,
+                                          description="models to choose among; default every model with evidence")] = [],
 ) -> dict[str, Any]:
-    if seed is not None and not -(2**63) <= seed < 2**63:
-        raise ApiError(422, "INVALID_ARGUMENT", "seed must fit in a signed 64-bit integer", {"field": "seed"})
     message = outcomes_pb2.GetRoutingRequest(decision_type=decision_type, skill=skill, candidates=candidate)
     if seed is not None:
         message.seed = seed

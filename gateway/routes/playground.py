@@ -11,50 +11,43 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 import grpc
-from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import StreamingResponse
 
 from gateway.auth import Principal, staff, writer
+from gateway.contracts.common import STAFF_ERRORS, errors
+from gateway.contracts.decisions import UUID_PATTERN
+from gateway.contracts.paging import PageQuery
+from gateway.contracts.playground import RunIn, RunPage, RunTrace
 from gateway.errors import ApiError, from_rpc_error
 from gateway.upstream import actor, instant, stub
 from outrider.v1 import common_pb2, playground_pb2, playground_pb2_grpc
-from outrider.wire import plain
+from outrider.wire import json_value
 
 router = APIRouter(tags=["playground"])
 
 EVENT_STREAM = "text/event-stream"
+
+RunId = Annotated[str, Path(pattern=UUID_PATTERN, description="the run's UUID")]
 
 
 def _playground(request: Request) -> playground_pb2_grpc.PlaygroundStub:
     return stub(request, "playground", playground_pb2_grpc.PlaygroundStub)
 
 
-def _invalid(field: str, message: str) -> ApiError:
-    return ApiError(422, "INVALID_ARGUMENT", f"{field}: {message}", {"field": field})
-
-
-def _text(body: dict[str, Any], key: str) -> str:
-    value = body.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise _invalid(key, f"must be a string, got {type(value).__name__}")
-    return value
-
-
 def step_json(step: playground_pb2.TraceStep) -> dict[str, Any]:
     return {
         "turn": step.turn,
         "tool": step.tool,
-        "input": plain(step.input),
+        "input": json_value(step.input_json) or {},
         "outcome": step.outcome,
         "reason": step.reason,
         "result": step.result,
         "error": step.error or None,
-        "proposal": plain(step.proposal) if step.HasField("proposal") else None,
+        "proposal": json_value(step.proposal_json),
         "ms": step.ms,
     }
 
@@ -105,28 +98,35 @@ async def _stream(call: Any, first: playground_pb2.RunEvent) -> AsyncIterator[by
             yield _event(*_event_json(event))
     except grpc.aio.AioRpcError as exc:
         # The status line has gone out already; the failure travels as an event.
-        error = from_rpc_error(exc)
+        error = from_rpc_error(exc, "playground")
         yield _event("error", {"error": {"code": error.code, "message": error.message, "details": error.details}})
     finally:
         # A console that closes the stream cancels the run upstream.
         call.cancel()
 
 
-@router.post("/admin/ai/playground/run", summary="Run one prompt through a skill's tools, safely")
-async def run(request: Request, body: Any = Body(...), who: Principal = Depends(writer)) -> Any:
-    if not isinstance(body, dict):
-        raise _invalid("body", "must be a JSON object")
+@router.post(
+    "/admin/ai/playground/run",
+    summary="Run one prompt through a skill's tools, safely",
+    response_model=RunTrace,
+    responses={
+        200: {"content": {EVENT_STREAM: {"schema": {"type": "string", "description": "started, step…, done | error"}}},
+              "description": "the trace; as Server-Sent Events when the request accepts text/event-stream"},
+        **errors(401, 403, 404, 422, 429, 503),
+    },
+)
+async def run(body: RunIn, request: Request, who: Principal = Depends(writer)) -> Any:
     message = playground_pb2.RunRequest(
-        agent_id=_text(body, "agent_id"),
-        skill_id=_text(body, "skill_id"),
-        prompt=_text(body, "prompt"),
-        actor=common_pb2.Actor(**actor(who)),
+        agent_id=body.agent_id, skill_id=body.skill_id or "", prompt=body.prompt, actor=common_pb2.Actor(**actor(who))
     )
     if EVENT_STREAM in request.headers.get("accept", ""):
         call = _playground(request).RunStream(message)
         # The first event is awaited before answering, so a refused run
         # (503, 422, 429) still gets its own status code, not a 200 stream.
-        first = await call.read()
+        try:
+            first = await call.read()
+        except grpc.aio.AioRpcError as exc:
+            raise from_rpc_error(exc, "playground") from None
         if first is grpc.aio.EOF:
             raise ApiError(502, "UPSTREAM_CLOSED", "the playground closed the stream before the run started")
         return StreamingResponse(
@@ -135,18 +135,14 @@ async def run(request: Request, body: Any = Body(...), who: Principal = Depends(
     return trace_json(await _playground(request).Run(message))
 
 
-@router.get("/admin/ai/playground/runs", summary="Stored playground runs, newest first")
-async def list_runs(
-    request: Request, cursor: str = Query(""), limit: int = Query(0), _: Principal = Depends(staff)
-) -> dict[str, Any]:
-    if not 0 <= limit < 2**31:
-        raise _invalid("limit", f"must be between 1 and 200, got {limit}")
-    reply = await _playground(request).ListRuns(
-        playground_pb2.ListRunsRequest(page=common_pb2.PageRequest(cursor=cursor, limit=limit))
-    )
+@router.get("/admin/ai/playground/runs", summary="Stored playground runs, newest first",
+            response_model=RunPage, responses=STAFF_ERRORS)
+async def list_runs(request: Request, page: PageQuery, _: Principal = Depends(staff)) -> dict[str, Any]:
+    reply = await _playground(request).ListRuns(playground_pb2.ListRunsRequest(page=page.proto()))
     return {"items": [trace_json(t, with_steps=False) for t in reply.items], "next_cursor": reply.next_cursor or None}
 
 
-@router.get("/admin/ai/playground/runs/{run_id}", summary="One stored run with every step")
-async def get_run(request: Request, run_id: str, _: Principal = Depends(staff)) -> dict[str, Any]:
+@router.get("/admin/ai/playground/runs/{run_id}", summary="One stored run with every step",
+            response_model=RunTrace, responses={**STAFF_ERRORS, **errors(404)})
+async def get_run(request: Request, run_id: RunId, _: Principal = Depends(staff)) -> dict[str, Any]:
     return trace_json(await _playground(request).GetRun(playground_pb2.GetRunRequest(id=run_id)))

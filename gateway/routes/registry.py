@@ -1,9 +1,8 @@
 """Registry routes: /admin/ai/agents, skills, tools, audit and the engine snapshot.
 
-Bodies are checked here only for shape (an object, a boolean, a list of
-names) so they fit the request message; every registry rule is the
-service's. Fields the message has no place for travel as `unknown_fields`,
-so the service refuses them by name with the rules' own reasons.
+Bodies are checked here for shape only (the contracts in
+`gateway/contracts/registry.py`, which the OpenAPI document publishes);
+every registry rule that depends on the registry's state is the service's.
 """
 
 from __future__ import annotations
@@ -12,22 +11,39 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, Final
+from typing import Annotated, Any, Final, Literal
 
 import grpc
-from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request, Response
-from google.protobuf import json_format
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Response
 
 from gateway.auth import Principal, internal, staff, writer
-from gateway.errors import ApiError
+from gateway.contracts.common import STAFF_ERRORS, WRITER_ERRORS, errors
+from gateway.contracts.paging import PageQuery
+from gateway.contracts.registry import (
+    Agent,
+    AgentDetail,
+    AgentPage,
+    AgentPatch,
+    AuditPage,
+    Skill,
+    SkillDraft,
+    SkillPage,
+    SkillPatch,
+    ToolPage,
+)
 from gateway.upstream import instant, stub
+from services.common.clients import ContextCallError
 from outrider.v1 import common_pb2, registry_pb2, registry_pb2_grpc
+from outrider.wire import json_bytes, json_value
+from services.registry.rules import ToolKind
 
 _log = logging.getLogger(__name__)
 
 WATCH_RETRY_MIN_S: Final = 0.2
 WATCH_RETRY_MAX_S: Final = 5.0
-INT32_MAX: Final = 2**31 - 1
+
+AgentIdPath = Annotated[str, Path(min_length=1, max_length=128)]
+SkillIdPath = Annotated[str, Path(min_length=1, max_length=128)]
 
 
 class SnapshotFeed:
@@ -59,7 +75,7 @@ class SnapshotFeed:
             reply = await registry.GetSnapshot(
                 registry_pb2.GetSnapshotRequest(if_none_match=held.etag if held else "")
             )
-        except grpc.aio.AioRpcError:
+        except ContextCallError:
             if held is None:
                 raise
             # The last snapshot the registry confirmed is still the best
@@ -185,7 +201,7 @@ def tool_json(tool: registry_pb2.Tool) -> dict[str, Any]:
         "description": tool.description,
         "kind": tool.kind,
         "target": tool.target,
-        "input_schema": json_format.MessageToDict(tool.input_schema),
+        "input_schema": json_value(tool.input_schema_json) or {},
         "requires_confirmation": tool.requires_confirmation,
         "requires_confirmation_by_agent": dict(sorted(tool.requires_confirmation_by_agent.items())),
         "owner_agents": list(tool.owner_agents),
@@ -212,8 +228,8 @@ def audit_json(row: registry_pb2.AuditRow) -> dict[str, Any]:
         "entity": row.entity,
         "entity_id": row.entity_id,
         "field": row.field,
-        "old": json_format.MessageToDict(row.old) if row.HasField("old") else None,
-        "new": json_format.MessageToDict(row.new) if row.HasField("new") else None,
+        "old": json_value(row.old_json),
+        "new": json_value(row.new_json),
         "changed_by": row.changed_by,
         "changed_by_email": row.changed_by_email,
         "changed_at": instant(row.changed_at),
@@ -223,104 +239,70 @@ def audit_json(row: registry_pb2.AuditRow) -> dict[str, Any]:
 # ─── Request shapes ────────────────────────────────────────────────────────
 
 
-def _invalid(field: str, reason: str) -> ApiError:
-    return ApiError(422, "INVALID_FIELD", f"{field} {reason}", {field: reason})
-
-
-def _object(body: Any, field: str = "body") -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise _invalid(field, "must be a JSON object")
-    return body
-
-
-def _bool(value: Any, field: str) -> bool:
-    if not isinstance(value, bool):
-        raise _invalid(field, "must be true or false")
-    return value
-
-
-def _str(value: Any, field: str) -> str:
-    if not isinstance(value, str):
-        raise _invalid(field, "must be text")
-    return value
-
-
 def _actor(who: Principal) -> common_pb2.Actor:
     return common_pb2.Actor(sub=who.sub, email=who.email)
 
 
-def skill_update(skill_id: str, body: Any, who: Principal) -> registry_pb2.UpdateSkillRequest:
+def skill_update(skill_id: str, body: SkillPatch, who: Principal) -> registry_pb2.UpdateSkillRequest:
     message = registry_pb2.UpdateSkillRequest(id=skill_id, actor=_actor(who))
-    for key, value in _object(body).items():
-        if key == "enabled":
-            message.enabled = _bool(value, key)
-        elif key == "thresholds":
-            message.thresholds.SetInParent()
-            message.thresholds.update(_object(value, key))
-        elif key == "version":
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= INT32_MAX:
-                raise _invalid(key, "must be a positive integer")
-            message.expected_version = value
-        else:
-            message.unknown_fields.append(key)
+    sent = body.model_fields_set
+    if "enabled" in sent:
+        message.enabled = body.enabled
+    if "thresholds" in sent:
+        message.thresholds_json = json_bytes(body.thresholds)
+    if "version" in sent:
+        message.expected_version = body.version
     return message
 
 
-def agent_update(agent_id: str, body: Any, who: Principal) -> registry_pb2.UpdateAgentRequest:
+def agent_update(agent_id: str, body: AgentPatch, who: Principal) -> registry_pb2.UpdateAgentRequest:
     message = registry_pb2.UpdateAgentRequest(id=agent_id, actor=_actor(who))
-    for key, value in _object(body).items():
-        if key == "autonomous":
-            message.autonomous = _bool(value, key)
-        elif key == "model":
-            # null asks for the engine's default model, carried as an empty pin.
-            message.model = "" if value is None else _str(value, key)
-        elif key == "confirm":
-            message.confirm = "" if value is None else _str(value, key)
-        else:
-            message.unknown_fields.append(key)
+    sent = body.model_fields_set
+    if "autonomous" in sent:
+        message.autonomous = body.autonomous
+    if "model" in sent:
+        # null asks for the engine's default model, carried as an empty pin.
+        message.model = body.model or ""
+    if "confirm" in sent:
+        message.confirm = body.confirm or ""
     return message
 
 
-_DRAFT_TEXT: Final = ("id", "agent_id", "title", "category", "description", "sample_prompt")
-
-
-def skill_draft(body: Any, who: Principal) -> registry_pb2.CreateSkillRequest:
-    message = registry_pb2.CreateSkillRequest(actor=_actor(who))
-    for key, value in _object(body).items():
-        if key in _DRAFT_TEXT:
-            setattr(message, key, "" if value is None else _str(value, key))
-        elif key == "tool_names":
-            if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-                raise _invalid(key, "must be a list of tool names")
-            message.tool_names.extend(value)
-        elif key in ("thresholds_schema", "thresholds"):
-            target = getattr(message, key)
-            target.SetInParent()
-            target.update(_object(value, key))
-        elif key == "enabled":
-            message.enabled = _bool(value, key)
-        else:
-            message.unknown_fields.append(key)
+def skill_draft(body: SkillDraft, who: Principal) -> registry_pb2.CreateSkillRequest:
+    message = registry_pb2.CreateSkillRequest(
+        actor=_actor(who),
+        id=body.id,
+        agent_id=body.agent_id,
+        title=body.title,
+        category=body.category or "",
+        description=body.description or "",
+        sample_prompt=body.sample_prompt or "",
+        tool_names=body.tool_names,
+    )
+    if body.thresholds_schema is not None:
+        message.thresholds_schema_json = json_bytes(
+            {key: spec.model_dump(exclude_none=True) for key, spec in body.thresholds_schema.items()}
+        )
+    if body.thresholds is not None:
+        message.thresholds_json = json_bytes(body.thresholds)
+    if body.enabled is not None:
+        message.enabled = body.enabled
     return message
-
-
-def _limit(limit: int) -> int:
-    if not 0 <= limit <= INT32_MAX:
-        raise _invalid("limit", "must be between 1 and 200")
-    return limit
 
 
 # ─── Routes ────────────────────────────────────────────────────────────────
 
 
-@router.get("/admin/ai/agents", summary="Every agent with its status badge and skill and tool counts")
+@router.get("/admin/ai/agents", summary="Every agent with its status badge and skill and tool counts",
+            response_model=AgentPage, responses=STAFF_ERRORS)
 async def list_agents(request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
     reply = await _registry(request).ListAgents(registry_pb2.ListAgentsRequest())
     return {"items": [agent_json(a) for a in reply.items], "next_cursor": None}
 
 
-@router.get("/admin/ai/agents/{agent_id}", summary="One agent with its skills, their tools and its screens")
-async def get_agent(agent_id: str, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
+@router.get("/admin/ai/agents/{agent_id}", summary="One agent with its skills, their tools and its screens",
+            response_model=AgentDetail, responses=errors(401, 403, 404, 503))
+async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
     reply = await _registry(request).GetAgent(registry_pb2.GetAgentRequest(id=agent_id))
     return {
         **agent_json(reply.agent),
@@ -330,57 +312,64 @@ async def get_agent(agent_id: str, request: Request, _: Principal = Depends(staf
     }
 
 
-@router.patch("/admin/ai/agents/{agent_id}", summary="Set an agent's autonomy or model pin")
+@router.patch("/admin/ai/agents/{agent_id}", summary="Set an agent's autonomy or model pin",
+              response_model=Agent, responses=WRITER_ERRORS)
 async def update_agent(
-    agent_id: str, request: Request, body: Any = Body(...), who: Principal = Depends(writer)
+    agent_id: AgentIdPath, body: AgentPatch, request: Request, who: Principal = Depends(writer)
 ) -> dict[str, Any]:
     reply = await _registry(request).UpdateAgent(agent_update(agent_id, body, who))
     return agent_json(reply)
 
 
-@router.get("/admin/ai/skills", summary="Skills, optionally of one agent")
+@router.get("/admin/ai/skills", summary="Skills, optionally of one agent", response_model=SkillPage,
+            responses={**STAFF_ERRORS, **errors(404)})
 async def list_skills(
-    request: Request, agent: str = Query("", description="only this agent's skills"), _: Principal = Depends(staff)
+    request: Request,
+    agent: Annotated[str, Query(max_length=128, description="only this agent's skills")] = "",
+    _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     reply = await _registry(request).ListSkills(registry_pb2.ListSkillsRequest(agent_id=agent))
     return {"items": [skill_json(s) for s in reply.items], "next_cursor": None}
 
 
-@router.post("/admin/ai/skills", status_code=201, summary="A new skill on a console agent, from existing tools")
-async def create_skill(request: Request, body: Any = Body(...), who: Principal = Depends(writer)) -> dict[str, Any]:
+@router.post("/admin/ai/skills", status_code=201, summary="A new skill on a console agent, from existing tools",
+             response_model=Skill, responses=WRITER_ERRORS)
+async def create_skill(body: SkillDraft, request: Request, who: Principal = Depends(writer)) -> dict[str, Any]:
     reply = await _registry(request).CreateSkill(skill_draft(body, who))
     return skill_json(reply)
 
 
-@router.patch("/admin/ai/skills/{skill_id}", summary="Switch a skill or tune its thresholds")
+@router.patch("/admin/ai/skills/{skill_id}", summary="Switch a skill or tune its thresholds",
+              response_model=Skill, responses=WRITER_ERRORS)
 async def update_skill(
-    skill_id: str, request: Request, body: Any = Body(...), who: Principal = Depends(writer)
+    skill_id: SkillIdPath, body: SkillPatch, request: Request, who: Principal = Depends(writer)
 ) -> dict[str, Any]:
     reply = await _registry(request).UpdateSkill(skill_update(skill_id, body, who))
     return skill_json(reply)
 
 
-@router.get("/admin/ai/tools", summary="Tools, optionally of one kind")
+@router.get("/admin/ai/tools", summary="Tools, optionally of one kind", response_model=ToolPage,
+            responses=STAFF_ERRORS)
 async def list_tools(
-    request: Request, kind: str = Query("", description="read, write, notify or event"), _: Principal = Depends(staff)
+    request: Request,
+    kind: Annotated[ToolKind | None, Query(description="only tools of this kind")] = None,
+    _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    reply = await _registry(request).ListTools(registry_pb2.ListToolsRequest(kind=kind))
+    reply = await _registry(request).ListTools(registry_pb2.ListToolsRequest(kind=kind.value if kind else ""))
     return {"items": [tool_json(t) for t in reply.items], "next_cursor": None}
 
 
-@router.get("/admin/ai/audit", summary="Registry change history, newest first")
+@router.get("/admin/ai/audit", summary="Registry change history, newest first", response_model=AuditPage,
+            responses=STAFF_ERRORS)
 async def list_audit(
     request: Request,
-    entity: str = Query("", description="agent or skill"),
-    entity_id: str = Query(""),
-    cursor: str = Query(""),
-    limit: int = Query(0, description="1 to 200; 50 when left out"),
+    page: PageQuery,
+    entity: Annotated[Literal["agent", "skill"] | None, Query(description="only changes to this kind of thing")] = None,
+    entity_id: Annotated[str, Query(max_length=128, description="only changes to this agent or skill")] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     reply = await _registry(request).ListAudit(
-        registry_pb2.ListAuditRequest(
-            entity=entity, entity_id=entity_id, page=common_pb2.PageRequest(cursor=cursor, limit=_limit(limit))
-        )
+        registry_pb2.ListAuditRequest(entity=entity or "", entity_id=entity_id, page=page.proto())
     )
     return {"items": [audit_json(r) for r in reply.items], "next_cursor": reply.next_cursor or None}
 
@@ -399,7 +388,16 @@ def etag_matches(header: str | None, etag: str) -> bool:
     return False
 
 
-@router.get("/internal/ai/registry", summary="The whole registry snapshot the engine obeys (ETag, If-None-Match)")
+@router.get(
+    "/internal/ai/registry",
+    summary="The whole registry snapshot the engine obeys (ETag, If-None-Match)",
+    response_class=Response,
+    responses={
+        200: {"description": "the snapshot document", "content": {"application/json": {"schema": {"type": "object"}}}},
+        304: {"description": "the snapshot is unchanged since the ETag sent"},
+        **errors(401, 503),
+    },
+)
 async def registry_snapshot(request: Request, _: None = Depends(internal)) -> Response:
     snapshot = await request.app.state.registry_feed.current(_registry(request))
     headers = {"ETag": f'"{snapshot.etag}"', "Cache-Control": "no-cache"}

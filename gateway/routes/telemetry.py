@@ -10,15 +10,18 @@ holds the service key like every other service does.
 from __future__ import annotations
 
 import hmac
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from gateway.auth import Principal, staff
+from gateway.contracts.common import STAFF_ERRORS, errors
+from gateway.contracts.telemetry import Insights
 from gateway.errors import ApiError
 from gateway.upstream import instant, stub
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
+from services.telemetry.rules import DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, MIN_WINDOW_DAYS
 
 router = APIRouter(tags=["telemetry"])
 
@@ -63,10 +66,12 @@ def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
     }
 
 
-@router.get("/admin/ai/insights", summary="Runs, failures and durations per agent; decisions; live state")
+@router.get("/admin/ai/insights", summary="Runs, failures and durations per agent; decisions; live state",
+            response_model=Insights, responses=STAFF_ERRORS)
 async def insights(
     request: Request,
-    days: int | None = Query(default=None, description="window in days, 1..30 (default 7)"),
+    days: Annotated[int | None, Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS,
+                                      description=f"window in days (default {DEFAULT_WINDOW_DAYS})")] = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
@@ -97,7 +102,8 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
 
 
 @router.get("/metrics", summary="Telemetry ingest counters, Prometheus text; needs the internal key",
-            response_class=PlainTextResponse)
+            responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+                             "description": "Prometheus text format 0.0.4"}, **errors(401, 503)})
 async def metrics(request: Request, _: None = Depends(metrics_key)) -> PlainTextResponse:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
     counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest())

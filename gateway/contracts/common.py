@@ -1,0 +1,266 @@
+"""Shapes every route shares: the error envelope, pages, and the field types
+requests are built from.
+
+Each type here states in the OpenAPI document exactly what the gateway then
+enforces, so a client generated from the document sends what is accepted.
+Strings are strict (a number is not coerced into text) and must be text
+Postgres and gRPC can carry: no NUL and no lone surrogate.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+)
+from pydantic_core import PydanticCustomError
+
+INT32_MAX = 2**31 - 1
+PAGE_LIMIT_MAX = 200
+
+# Python's str.strip() takes these too, though a JSON Schema \\s does not.
+_EDGE = r"[^\s\x00\x1c-\x1f\x85]"
+# Non-empty, no white space at either end (an id with a trailing space is a
+# different id that looks the same), no NUL.
+TRIMMED = rf"^{_EDGE}(?:[^\x00]*{_EDGE})?$"
+
+# Text the rest of the platform can hold: gRPC strings are UTF-8, so a lone
+# surrogate ("\ud800", legal in JSON) cannot cross; Postgres text holds no NUL.
+_CARRIABLE = r"^[^\x00]*$"
+
+
+def _refused(kind: str, reason: str) -> PydanticCustomError:
+    # A custom error carries the reason as written; a ValueError would read
+    # "Value error, …" in every field's message.
+    return PydanticCustomError(kind, reason)
+
+
+def _carriable(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _refused("unicode", "is not valid Unicode text (it holds a lone surrogate)") from None
+    if "\x00" in value:
+        raise _refused("nul", "must not contain NUL characters")
+    return value
+
+
+def text(*, min_length: int = 0, max_length: int | None = None, pattern: str | None = None,
+         description: str | None = None, examples: list[str] | None = None) -> Any:
+    """A strict string with the given bounds, carriable end to end."""
+    return Annotated[
+        str,
+        Field(strict=True, min_length=min_length or None, max_length=max_length, pattern=pattern or _CARRIABLE,
+              description=description, examples=examples),
+        AfterValidator(_carriable),
+    ]
+
+
+def _aware(value: datetime) -> datetime:
+    if value.utcoffset() is None:
+        raise _refused("offset", "must carry a UTC offset")
+    return value
+
+
+def _rfc3339(value: Any) -> Any:
+    # Strings only: pydantic would otherwise read 1700000000 as a date, and
+    # the document promises an RFC 3339 string.
+    if not isinstance(value, str):
+        raise _refused("datetime_type", "must be an RFC 3339 date-time string")
+    return value
+
+
+# An instant with an explicit offset, as RFC 3339 text both ways.
+Instant = Annotated[
+    datetime,
+    BeforeValidator(_rfc3339),
+    AfterValidator(_aware),
+    PlainSerializer(lambda value: value.isoformat(), return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+
+
+def _json_number(value: Any) -> int | float:
+    # bool is an int to Python, but true is not a number to anyone else.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _refused("number", "must be a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _refused("number", "must be a finite number")
+    return value
+
+
+# A JSON number kept as written: 3 stays an integer and 2.5 a fraction (a
+# float field would turn 3 into 3.0, and an integer rule would refuse it).
+Number = Annotated[int | float, PlainValidator(_json_number), WithJsonSchema({"type": "number"})]
+
+def _json_integer(value: Any) -> int:
+    # JSON has one number type: 3.0 is the integer 3 to any JSON Schema
+    # validator, so it is accepted as 3; "3" and true are not integers.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _refused("int_type", "must be an integer")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise _refused("int_type", "must be a whole number")
+        return int(value)
+    return value
+
+
+def json_int(*, ge: int | None = None, le: int | None = None) -> Any:
+    """A JSON integer within bounds, stated in the document as enforced."""
+    bounds = {name: value for name, value in (("minimum", ge), ("maximum", le)) if value is not None}
+    return Annotated[int, PlainValidator(_json_integer), Field(ge=ge, le=le),
+                     WithJsonSchema({"type": "integer", **bounds})]
+
+
+JsonInt = json_int()
+
+
+def integer_or_text(*, max_length: int, text_pattern: str) -> Any:
+    """An id some producers send as a number and others as text; kept as text.
+
+    One validator rather than a union, so a refusal names the field alone.
+    """
+    compiled = re.compile(text_pattern)
+
+    def read(value: Any) -> str:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 0 <= value < 2**63:
+                raise _refused("id_range", "must be between 0 and 2^63 − 1 when a number")
+            return str(value)
+        if not isinstance(value, str):
+            raise _refused("id_type", "must be text or a whole number")
+        _carriable(value)
+        if not 1 <= len(value) <= max_length or not compiled.search(value):
+            raise _refused("id_text", f"must be 1 to {max_length} characters with one that is not white space")
+        return value
+
+    return Annotated[str, PlainValidator(read), WithJsonSchema({"anyOf": [
+        {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+        {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": text_pattern},
+    ]})]
+
+
+def keyed(key_pattern: str, value: Any, *, description: str | None = None) -> Any:
+    """An object whose keys all match `key_pattern`; the document says no other key is allowed."""
+    return Annotated[
+        dict[Annotated[str, Field(pattern=key_pattern)], value],
+        Field(description=description, json_schema_extra={"additionalProperties": False}),
+    ]
+
+
+# Deeper than any real context, shallow enough that no reader recurses out.
+JSON_DEPTH_MAX = 32
+
+
+def _storable(value: Any, depth: int = 0) -> None:
+    if depth > JSON_DEPTH_MAX:
+        raise _refused("depth", f"nests deeper than {JSON_DEPTH_MAX} levels")
+    if isinstance(value, str):
+        _carriable(value)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise _refused("number", "holds a number that is not finite (NaN or Infinity is not JSON)")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _carriable(key)
+            _storable(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _storable(item, depth + 1)
+
+
+def _storable_object(value: dict[str, Any]) -> dict[str, Any]:
+    _storable(value)
+    return value
+
+
+# Any JSON object the platform can store and give back exactly.
+JsonObject = Annotated[
+    dict[str, Any],
+    Field(description="any JSON object; numbers come back exactly as sent"),
+    AfterValidator(_storable_object),
+]
+
+
+class Contract(BaseModel):
+    """A request body: unknown fields are refused, so a typo is never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Reply(BaseModel):
+    """A response body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+Item = TypeVar("Item")
+
+
+class Page(Reply, Generic[Item]):
+    items: list[Item]
+    next_cursor: str | None = Field(description="pass as ?cursor= for the next page; null on the last page")
+
+
+class ErrorBody(Reply):
+    code: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$", examples=["AGENT_NOT_FOUND"])
+    message: str
+    details: dict[str, Any] = Field(description="machine-readable particulars; see each code")
+
+
+class ErrorEnvelope(Reply):
+    error: ErrorBody
+
+
+class FieldProblems(Reply):
+    fields: dict[str, str] = Field(
+        description="each field at fault, by its path in the request (`decision.confidence`, `turns[2].role`,"
+        " a query parameter's name), with the reason",
+        examples=[{"decision.confidence": "must be between 0 and 1"}],
+    )
+
+
+class ValidationErrorBody(Reply):
+    code: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$", examples=["INVALID_ARGUMENT"])
+    message: str
+    details: FieldProblems
+
+
+class ValidationErrorEnvelope(Reply):
+    error: ValidationErrorBody
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The documented error answers of a route, in the one envelope."""
+    described = {
+        401: "no or bad credentials",
+        403: "the credentials may not do this",
+        404: "the thing named does not exist",
+        409: "the current state refuses the change (stale version, already judged, …)",
+        413: "the body is over the size limit",
+        422: "the request breaks a rule; `details.fields` names each field at fault",
+        429: "rate limited; `details.retry_after_s` says when to try again",
+        503: "a service this route needs is unavailable; `details.context` names it",
+    }
+    return {
+        status: {
+            "model": ValidationErrorEnvelope if status == 422 else ErrorEnvelope,
+            "description": described[status],
+        }
+        for status in statuses
+    }
+
+
+STAFF_ERRORS = errors(401, 403, 422, 503)
+WRITER_ERRORS = errors(401, 403, 404, 409, 422, 503)
+ENGINE_ERRORS = errors(401, 422, 503)

@@ -1,0 +1,118 @@
+"""Decision-memory request and response bodies (DESIGN.md §4, Decisions)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from gateway.contracts.common import Contract, Instant, JsonObject, Page, Reply, integer_or_text, json_int, text
+from services.decisions.rules import DEFAULT_K, MAX_K
+
+DECISION_TYPE_PATTERN = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+# At least one character that is not white space, and no NUL.
+FILLED = r"^[^\x00]*[^\x00\s][^\x00]*$"
+# The embedding's length is the deployment's setting; the document states it
+# (see gateway.app) and the route checks it.
+EMBEDDING_SCHEMA_NAME = "Embedding"
+
+DecisionType = text(min_length=2, max_length=64, pattern=DECISION_TYPE_PATTERN, examples=["stall_response"])
+Filled = text(min_length=1, pattern=FILLED)
+# The wire carries embeddings as 32-bit floats; a larger magnitude would arrive as infinity.
+FLOAT32_MAX = 3.4028234663852886e38
+Embedding = Annotated[
+    list[Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-FLOAT32_MAX, le=FLOAT32_MAX)]],
+    Field(
+        min_length=1,
+        description="a vector of the deployment's dimension, not all zeros; instead of `context` for the search",
+        json_schema_extra={"title": EMBEDDING_SCHEMA_NAME, "contains": {"not": {"const": 0}}},
+    ),
+]
+Outcome = Literal["success", "failure", "unknown"]
+
+
+class DecisionCore(Contract):
+    action: Filled
+    confidence: Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
+
+
+class DecisionIn(Contract):
+    """One agent decision. `id` makes a retry idempotent: the same id again answers 200 `created: false`."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"anyOf": [{"required": ["subject_id"]}, {"required": ["booking_id"]}]},
+    )
+
+    id: text(pattern=UUID_PATTERN) = Field(None, description="a UUID chosen by the engine")
+    decision_type: DecisionType
+    agent_id: Filled
+    subject_id: Filled = Field(None, description="what the decision is about, e.g. a booking id")
+    booking_id: integer_or_text(max_length=256, text_pattern=FILLED) = Field(
+        None, description="older engines' name for subject_id; used only when subject_id is absent"
+    )
+    context: JsonObject = None
+    decision: DecisionCore
+    reasoning: text() = None
+    model: text() = Field(None, description="the model that decided; older engines send it as context.model")
+    embedding: Embedding = None
+    decided_at: Instant = Field(None, description="when the agent decided; now when absent, never in the future")
+
+
+class RecordReply(Reply):
+    id: str
+    created: bool = Field(description="false when this id was recorded before: a retry, not a second decision")
+
+
+class SimilarIn(Contract):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"anyOf": [{"required": ["context"]}, {"required": ["embedding"]}]},
+    )
+
+    decision_type: DecisionType
+    context: JsonObject = None
+    embedding: Embedding = None
+    k: json_int(ge=1, le=MAX_K) = Field(DEFAULT_K, description="how many precedents")
+
+
+class OutcomeIn(Contract):
+    outcome: Outcome
+    reason: text(max_length=2000) = None
+
+
+class Decision(Reply):
+    id: str
+    decision_type: str
+    agent_id: str
+    subject_id: str
+    action: str
+    confidence: float
+    reasoning: str | None
+    model: str | None
+    decided_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    outcome: Outcome | None = Field(description="null while pending")
+    outcome_reason: str | None
+    judged_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    judged_by: Literal["sweeper", "human", "api"] | None
+
+
+class Precedent(Decision):
+    context: dict[str, Any]
+    similarity: float
+
+
+class SimilarSummary(Reply):
+    successes: int
+    failures: int
+    success_rate: float | None = Field(description="null when no precedent succeeded or failed")
+
+
+class SimilarReply(Reply):
+    items: list[Precedent]
+    summary: SimilarSummary
+
+
+class DecisionPage(Page[Decision]):
+    pass

@@ -1,0 +1,61 @@
+"""Human-decision request and response bodies (DESIGN.md §4, Decisions)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gateway.contracts.common import TRIMMED, Contract, Instant, Page, Reply, text
+
+SOURCE = r"^[^\s\x00\x1c-\x1f\x85:][^\x00:]*:[^\x00]*[^\s\x00\x1c-\x1f\x85]$"
+
+Trimmed = text(min_length=1, max_length=256, pattern=TRIMMED)
+Source = text(min_length=3, max_length=256, pattern=SOURCE, examples=["tracker:ops/bookings"])
+
+
+class SubjectIn(Contract):
+    source: Source = Field(None, description="provider:instance/project the subject came from; absent when none")
+    plan_ref: Trimmed = Field(None, description="the plan accepted for the subject now; absent when none")
+
+
+class HumanInputIn(Contract):
+    """One human input, pushed by its source. Idempotent on (provider, external_id)."""
+
+    provider: Source
+    external_id: Trimmed
+    subject_id: Trimmed = Field(description="created on first sight when Outrider has not seen it")
+    author: text(max_length=256) = ""
+    at: Instant = Field(description="when the person wrote it; not in the future")
+    body: text(min_length=1, max_length=20_000, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")
+
+
+class Subject(Reply):
+    id: str
+    source: str | None
+    plan_ref: str | None
+    cursor: str | None
+
+
+class HumanDecision(Reply):
+    id: str
+    subject_id: str
+    kind: Literal["operator_instruction", "plan_step_approval"]
+    body: str
+    author: str
+    provider: str
+    external_id: str
+    written_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    observed_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    plan_ref: str | None
+    step: str | None
+
+
+class Lease(Reply):
+    subject_id: str
+    human_decisions: list[HumanDecision] = Field(description="newest intent last")
+    imported: int = Field(description="inputs read from the subject's source by this lease")
+
+
+class HumanDecisionPage(Page[HumanDecision]):
+    pass

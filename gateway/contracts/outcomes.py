@@ -1,0 +1,121 @@
+"""Outcome-judge request and response bodies (DESIGN.md §4, Outcomes)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, StrictBool
+
+from gateway.contracts.common import Contract, Instant, Reply, integer_or_text, text
+from services.outcomes.intake import MAX_SUBJECT_ID
+
+FACT_NAMES = ("status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
+FILLED = r"^[^\x00]*[^\s\x00][^\x00]*$"
+Filled = text(min_length=1, max_length=256, pattern=FILLED)
+TurnText = text(max_length=20_000)
+Label = text(max_length=256)
+
+
+class FactsIn(Contract):
+    """A `facts.booking` event. Null and absent both mean "no news" about a field;
+    fields this version does not know are ignored, so a producer may add some."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "anyOf": [{"required": [name], "properties": {name: {"not": {"type": "null"}}}} for name in FACT_NAMES]
+        },
+    )
+
+    subject_id: integer_or_text(max_length=MAX_SUBJECT_ID, text_pattern=FILLED)
+    at: Instant = Field(description="when these facts were observed")
+    status: Filled | None = None
+    assigned_at: Instant | None = None
+    delivered_at: Instant | None = None
+    sla_due_at: Instant | None = None
+    cancelled: StrictBool | None = None
+
+
+class Observation(Reply):
+    value: Any = Field(description="the newest value seen (text, a date-time or a boolean)")
+    at: str = Field(json_schema_extra={"format": "date-time"})
+
+
+class FactsReply(Reply):
+    subject_id: str
+    facts: dict[str, Observation] = Field(description="the subject's merged facts, newest observation per field")
+    changed: bool = Field(description="false when the event taught nothing new")
+
+
+class SweepReply(Reply):
+    judged: int
+    by_outcome: dict[str, int]
+    scanned: int
+
+
+class TurnIn(Contract):
+    role: Literal["user", "assistant"]
+    text: TurnText
+    ref: Filled = Field(description="unique within the conversation; keys the credit ledger")
+    model: Label | None = None
+    trace_id: Label | None = None
+
+
+class ConversationIn(Contract):
+    conversation_id: Filled
+    turns: list[TurnIn] = Field(max_length=1000)
+    skill: text(max_length=128) | None = None
+    decision_type: text(max_length=64) | None = None
+
+
+class Credit(Reply):
+    turn_ref: str
+    model: str | None
+    trace_id: str | None
+    credit: Literal["success", "failure"]
+    confidence: float
+    episode_id: int
+    resolution: Literal["resolved", "abandoned", "ambiguous", "ongoing"]
+
+
+class CreditsReply(Reply):
+    credits: list[Credit]
+    deferred: int = Field(description="assistant turns whose episode is still open")
+
+
+class ConversationMetrics(Reply):
+    model: str | None
+    episodes: int
+    resolved: int
+    abandoned: int
+    ambiguous: int
+    ongoing: int
+    first_turn_resolutions: int
+    first_turn_resolution_rate: float
+    avg_turns_to_resolution: float
+    churn_rate: float
+    pending: int
+
+
+class Tally(Reply):
+    successes: float
+    failures: float
+
+
+class ModelArm(Reply):
+    model: str
+    successes: float
+    failures: float
+    alpha: float
+    beta: float
+    posterior_mean: float
+    pick_probability: float
+    credit: Tally = Field(description="fractional episode credits")
+    decisions: Tally = Field(description="whole judged decisions")
+
+
+class Routing(Reply):
+    key: str
+    pick: str | None = Field(description="the Thompson pick; null when no model has evidence")
+    seed: int
+    arms: list[ModelArm]

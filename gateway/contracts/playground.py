@@ -1,0 +1,64 @@
+"""Playground request and response bodies (DESIGN.md §4, Playground)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from gateway.contracts.common import Contract, Page, Reply, text
+from services.playground.rules import PROMPT_MAX_CHARS
+
+FILLED = r"^[^\x00]*[^\s\x00][^\x00]*$"
+
+
+class RunIn(Contract):
+    agent_id: text(min_length=1, max_length=128, pattern=FILLED)
+    skill_id: text(max_length=128) = Field(None, description="optional when the agent has exactly one skill")
+    # The length is enforced by the playground itself, which answers the
+    # documented PROMPT_TOO_LONG with the length and the limit.
+    prompt: text(min_length=1, pattern=FILLED) = Field(
+        json_schema_extra={"maxLength": PROMPT_MAX_CHARS},
+        description=f"at most {PROMPT_MAX_CHARS} characters; longer answers 422 PROMPT_TOO_LONG",
+    )
+
+
+class TraceStep(Reply):
+    turn: int
+    tool: str
+    input: dict[str, Any]
+    outcome: Literal["executed", "unavailable", "proposed", "rejected"] = Field(
+        description="proposed: a write tool's call, described and never executed"
+    )
+    reason: str
+    result: str = Field(description="exactly what the model received as the tool result, redacted")
+    error: str | None
+    proposal: dict[str, Any] | None
+    ms: int
+
+
+class RunSummary(Reply):
+    id: str
+    agent_id: str
+    skill_id: str
+    model: str
+    prompt: str = Field(description="the prompt as the model received it, after redaction")
+    turns: int
+    input_tokens: int
+    output_tokens: int
+    total_ms: int
+    final_text: str
+    stop_reason: str
+    error: str | None
+    step_count: int
+    created_by: str
+    created_by_email: str
+    created_at: str | None = Field(json_schema_extra={"format": "date-time"})
+
+
+class RunTrace(RunSummary):
+    steps: list[TraceStep]
+
+
+class RunPage(Page[RunSummary]):
+    pass

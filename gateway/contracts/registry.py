@@ -1,0 +1,183 @@
+"""Registry request and response bodies (DESIGN.md §4, Registry)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, StrictBool
+
+from gateway.contracts.common import INT32_MAX, Contract, Number, Page, Reply, json_int, keyed, text
+from services.registry.rules import (
+    MAX_CATEGORY_LENGTH,
+    MAX_DESCRIPTION_LENGTH,
+    MAX_PROMPT_LENGTH,
+    MAX_SKILL_ID_LENGTH,
+    MAX_TITLE_LENGTH,
+    MODEL_ID_PATTERN,
+    SKILL_ID_PATTERN,
+    THRESHOLD_KEY_PATTERN,
+    AgentStatus,
+    Executor,
+    Runtime,
+    SkillSource,
+    ThresholdType,
+    ToolKind,
+)
+
+THRESHOLD_KEY = f"^{THRESHOLD_KEY_PATTERN.pattern}$"
+SkillId = text(min_length=1, max_length=MAX_SKILL_ID_LENGTH, pattern=f"^{SKILL_ID_PATTERN.pattern}$",
+               examples=["nudge_stale_rider"])
+ModelId = text(pattern=f"^{MODEL_ID_PATTERN.pattern}$", examples=["claude-opus-5-5"])
+
+
+# ─── Responses ─────────────────────────────────────────────────────────────
+
+
+class Agent(Reply):
+    id: str
+    name: str
+    class_ref: str
+    runtime: Runtime
+    purpose: str
+    wake_on: str
+    writes_to: str
+    status: AgentStatus = Field(description="the badge; a simulation must never look live")
+    status_note: str
+    has_autonomy_gate: bool
+    autonomous: bool
+    model: str | None = Field(description="the pinned model; null means the engine's default")
+    skill_count: int
+    tool_count: int
+
+
+class ThresholdSpec(Reply):
+    type: ThresholdType
+    min: float
+    max: float
+    step: float
+    default: float
+    description: str | None = None
+
+
+class Skill(Reply):
+    id: str
+    agent_id: str
+    title: str
+    category: str
+    description: str
+    sample_prompt: str
+    source: SkillSource
+    enabled: bool
+    disabled_reason: str | None = Field(description="why the skill cannot be switched on; null when it can")
+    thresholds: dict[str, float]
+    thresholds_schema: dict[str, ThresholdSpec]
+    version: int = Field(description="send back as `version` in a PATCH to refuse a concurrent change")
+    tool_names: list[str]
+    updated_by: str | None
+    updated_at: str | None = Field(json_schema_extra={"format": "date-time"})
+
+
+class Tool(Reply):
+    name: str
+    description: str
+    kind: ToolKind
+    target: str
+    input_schema: dict[str, Any]
+    requires_confirmation: bool
+    requires_confirmation_by_agent: dict[str, bool]
+    owner_agents: list[str]
+    implemented_at: str
+    executor: Executor
+    base_url_key: str | None
+    http_path: str | None
+
+
+class Surface(Reply):
+    id: str
+    name: str
+    path: str | None
+    description: str
+    agent_ids: list[str]
+
+
+class AgentDetail(Agent):
+    skills: list[Skill]
+    tools: list[Tool]
+    surfaces: list[Surface]
+
+
+class AuditRow(Reply):
+    id: int
+    entity: str
+    entity_id: str
+    field: str
+    old: Any = Field(description="the value before the change (any JSON value); null when there was none")
+    new: Any = Field(description="the value after the change (any JSON value)")
+    changed_by: str
+    changed_by_email: str
+    changed_at: str | None = Field(json_schema_extra={"format": "date-time"})
+
+
+class AgentPage(Page[Agent]):
+    pass
+
+
+class SkillPage(Page[Skill]):
+    pass
+
+
+class ToolPage(Page[Tool]):
+    pass
+
+
+class AuditPage(Page[AuditRow]):
+    pass
+
+
+# ─── Requests ──────────────────────────────────────────────────────────────
+
+
+class AgentPatch(Contract):
+    """Only the fields sent are changed."""
+
+    autonomous: StrictBool = Field(
+        None, description="true lets the agent act without a human; needs `confirm` equal to the agent id"
+    )
+    model: ModelId | None = Field(None, description="pin a model; null returns the agent to the engine default")
+    confirm: text(max_length=128) | None = Field(None, description="the agent id, typed to confirm autonomy ON")
+
+
+class SkillPatch(Contract):
+    """Only the fields sent are changed; thresholds are checked all together against the skill's schema."""
+
+    enabled: StrictBool = None
+    thresholds: keyed(THRESHOLD_KEY, Number) = Field(
+        None, description="keys of the skill's thresholds_schema, each within its min, max and step"
+    )
+    version: json_int(ge=1, le=INT32_MAX) = Field(
+        None, description="the version read; a different current version answers 409"
+    )
+
+
+class ThresholdSpecIn(Contract):
+    type: ThresholdType
+    min: Number
+    max: Number
+    step: Number = Field(description="allowed values are min + n × step")
+    default: Number
+    description: text(max_length=MAX_DESCRIPTION_LENGTH) = None
+
+
+class SkillDraft(Contract):
+    """A new skill on a console agent, built only from tools that exist."""
+
+    id: SkillId
+    agent_id: text(min_length=1, max_length=128)
+    title: text(min_length=1, max_length=MAX_TITLE_LENGTH, pattern=r"^[^\x00]*\S[^\x00]*$")
+    category: text(max_length=MAX_CATEGORY_LENGTH) = None
+    description: text(max_length=MAX_DESCRIPTION_LENGTH) = None
+    sample_prompt: text(max_length=MAX_PROMPT_LENGTH) = None
+    tool_names: list[text(min_length=1, max_length=128)] = Field(min_length=1)
+    thresholds_schema: keyed(THRESHOLD_KEY, ThresholdSpecIn) = None
+    thresholds: keyed(THRESHOLD_KEY, Number) = None
+    enabled: StrictBool = None

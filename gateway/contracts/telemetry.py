@@ -1,0 +1,42 @@
+"""Insights response body (DESIGN.md §4, Telemetry)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gateway.contracts.common import Reply
+
+
+class AgentInsight(Reply):
+    agent_id: str
+    runs: int
+    failures: int
+    avg_ms: float | None = Field(description="null for an agent with no runs in the window")
+    p95_ms: float | None
+    last_run_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    state: str = Field(description="the live state from its heartbeat; silent when none arrived")
+    last_heartbeat_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    registered: bool = Field(description="false for an agent that reports runs but is not in the registry")
+
+
+class DecisionCount(Reply):
+    decision_type: str
+    outcome: Literal["success", "failure", "unknown", "pending"]
+    count: int
+
+
+class Degraded(Reply):
+    source: str
+    reason: str
+
+
+class Insights(Reply):
+    window_days: int
+    receiving: bool = Field(description="false when no run or heartbeat arrived for 5 minutes")
+    last_received_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    agents: list[AgentInsight]
+    decisions: list[DecisionCount]
+    decisions_available: bool
+    degraded: list[Degraded] = Field(description="sources that did not answer, so their part is missing")
