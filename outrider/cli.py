@@ -28,7 +28,7 @@ def _settings():
     from services.common import logs, settings
 
     loaded = settings.load()
-    logs.configure("cli", loaded.log_level)
+    logs.configure("cli", loaded.log_level, loaded.log_format)
     return loaded
 
 
@@ -45,7 +45,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from services.common.runtime import serve_forever
 
     settings = _settings()
-    logs.configure(args.context, settings.log_level)
+    logs.configure(args.context, settings.log_level, settings.log_format)
     asyncio.run(serve_forever(args.context, settings))
     return 0
 
@@ -58,7 +58,7 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     from services.common.embedded import port_free
 
     settings = _settings()
-    logs.configure("gateway", settings.log_level)
+    logs.configure("gateway", settings.log_level, settings.log_format)
     if not port_free(settings.http_host, settings.http_port):
         raise CommandError(
             f"port {settings.http_port} is already in use; stop what holds it or set OUTRIDER_HTTP_PORT"
@@ -208,8 +208,29 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+# Top-level modules only the `server` extra installs. The engine install
+# (`pip install outrider`) has the client and this command, not these.
+SERVER_MODULES = frozenset({
+    "alembic", "anthropic", "asyncpg", "fastapi", "grpc_health", "grpc_reflection", "httpx", "jwt", "pgserver",
+    "pgvector", "psutil", "pydantic", "sqlalchemy", "starlette", "uvicorn",
+})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    try:
+        return _run(args)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in SERVER_MODULES:
+            raise
+        print(f"outrider: error: `outrider {args.command}` runs server parts this install lacks;"
+              " install them with: pip install 'outrider[server]'", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     from services.common.embedded import EmbeddedError
     from services.common.errors import DomainError
     from services.common.grpc_server import PortInUse
@@ -223,8 +244,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DomainError as exc:
         print(f"outrider: error: {exc.message}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
 
 
 if __name__ == "__main__":

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from services.common.settings import Settings
-from tests.harness import Stack, build_template, fresh_database, make_settings, reset_nats, start_stack
+from tests.harness import (
+    Stack,
+    build_template,
+    embedded_stack,
+    fresh_database,
+    make_settings,
+    reset_nats,
+)
 
 
 @pytest.fixture(scope="session")
@@ -18,12 +25,10 @@ def stack() -> Iterator[Stack]:
     # Not under pytest's basetemp: pytest resets that tree's permissions, and
     # the embedded Postgres runs as its own user, which must traverse the path.
     data_dir = Path(tempfile.mkdtemp(prefix="outrider-test-"))
-    running_stack, pg, broker = start_stack(data_dir)
     try:
-        yield running_stack
+        with embedded_stack(data_dir) as running_stack:
+            yield running_stack
     finally:
-        broker.stop()
-        pg.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import uuid
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import asyncpg
 import httpx
@@ -49,6 +50,36 @@ def start_stack(data_dir: Path) -> tuple[Stack, EmbeddedPostgres, EmbeddedNats]:
     broker = EmbeddedNats(data_dir, free_port())
     nats_url = broker.start()
     return Stack(data_dir, url, nats_url), pg, broker
+
+
+@contextmanager
+def embedded_stack(data_dir: Path) -> Iterator[Stack]:
+    """A real Postgres and NATS for the block: the suite's and every bench's."""
+    stack, pg, broker = start_stack(data_dir)
+    try:
+        yield stack
+    finally:
+        broker.stop()
+        pg.stop()
+
+
+async def create_database(stack: Stack, name: str, *, migrated: Iterable[str] = ()) -> str:
+    """A new, empty database (dropped first if it exists), with the named
+    contexts' schemas migrated; returns its SQLAlchemy URL."""
+    admin = await asyncpg.connect(stack.raw_dsn("postgres"))
+    try:
+        await admin.execute(f"drop database if exists {name} with (force)")
+        await admin.execute(f"create database {name}")
+    finally:
+        await admin.close()
+    url = stack.database_url(name)
+    for context in migrated:
+        engine = context_engine(url, context)
+        try:
+            await migrate(engine, context)
+        finally:
+            await engine.dispose()
+    return url
 
 
 async def build_template(stack: Stack) -> None:
@@ -137,3 +168,25 @@ def internal_headers(key: str = INTERNAL_KEY) -> dict[str, str]:
 
 def with_env(settings: Settings, **changes: object) -> Settings:
     return dataclasses.replace(settings, **changes)
+
+
+T = TypeVar("T")
+
+
+async def eventually(probe: Callable[[], Awaitable[T]], accept: Callable[[T], bool] = bool, *,
+                     timeout: float = 15.0, step: float = 0.05, what: str = "") -> T:
+    """Poll `probe` until `accept` holds for its value, and return that value.
+
+    Fails the test when it never holds within `timeout`, showing the last
+    value seen: the one polling helper of the suite, so every wait reports
+    a timeout the same way.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    value = await probe()
+    while not accept(value):
+        if loop.time() >= deadline:
+            raise AssertionError(f"not within {timeout:g}s: {what or 'condition'}; last seen {value!r}")
+        await asyncio.sleep(step)
+        value = await probe()
+    return value

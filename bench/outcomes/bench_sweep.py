@@ -49,7 +49,6 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -61,8 +60,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
 from services.common.clients import channel
 from services.common.db import context_engine, migrate
-from services.common.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from services.common.embedded import free_port
 from services.outcomes.facts import BookingFactsEvent, SubjectFacts
+from tests.harness import Stack, embedded_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_KEY = "bench-internal-key-0123456789abcdef"
@@ -335,23 +335,11 @@ async def clone(admin_dsn: str, template: str) -> None:
         await admin.close()
 
 
-@dataclass
-class Stack:
-    admin_dsn: str
-    head: str
-    query: str
-    nats_url: str
-    workdir: Path
-
-    def url(self, name: str) -> str:
-        return f"{self.head.rsplit('/', 1)[0]}/{name}?{self.query}"
-
-
 async def measure(
     stack: Stack, *, label: str, size: int, keep_index: bool, batches: list[int], rounds: int
 ) -> str:
     template = f"{TEMPLATE}_{label.replace('-', '_')}"
-    admin = await asyncpg.connect(stack.admin_dsn)
+    admin = await asyncpg.connect(stack.raw_dsn("postgres"))
     try:
         await admin.execute(f"drop database if exists {RUN_DB} with (force)")
         await admin.execute(f"drop database if exists {template} with (force)")
@@ -359,26 +347,26 @@ async def measure(
     finally:
         await admin.close()
     print(f"[{label}] loading {size:,} pending decisions and their facts ...", flush=True)
-    facts = await load(stack.url(template), size, keep_index=keep_index)
+    facts = await load(stack.database_url(template), size, keep_index=keep_index)
     print(f"[{label}] {json.dumps(facts)}", flush=True)
 
     expected = expected_counts(size)
     ports = {"decisions": free_port(), "outcomes": free_port()}
-    env = _env(stack.url(RUN_DB), stack.nats_url, stack.workdir, ports)
+    env = _env(stack.database_url(RUN_DB), stack.nats_url, stack.data_dir, ports)
     paths = [f"sweep-{b}" for b in batches] + ["sql"]
     timings: dict[str, list[float]] = {path: [] for path in paths}
     cpu_seconds: dict[str, dict[str, list[float]]] = {path: {"decisions": [], "outcomes": []} for path in paths}
     for round_no in range(rounds):
         order = paths[round_no % len(paths):] + paths[:round_no % len(paths)]
         for path in order:
-            await clone(stack.admin_dsn, template)
+            await clone(stack.raw_dsn("postgres"), template)
             cpu_note = ""
             if path == "sql":
-                elapsed, counts = await time_sql(stack.url(RUN_DB))
+                elapsed, counts = await time_sql(stack.database_url(RUN_DB))
                 judged = sum(counts.values())
             else:
                 elapsed, result, cpu = await time_sweep(
-                    env, stack.workdir, f"127.0.0.1:{ports['outcomes']}", int(path.split("-")[1])
+                    env, stack.data_dir, f"127.0.0.1:{ports['outcomes']}", int(path.split("-")[1])
                 )
                 judged = result.pop("judged")
                 counts = result
@@ -430,33 +418,26 @@ def report(
 
 async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="outrider-bench-outcomes-"))
-    pg = broker = None
     try:
-        if args.database_url:
-            server_url = args.database_url
-        else:
-            pg = EmbeddedPostgres(workdir)
-            server_url = pg.start()
-        broker = EmbeddedNats(workdir, free_port())
-        nats_url = broker.start()
-        head, _, query = server_url.partition("?")
-        stack = Stack(server_url.replace("postgresql+asyncpg://", "postgresql://"), head, query, nats_url, workdir)
-        tables = [
-            await measure(stack, label="without-precedent-index", size=args.size, keep_index=False,
-                          batches=args.batch, rounds=args.rounds)
-        ]
-        if args.indexed_size:
-            tables.append(
-                await measure(stack, label="with-precedent-index", size=args.indexed_size, keep_index=True,
-                              batches=args.batch, rounds=args.rounds)
-            )
-        print("\n\n".join(tables), flush=True)
+        with embedded_stack(workdir) as embedded:
+            # Another Postgres server, when asked for, in place of the embedded one.
+            stack = Stack(workdir, args.database_url, embedded.nats_url) if args.database_url else embedded
+            await measure_all(stack, args)
     finally:
-        if broker is not None:
-            broker.stop()
-        if pg is not None:
-            pg.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def measure_all(stack: Stack, args: argparse.Namespace) -> None:
+    tables = [
+        await measure(stack, label="without-precedent-index", size=args.size, keep_index=False,
+                      batches=args.batch, rounds=args.rounds)
+    ]
+    if args.indexed_size:
+        tables.append(
+            await measure(stack, label="with-precedent-index", size=args.indexed_size, keep_index=True,
+                          batches=args.batch, rounds=args.rounds)
+        )
+    print("\n\n".join(tables), flush=True)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:

@@ -51,7 +51,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.registry.baseline import ECHO_METHOD
 from gateway.auth import issue_token
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-from services.common.embedded import EmbeddedPostgres, free_port
+from services.common.embedded import free_port
+from tests.harness import Stack as EmbeddedStack
+from tests.harness import create_database, embedded_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "bench-internal-key-0123456789abcdef"
@@ -109,19 +111,9 @@ class Stack:
                 process.kill()
 
 
-async def start(workdir: Path) -> tuple[Stack, EmbeddedPostgres]:
-    pg = EmbeddedPostgres(workdir)
-    server_url = pg.start()
-    head, _, query = server_url.partition("?")
-    database_url = f"{head.rsplit('/', 1)[0]}/{DATABASE}?{query}"
-    raw = database_url.replace("postgresql+asyncpg://", "postgresql://")
-    admin = await asyncpg.connect(server_url.replace("postgresql+asyncpg://", "postgresql://"))
-    try:
-        await admin.execute(f"drop database if exists {DATABASE} with (force)")
-        await admin.execute(f"create database {DATABASE}")
-    finally:
-        await admin.close()
-    stack = Stack(workdir, database_url, raw)
+async def start(workdir: Path, embedded: EmbeddedStack) -> Stack:
+    database_url = await create_database(embedded, DATABASE)
+    stack = Stack(workdir, database_url, embedded.raw_dsn(DATABASE))
     stack.spawn("registry", "outrider.cli", "serve", "registry")
     await wait_grpc_serving(f"127.0.0.1:{stack.registry_port}")
     stack.spawn("gateway", "outrider.cli", "gateway")
@@ -129,7 +121,7 @@ async def start(workdir: Path) -> tuple[Stack, EmbeddedPostgres]:
     stack.spawn("echo", "bench.registry.baseline", "grpc", str(stack.echo_port))
     for port in (stack.gateway_port, stack.bare_http_port, stack.echo_port):
         await wait_port(port)
-    return stack, pg
+    return stack
 
 
 async def wait_grpc_serving(address: str, timeout: float = 60.0) -> None:
@@ -423,8 +415,9 @@ def median(values: list[float]) -> float:
 
 
 async def run(args: argparse.Namespace) -> dict[str, object]:
-    with tempfile.TemporaryDirectory(prefix="outrider-bench-registry-") as workdir:
-        stack, pg = await start(Path(workdir))
+    with tempfile.TemporaryDirectory(prefix="outrider-bench-registry-") as workdir, \
+            embedded_stack(Path(workdir)) as embedded:
+        stack = await start(Path(workdir), embedded)
         try:
             polls, grpcs, patches = [], [], []
             for _ in range(args.rounds):
@@ -435,7 +428,6 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
             audited = await audit_rows(stack)
         finally:
             stack.stop()
-            pg.stop()
     patched = sum(m.calls for m in patches)
     if audited != patched:
         raise SystemExit(f"{patched} patches succeeded but {audited} audit rows were written")

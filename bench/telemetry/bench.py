@@ -48,10 +48,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.common.clients import channel
-from services.common.db import context_engine, migrate
-from services.common.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from services.common.embedded import free_port
 from services.telemetry import rules
 from services.telemetry.ingest import DURABLE, STREAM, SUBJECT
+from tests.harness import create_database, embedded_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -324,67 +324,53 @@ async def copy_round(stack: Stack, size: int, round_id: str) -> float:
 
 
 async def bench(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory(prefix="outrider-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="outrider-bench-") as tmp, embedded_stack(Path(tmp)) as embedded:
         directory = Path(tmp)
-        pg = EmbeddedPostgres(directory)
-        broker = EmbeddedNats(directory, free_port())
-        server_url = pg.start()
-        nats_url = broker.start()
+        nats_url = embedded.nats_url
+        database_url = await create_database(embedded, DATABASE, migrated=["telemetry"])
+        address = f"127.0.0.1:{free_port()}"
+        stack = Stack(directory, database_url, nats_url, address, {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "NATS_URL": nats_url,
+            "OUTRIDER_INTERNAL_KEY": KEY,
+            "OUTRIDER_JWT_SECRET": KEY,
+            "OUTRIDER_DATA_DIR": str(directory / "data"),
+            "OUTRIDER_TELEMETRY_ADDR": address,
+            "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
+            "OUTRIDER_TELEMETRY_BATCH_WAIT_MS": str(args.batch_wait_ms),
+            "OUTRIDER_LOG_LEVEL": "WARNING",
+        }, args.publisher)
+        conn = await asyncpg.connect(stack.dsn)
+        await conn.execute("create table telemetry.runs_copy (like telemetry.runs including all)")
+        await conn.close()
+        await start_service(stack)
+        client = await nats.connect(nats_url)
+        js = client.jetstream()
+        print(f"telemetry bench: {args.size:,} events x {args.rounds} rounds, batch {args.batch_size}"
+              f" / {args.batch_wait_ms} ms, {args.publisher} publisher, {os.cpu_count()} CPUs", flush=True)
+        results: dict[str, list[float]] = {"live": [], "drain": [], "copy": []}
         try:
-            head, _, query = server_url.partition("?")
-            database_url = f"{head.rsplit('/', 1)[0]}/{DATABASE}?{query}"
-            admin = await asyncpg.connect(server_url.replace("postgresql+asyncpg://", "postgresql://"))
-            await admin.execute(f"create database {DATABASE}")
-            await admin.close()
-            engine = context_engine(database_url, "telemetry")
-            await migrate(engine, "telemetry")
-            await engine.dispose()
-            address = f"127.0.0.1:{free_port()}"
-            stack = Stack(directory, database_url, nats_url, address, {
-                **os.environ,
-                "DATABASE_URL": database_url,
-                "NATS_URL": nats_url,
-                "OUTRIDER_INTERNAL_KEY": KEY,
-                "OUTRIDER_JWT_SECRET": KEY,
-                "OUTRIDER_DATA_DIR": str(directory / "data"),
-                "OUTRIDER_TELEMETRY_ADDR": address,
-                "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
-                "OUTRIDER_TELEMETRY_BATCH_WAIT_MS": str(args.batch_wait_ms),
-                "OUTRIDER_LOG_LEVEL": "WARNING",
-            }, args.publisher)
-            conn = await asyncpg.connect(stack.dsn)
-            await conn.execute("create table telemetry.runs_copy (like telemetry.runs including all)")
-            await conn.close()
-            await start_service(stack)
-            client = await nats.connect(nats_url)
-            js = client.jetstream()
-            print(f"telemetry bench: {args.size:,} events x {args.rounds} rounds, batch {args.batch_size}"
-                  f" / {args.batch_wait_ms} ms, {args.publisher} publisher, {os.cpu_count()} CPUs", flush=True)
-            results: dict[str, list[float]] = {"live": [], "drain": [], "copy": []}
-            try:
-                for number in range(1, args.rounds + 1):
-                    # The machine may be shared; its load says how far to trust a round.
-                    print(f"round {number} (load average {os.getloadavg()[0]:.2f})", flush=True)
-                    results["live"].append(await live_round(stack, js, args.size, f"live{number}"))
-                    results["drain"].append(await drain_round(stack, js, args.size, f"drain{number}"))
-                    results["copy"].append(await copy_round(stack, args.size, f"live{number}"))
-                    print(f"  ratio to COPY: live {results['live'][-1] / results['copy'][-1]:.3f},"
-                          f" drain {results['drain'][-1] / results['copy'][-1]:.3f}", flush=True)
-            finally:
-                await client.close()
-                stop_service(stack)
-            live, drain, copy = (statistics.median(results[k]) for k in ("live", "drain", "copy"))
-            # Ratios are taken round by round, each against the COPY measured
-            # next to it, so a busy neighbour slows both sides of a ratio.
-            live_ratio = statistics.median(a / b for a, b in zip(results["live"], results["copy"]))
-            drain_ratio = statistics.median(a / b for a, b in zip(results["drain"], results["copy"]))
-            print(f"median live  {live:,.0f} events/s; median ratio to COPY {live_ratio:.3f}")
-            print(f"median drain {drain:,.0f} events/s; median ratio to COPY {drain_ratio:.3f}")
-            print(f"median COPY  {copy:,.0f} rows/s")
-            print("zero loss, zero duplicates in every round")
+            for number in range(1, args.rounds + 1):
+                # The machine may be shared; its load says how far to trust a round.
+                print(f"round {number} (load average {os.getloadavg()[0]:.2f})", flush=True)
+                results["live"].append(await live_round(stack, js, args.size, f"live{number}"))
+                results["drain"].append(await drain_round(stack, js, args.size, f"drain{number}"))
+                results["copy"].append(await copy_round(stack, args.size, f"live{number}"))
+                print(f"  ratio to COPY: live {results['live'][-1] / results['copy'][-1]:.3f},"
+                      f" drain {results['drain'][-1] / results['copy'][-1]:.3f}", flush=True)
         finally:
-            broker.stop()
-            pg.stop()
+            await client.close()
+            stop_service(stack)
+        live, drain, copy = (statistics.median(results[k]) for k in ("live", "drain", "copy"))
+        # Ratios are taken round by round, each against the COPY measured
+        # next to it, so a busy neighbour slows both sides of a ratio.
+        live_ratio = statistics.median(a / b for a, b in zip(results["live"], results["copy"]))
+        drain_ratio = statistics.median(a / b for a, b in zip(results["drain"], results["copy"]))
+        print(f"median live  {live:,.0f} events/s; median ratio to COPY {live_ratio:.3f}")
+        print(f"median drain {drain:,.0f} events/s; median ratio to COPY {drain_ratio:.3f}")
+        print(f"median COPY  {copy:,.0f} rows/s")
+        print("zero loss, zero duplicates in every round")
 
 
 def main() -> None:

@@ -1,4 +1,9 @@
-"""Every setting Outrider reads, read once from the environment.
+"""Every setting Outrider reads, declared once and read once from the environment.
+
+Each declaration names the variable, the field it fills, its default, how it
+is parsed and bounded, and what it means; `load()` reads them all and the
+README's configuration table is generated from the same list
+(`scripts/settings_doc.py`; a test fails when the table is stale).
 
 Handlers never touch os.environ: a setting read ad hoc deep in a request path
 is a setting nobody can find, document or validate at start-up.
@@ -10,9 +15,10 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CONTEXTS: tuple[str, ...] = ("registry", "decisions", "outcomes", "playground", "telemetry")
 
@@ -20,6 +26,11 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_OUTCOME_WINDOW_HOURS = 48
 DEFAULT_RETENTION_DAYS = 180
+# pgvector indexes vectors of at most 2,000 dimensions; a larger one would
+# migrate and then fail at the first index build.
+MAX_EMBEDDING_DIM = 2000
+# The ingest caps a batch at its ack budget over its writers (2,000 runs).
+MAX_TELEMETRY_BATCH = 2000
 
 
 class SettingsError(Exception):
@@ -53,6 +64,7 @@ class Settings:
     # (e.g. "tracker:ops/bookings"): {"url": ..., "token": ..., "timeout_s": ...}.
     human_sources: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     log_level: str = "INFO"
+    log_format: str = "auto"
     # Telemetry ingest writes a batch at this many runs or after this wait,
     # whichever comes first; a run not acked within ack_wait is redelivered.
     telemetry_batch_size: int = 200
@@ -75,43 +87,188 @@ class Settings:
         return int(self.addr(context).rsplit(":", 1)[1])
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be an integer, got {raw!r}") from None
+# ─── Parsers: text in, value out, ValueError with the reason otherwise ──────
+
+Parser = Callable[[str], Any]
 
 
-def _positive_or_default(env: Mapping[str, str], name: str, default: int) -> int:
-    # The seed's rule for these two: a bad value is an operator typo, not a
-    # reason to stop judging; warn loudly and fall back.
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        _log.warning("%s is not a positive integer (%r); using %d", name, raw, default)
-        return default
-    return value
+def text(raw: str) -> str:
+    return raw
 
 
-def _json_object(env: Mapping[str, str], name: str) -> dict[str, Mapping[str, object]]:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return {}
+def optional_text(raw: str) -> str | None:
+    return raw or None
+
+
+def integer(low: int, high: int) -> Parser:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError("must be an integer") from None
+        if not low <= value <= high:
+            raise ValueError(f"must be between {low} and {high}")
+        return value
+
+    parse.bounds = (low, high)  # type: ignore[attr-defined]
+    return parse
+
+
+def choice(*allowed: str, fold: Callable[[str], str] = str) -> Parser:
+    def parse(raw: str) -> str:
+        value = fold(raw)
+        if value not in allowed:
+            raise ValueError(f"must be one of {', '.join(allowed)}")
+        return value
+
+    parse.bounds = allowed  # type: ignore[attr-defined]
+    return parse
+
+
+def host_port(raw: str) -> str:
+    host, colon, port = raw.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError("must be host:port")
+    return raw
+
+
+def json_objects(raw: str) -> dict[str, Mapping[str, object]]:
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        raise SettingsError(f"{name} must be a JSON object: {exc}") from None
+        raise ValueError(f"must be a JSON object ({exc})") from None
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
-        raise SettingsError(f"{name} must be a JSON object of objects")
+        raise ValueError("must be a JSON object of objects")
     return value
+
+
+def directory(raw: str) -> Path:
+    return Path(raw).expanduser().resolve()
+
+
+# ─── The declarations ──────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """One environment variable: what it fills, how it is read, what it means."""
+
+    env: str
+    field: str
+    doc: str
+    parse: Parser = text
+    default: Any = None
+    # How the README states the default, when the value itself would mislead
+    # (a computed default, a secret generated on first start).
+    shown: str | None = None
+    # The seed's rule for the outcome window and retention: a bad value is an
+    # operator typo, not a reason to stop judging; warn loudly, use the default.
+    lenient: bool = False
+
+    @property
+    def shown_default(self) -> str:
+        if self.shown is not None:
+            return self.shown
+        return "unset" if self.default is None else f"`{self.default}`"
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """A variable name pattern: every variable with the prefix is read."""
+
+    prefix: str
+    pattern: str
+    doc: str
+    shown: str = "unset"
+
+
+DECLARED: tuple[Declared, ...] = (
+    Declared("OUTRIDER_ENV", "env", "`production` refuses to boot without its secrets set, and set well",
+             choice("development", "production"), "development"),
+    Declared("OUTRIDER_DATA_DIR", "data_dir", "embedded Postgres and NATS data, and development secrets",
+             directory, Path(".outrider"), shown="`./.outrider`"),
+    Declared("OUTRIDER_HTTP_HOST", "http_host", "interface the gateway listens on", text, "127.0.0.1"),
+    Declared("OUTRIDER_HTTP_PORT", "http_port", "gateway port", integer(1, 65535), 8080),
+    Declared("OUTRIDER_GRPC_HOST", "grpc_host", "interface the contexts listen on", text, "127.0.0.1"),
+    Declared("OUTRIDER_GRPC_PORT", "grpc_port",
+             "base port: registry +0, decisions +1, outcomes +2, playground +3, telemetry +4",
+             integer(1, 65535 - len(CONTEXTS)), 50051),
+    Declared("OUTRIDER_NATS_PORT", "nats_port", "port of the embedded NATS server", integer(1, 65535), 4222),
+    *(
+        Declared(f"OUTRIDER_{context.upper()}_ADDR", f"{context}_addr",
+                 f"where the {context} context is reached (`host:port`); compose sets these",
+                 host_port, shown="derived")
+        for context in CONTEXTS
+    ),
+    Declared("DATABASE_URL", "database_url",
+             "`postgresql+asyncpg://user:pass@host:5432/db` or `…@/db?host=/socket/dir`",
+             optional_text, shown="embedded"),
+    Declared("NATS_URL", "nats_url", "`nats://host:4222`", optional_text, shown="embedded"),
+    Declared("OUTRIDER_JWT_SECRET", "jwt_secret", "HS256 secret of console tokens", text,
+             shown="random per data dir"),
+    Declared("OUTRIDER_INTERNAL_KEY", "internal_key", "the `X-Internal-Key` engines and services send", text,
+             shown="random per data dir"),
+    Declared("ANTHROPIC_API_KEY", "anthropic_api_key", "the playground answers 503 without it", optional_text),
+    Declared("ANTHROPIC_BASE_URL", "anthropic_base_url", "another address for the model API (a proxy)",
+             optional_text),
+    Declared("OUTRIDER_PLAYGROUND_MODEL", "playground_model", "the playground's model when the agent pins none",
+             text, "claude-opus-5-5"),
+    Declared("OUTRIDER_ALLOWED_MODELS", "allowed_models", "comma-separated patterns a model pin must match",
+             text, "claude-*"),
+    Declared("AGENT_OUTCOME_WINDOW_HOURS", "outcome_window_hours",
+             "hours before a decision is judged; a bad value warns and uses 48", integer(1, 24 * 365),
+             DEFAULT_OUTCOME_WINDOW_HOURS, lenient=True),
+    Declared("AGENT_DECISION_RETENTION_DAYS", "decision_retention_days",
+             "days decisions are kept; a bad value warns and uses 180", integer(1, 3650), DEFAULT_RETENTION_DAYS,
+             lenient=True),
+    Declared("OUTRIDER_EMBEDDING_DIM", "embedding_dimension",
+             "fixed when the decisions schema is first migrated; other sizes are refused",
+             integer(1, MAX_EMBEDDING_DIM), 384),
+    Declared("OUTRIDER_SWEEP_INTERVAL_S", "sweep_interval_s", "seconds between outcome sweeps",
+             integer(1, 86_400), 60),
+    Declared("OUTRIDER_HUMAN_SOURCES", "human_sources",
+             'JSON: `{"<source>": {"url": …, "token": …, "timeout_s": …}}` feeds reconciled before a lease',
+             json_objects, shown="unset"),
+    Declared("OUTRIDER_LOG_LEVEL", "log_level", "DEBUG, INFO, WARNING or ERROR",
+             choice("DEBUG", "INFO", "WARNING", "ERROR", fold=str.upper), "INFO"),
+    Declared("OUTRIDER_LOG_FORMAT", "log_format",
+             "`auto`: readable lines on a terminal, JSON otherwise; or `json`, `text`",
+             choice("auto", "json", "text", fold=str.lower), "auto"),
+    Declared("OUTRIDER_TELEMETRY_BATCH_SIZE", "telemetry_batch_size",
+             "ingest batch: runs per write (whichever of size and wait comes first)",
+             integer(1, MAX_TELEMETRY_BATCH), 200),
+    Declared("OUTRIDER_TELEMETRY_BATCH_WAIT_MS", "telemetry_batch_wait_ms", "ingest batch: longest wait",
+             integer(10, 60_000), 2000),
+    Declared("OUTRIDER_TELEMETRY_ACK_WAIT_S", "telemetry_ack_wait_s",
+             "seconds before an unacked run is redelivered; must exceed the batch wait", integer(1, 3600), 30),
+)
+
+FAMILIES: tuple[Family, ...] = (
+    Family("OUTRIDER_TOOL_BASE_URL_", "OUTRIDER_TOOL_BASE_URL_<KEY>",
+           "base URL an external read tool may call from the playground (GET only)"),
+)
+
+# Every variable load() reads; the compose test checks compose.yaml against it.
+ENV_VARS: frozenset[str] = frozenset(declared.env for declared in DECLARED)
+ENV_PREFIXES: tuple[str, ...] = tuple(family.prefix for family in FAMILIES)
+
+_SECRETS = ("OUTRIDER_JWT_SECRET", "OUTRIDER_INTERNAL_KEY")
+
+
+# ─── Reading ───────────────────────────────────────────────────────────────
+
+
+def _read(declared: Declared, env: Mapping[str, str]) -> Any:
+    raw = env.get(declared.env, "").strip()
+    if not raw:
+        return declared.default
+    try:
+        return declared.parse(raw)
+    except ValueError as exc:
+        if declared.lenient:
+            _log.warning("%s %s (%r); using %s", declared.env, exc, raw, declared.default)
+            return declared.default
+        raise SettingsError(f"{declared.env} {exc}, got {raw!r}") from None
 
 
 def _dev_secret(data_dir: Path, name: str) -> str:
@@ -134,107 +291,45 @@ def _dev_secret(data_dir: Path, name: str) -> str:
 def load(env: Mapping[str, str] | None = None) -> Settings:
     """Read and validate every setting. Production refuses default secrets."""
     env = os.environ if env is None else env
-    mode = env.get("OUTRIDER_ENV", "development").strip() or "development"
-    if mode not in ("development", "production"):
-        raise SettingsError(f"OUTRIDER_ENV must be development or production, got {mode!r}")
-    data_dir = Path(env.get("OUTRIDER_DATA_DIR", ".outrider")).expanduser().resolve()
+    values = {declared.field: _read(declared, env) for declared in DECLARED}
 
-    jwt_secret = env.get("OUTRIDER_JWT_SECRET", "").strip()
-    internal_key = env.get("OUTRIDER_INTERNAL_KEY", "").strip()
-    if mode == "production":
-        missing = [
-            name
-            for name, value in (
-                ("OUTRIDER_JWT_SECRET", jwt_secret),
-                ("OUTRIDER_INTERNAL_KEY", internal_key),
-            )
-            if not value
-        ]
+    if values["env"] == "production":
+        missing = [name for name in _SECRETS if not env.get(name, "").strip()]
         if missing:
             raise SettingsError(f"production refuses to boot without {', '.join(missing)}")
-    jwt_secret = jwt_secret or _dev_secret(data_dir, "jwt_secret")
-    internal_key = internal_key or _dev_secret(data_dir, "internal_key")
+    for name, key in zip(_SECRETS, ("jwt_secret", "internal_key"), strict=True):
+        values[key] = values[key] or _dev_secret(values["data_dir"], name.removeprefix("OUTRIDER_").lower())
 
-    addrs = {
-        context: env[f"OUTRIDER_{context.upper()}_ADDR"].strip()
-        for context in CONTEXTS
-        if env.get(f"OUTRIDER_{context.upper()}_ADDR", "").strip()
+    values["context_addrs"] = {
+        context: address for context in CONTEXTS if (address := values.pop(f"{context}_addr")) is not None
     }
-    for context, addr in addrs.items():
-        if ":" not in addr:
-            raise SettingsError(f"OUTRIDER_{context.upper()}_ADDR must be host:port, got {addr!r}")
-
-    tool_base_urls = {}
-    for key, value in env.items():
-        if key.startswith("OUTRIDER_TOOL_BASE_URL_") and value.strip():
-            tool_base_urls[key.removeprefix("OUTRIDER_TOOL_BASE_URL_").lower()] = value.strip().rstrip("/")
-
-    human_sources = _json_object(env, "OUTRIDER_HUMAN_SOURCES")
-
-    dimension = _int(env, "OUTRIDER_EMBEDDING_DIM", 384)
-    # pgvector indexes vectors of at most 2,000 dimensions; a larger one would
-    # migrate and then fail at the first index build.
-    if not 1 <= dimension <= 2000:
-        raise SettingsError(f"OUTRIDER_EMBEDDING_DIM must be between 1 and 2000, got {dimension}")
-
-    return Settings(
-        env=mode,
-        data_dir=data_dir,
-        http_host=env.get("OUTRIDER_HTTP_HOST", "127.0.0.1").strip() or "127.0.0.1",
-        http_port=_int(env, "OUTRIDER_HTTP_PORT", 8080),
-        grpc_host=env.get("OUTRIDER_GRPC_HOST", "127.0.0.1").strip() or "127.0.0.1",
-        grpc_port=_int(env, "OUTRIDER_GRPC_PORT", 50051),
-        nats_port=_int(env, "OUTRIDER_NATS_PORT", 4222),
-        context_addrs=addrs,
-        database_url=env.get("DATABASE_URL", "").strip() or None,
-        nats_url=env.get("NATS_URL", "").strip() or None,
-        jwt_secret=jwt_secret,
-        internal_key=internal_key,
-        anthropic_api_key=env.get("ANTHROPIC_API_KEY", "").strip() or None,
-        anthropic_base_url=env.get("ANTHROPIC_BASE_URL", "").strip() or None,
-        playground_model=env.get("OUTRIDER_PLAYGROUND_MODEL", "").strip() or "claude-opus-5-5",
-        allowed_models=env.get("OUTRIDER_ALLOWED_MODELS", "").strip() or "claude-*",
-        outcome_window_hours=_positive_or_default(env, "AGENT_OUTCOME_WINDOW_HOURS", DEFAULT_OUTCOME_WINDOW_HOURS),
-        decision_retention_days=_positive_or_default(env, "AGENT_DECISION_RETENTION_DAYS", DEFAULT_RETENTION_DAYS),
-        embedding_dimension=dimension,
-        tool_base_urls=tool_base_urls,
-        sweep_interval_s=float(_int(env, "OUTRIDER_SWEEP_INTERVAL_S", 60)),
-        human_sources=human_sources,
-        log_level=env.get("OUTRIDER_LOG_LEVEL", "INFO").strip().upper() or "INFO",
-        telemetry_batch_size=_int(env, "OUTRIDER_TELEMETRY_BATCH_SIZE", 200),
-        telemetry_batch_wait_ms=_int(env, "OUTRIDER_TELEMETRY_BATCH_WAIT_MS", 2000),
-        telemetry_ack_wait_s=_int(env, "OUTRIDER_TELEMETRY_ACK_WAIT_S", 30),
-    )
-
-
-# Every variable load() reads; the compose test checks compose.yaml against it.
-ENV_VARS: frozenset[str] = frozenset(
-    {
-        "OUTRIDER_ENV",
-        "OUTRIDER_DATA_DIR",
-        "OUTRIDER_HTTP_HOST",
-        "OUTRIDER_HTTP_PORT",
-        "OUTRIDER_GRPC_HOST",
-        "OUTRIDER_GRPC_PORT",
-        "OUTRIDER_NATS_PORT",
-        *(f"OUTRIDER_{c.upper()}_ADDR" for c in CONTEXTS),
-        "DATABASE_URL",
-        "NATS_URL",
-        "OUTRIDER_JWT_SECRET",
-        "OUTRIDER_INTERNAL_KEY",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OUTRIDER_PLAYGROUND_MODEL",
-        "OUTRIDER_ALLOWED_MODELS",
-        "AGENT_OUTCOME_WINDOW_HOURS",
-        "AGENT_DECISION_RETENTION_DAYS",
-        "OUTRIDER_EMBEDDING_DIM",
-        "OUTRIDER_SWEEP_INTERVAL_S",
-        "OUTRIDER_HUMAN_SOURCES",
-        "OUTRIDER_LOG_LEVEL",
-        "OUTRIDER_TELEMETRY_BATCH_SIZE",
-        "OUTRIDER_TELEMETRY_BATCH_WAIT_MS",
-        "OUTRIDER_TELEMETRY_ACK_WAIT_S",
+    values["tool_base_urls"] = {
+        key.removeprefix("OUTRIDER_TOOL_BASE_URL_").lower(): value.strip().rstrip("/")
+        for key, value in env.items()
+        if key.startswith("OUTRIDER_TOOL_BASE_URL_") and value.strip()
     }
-)
-ENV_PREFIXES: tuple[str, ...] = ("OUTRIDER_TOOL_BASE_URL_",)
+    values["human_sources"] = values["human_sources"] or {}
+    values["sweep_interval_s"] = float(values["sweep_interval_s"])
+    return Settings(**values)
+
+
+# ─── The README's table ────────────────────────────────────────────────────
+
+
+def _bounds(declared: Declared) -> str:
+    bounds = getattr(declared.parse, "bounds", None)
+    if bounds is None:
+        return ""
+    if all(isinstance(b, int) for b in bounds) and len(bounds) == 2:
+        return f" ({bounds[0]:,}–{bounds[1]:,})"
+    return ""
+
+
+def settings_table(declarations: Iterable[Declared] = DECLARED, families: Iterable[Family] = FAMILIES) -> str:
+    """The README's configuration table, one row per variable."""
+    rows = ["| variable | default | meaning |", "|---|---|---|"]
+    for declared in declarations:
+        rows.append(f"| `{declared.env}` | {declared.shown_default} | {declared.doc}{_bounds(declared)} |")
+    for family in families:
+        rows.append(f"| `{family.pattern}` | {family.shown} | {family.doc} |")
+    return "\n".join(rows) + "\n"

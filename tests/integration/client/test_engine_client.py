@@ -15,11 +15,11 @@ from outrider.client.decisions import DecisionRecorder, PrecedentClient
 from outrider.client.subjects import LeaseRefused, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.wire import timestamp
 from services.common.clients import channel
 from services.common.embedded import free_port
-from outrider.wire import timestamp
-from tests.harness import INTERNAL_KEY, running
-from tests.integration.telemetry.support import counters, eventually, run_keys
+from tests.harness import INTERNAL_KEY, eventually, running
+from tests.integration.telemetry.support import counters, run_keys
 
 CONTEXT = {"stall_minutes": 14, "zone": "hsr"}
 

@@ -70,9 +70,9 @@ async def test_listing_pages_newest_first_and_never_carries_context(settings, te
                         and r["agent_id"] == "EXCEPTION_AGENT" for r in rows)
     assert len(rows) == sum(1 for i in range(12) if i % 4 == 3 and i % 3 != 0)
     assert {r["outcome"] for r in judged.json()["items"]} == {"success"}
-    assert bad_outcome.status_code == 422 and bad_outcome.json()["error"]["details"]["field"] == "outcome"
-    assert bad_cursor.status_code == 422 and bad_cursor.json()["error"]["details"]["field"] == "cursor"
-    assert too_many.status_code == 422 and too_many.json()["error"]["details"]["field"] == "limit"
+    assert bad_outcome.status_code == 422 and [*bad_outcome.json()["error"]["details"]["fields"]][0] == "outcome"
+    assert bad_cursor.status_code == 422 and [*bad_cursor.json()["error"]["details"]["fields"]][0] == "cursor"
+    assert too_many.status_code == 422 and [*too_many.json()["error"]["details"]["fields"]][0] == "limit"
     assert tenant.status_code == 403
     assert anonymous.status_code == 401
 

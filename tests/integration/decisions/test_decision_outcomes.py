@@ -4,6 +4,7 @@ and the outcome judge's batch API."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -12,7 +13,13 @@ import pytest
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from services.common.clients import channel
-from tests.harness import INTERNAL_KEY, bearer, gateway_client, internal_headers, running
+from tests.harness import (
+    INTERNAL_KEY,
+    bearer,
+    gateway_client,
+    internal_headers,
+    running,
+)
 from tests.integration.decisions.memory_support import connect, insert_rows, unit_vector
 
 
@@ -57,8 +64,8 @@ async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_i
         malformed = await client.patch("/internal/agent-decisions/42/outcome", json={"outcome": "success"},
                                        headers=internal_headers())
     assert unknown_word.status_code == 422
-    assert unknown_word.json()["error"]["details"]["field"] == "outcome"
-    assert "success, failure, unknown" in unknown_word.json()["error"]["message"]
+    assert [*unknown_word.json()["error"]["details"]["fields"]][0] == "outcome"
+    assert "'success', 'failure' or 'unknown'" in unknown_word.json()["error"]["message"]
     assert first.status_code == 200, first.text
     assert first.json()["outcome"] == "success" and first.json()["judged_by"] == "api"
     assert first.json()["judged_at"] is not None and "context" not in first.json()
@@ -68,7 +75,7 @@ async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_i
     assert person.status_code == 200, person.text
     assert person.json()["outcome"] == "failure" and person.json()["judged_by"] == "human"
     assert missing.status_code == 404
-    assert malformed.status_code == 422 and malformed.json()["error"]["details"]["field"] == "id"
+    assert malformed.status_code == 422 and [*malformed.json()["error"]["details"]["fields"]][0] == "decision_id"
     assert await _history(template, database, decision_id) == [
         {"old_outcome": None, "new_outcome": "success", "reason": "delivered in SLA", "judged_by": "api",
          "changed_by": "", "changed_by_email": ""},
@@ -104,7 +111,8 @@ async def test_two_sweepers_never_judge_one_decision_twice(settings, template, d
     assert sum(len(j) for j in judged) == len(ids)
     assert list(again.judged_ids) == []
     assert bad_word.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert dict(bad_word.value.trailing_metadata())["outrider-error-details"] == '{"field": "verdicts[0].outcome"}'
+    details = json.loads(dict(bad_word.value.trailing_metadata())["outrider-error-details"])
+    assert list(details["fields"]) == ["verdicts[0].outcome"]
     conn = await connect(template, database)
     try:
         history = await conn.fetchval("select count(*) from outcome_history")

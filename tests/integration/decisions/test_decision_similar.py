@@ -6,7 +6,13 @@ from services.common.db import context_engine
 from services.decisions import store
 from services.decisions.precedent import PrecedentSearch, search_engine
 from tests.harness import gateway_client, internal_headers, running
-from tests.integration.decisions.memory_support import connect, insert_rows, near, unit_vector, vector_text
+from tests.integration.decisions.memory_support import (
+    connect,
+    insert_rows,
+    near,
+    unit_vector,
+    vector_text,
+)
 
 
 async def test_only_judged_decisions_of_the_type_come_back_nearest_first(settings, template, database):
@@ -76,8 +82,8 @@ async def test_a_type_without_judged_precedent_answers_empty_with_no_rate(settin
         )
     assert reply.status_code == 200
     assert reply.json() == {"items": [], "summary": {"successes": 0, "failures": 0, "success_rate": None}}
-    assert too_many.status_code == 422 and too_many.json()["error"]["details"]["field"] == "k"
-    assert nothing.status_code == 422 and nothing.json()["error"]["details"]["field"] == "context"
+    assert too_many.status_code == 422 and [*too_many.json()["error"]["details"]["fields"]][0] == "k"
+    assert nothing.status_code == 422 and [*nothing.json()["error"]["details"]["fields"]][0] == "context"
 
 
 async def test_a_context_finds_the_precedent_recorded_with_the_same_facts(settings):

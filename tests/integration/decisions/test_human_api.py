@@ -126,8 +126,11 @@ async def test_gates_and_bad_input_change_nothing(settings):
         role = await api.get(f"/admin/ai/subjects/{BOOKING}/human-decisions", headers=bearer(role=2))
         unknown_lease = await api.post("/internal/subjects/booking-0/lease", headers=internal_headers())
         unknown_list = await api.get("/admin/ai/subjects/booking-0/human-decisions", headers=bearer(role=3))
-        unknown_push = await api.post("/internal/human-inputs", json=push("m-1", "hold", subject_id="booking-0"),
-                                      headers=internal_headers())
+        # A source may push only once: a subject seen first here is created, never refused.
+        first_sight = await api.post("/internal/human-inputs", json=push("m-0", "hold", subject_id="booking-0"),
+                                     headers=internal_headers())
+        first_sight_lease = await api.post("/internal/subjects/booking-0/lease", headers=internal_headers())
+        first_sight_list = await api.get("/admin/ai/subjects/booking-0/human-decisions", headers=bearer(role=3))
         naive = await api.post("/internal/human-inputs", json={**push("m-1", "hold"), "at": "2026-09-29T15:00:00"},
                                headers=internal_headers())
         empty = await api.post("/internal/human-inputs", json=push("m-1", "  "), headers=internal_headers())
@@ -144,11 +147,14 @@ async def test_gates_and_bad_input_change_nothing(settings):
 
     assert (keyless.status_code, wrong_key.status_code) == (401, 401)
     assert (tenant.status_code, role.status_code) == (403, 403)
-    assert (unknown_lease.status_code, unknown_list.status_code, unknown_push.status_code) == (404, 404, 404)
+    assert (unknown_lease.status_code, unknown_list.status_code) == (404, 404)
     assert unknown_lease.json()["error"]["code"] == "SUBJECT_NOT_FOUND"
+    assert first_sight.status_code == 201
+    assert [d["external_id"] for d in first_sight_lease.json()["human_decisions"]] == ["m-0"]
+    assert [d["body"] for d in first_sight_list.json()["items"]] == ["hold"]
     for refused, field in ((empty, "body"), (bad_source, "source"), (bad_cursor, "cursor")):
         assert refused.status_code == 422
-        assert refused.json()["error"]["details"]["field"] == field
+        assert [*refused.json()["error"]["details"]["fields"]][0] == field
     assert naive.status_code == 422
     assert kept.status_code == 201
     assert stolen.status_code == 409

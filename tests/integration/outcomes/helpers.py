@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import asyncpg
@@ -21,15 +19,6 @@ async def stored_facts(conn: asyncpg.Connection, subject_id: str) -> dict[str, A
     return None if raw is None else json.loads(raw)
 
 
-async def eventually(probe: Callable[[], Awaitable[T]], accept: Callable[[T], bool], *, timeout: float = 15.0) -> T:
-    """Poll `probe` until `accept` holds; the last value is returned either way."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    value = await probe()
-    while not accept(value) and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-        value = await probe()
-    return value
 
 
 def event_bytes(payload: dict[str, Any]) -> bytes:

@@ -10,8 +10,8 @@ import nats
 
 from services.common.runtime import ContextServer
 from services.outcomes.consumer import DURABLE, STREAM, SUBJECT
-from tests.harness import gateway_client, internal_headers, running
-from tests.integration.outcomes.helpers import event_bytes, eventually, outcomes_db, stored_facts
+from tests.harness import eventually, gateway_client, internal_headers, running
+from tests.integration.outcomes.helpers import event_bytes, outcomes_db, stored_facts
 
 # Observations of one booking's life, each fact from a different instant; the
 # last status wins, and an early 'cancelled: false' is overruled by a later true.
@@ -64,23 +64,31 @@ async def test_a_malformed_http_payload_names_the_field_and_changes_nothing(sett
         first = await client.post("/internal/facts", content=event_bytes(life_of("b-1")[0]),
                                   headers=internal_headers())
         assert first.status_code == 200
+        # The gateway's contract refuses what the document rules out
+        # (INVALID_ARGUMENT); the facts parser, shared with the NATS door,
+        # refuses the rest (MALFORMED_FACTS). Both name the field.
         cases = [
-            (b"{not json", "payload"),
-            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00", "status": "lost"}), "at"),
-            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "cancelled": "yes"}), "cancelled"),
-            (event_bytes({"at": "2024-05-02T10:00:00Z", "status": "lost"}), "subject_id"),
-            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z"}), "payload"),
+            (b"{not json", "body", "INVALID_ARGUMENT"),
+            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00", "status": "lost"}), "at",
+             "INVALID_ARGUMENT"),
+            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "cancelled": "yes"}), "cancelled",
+             "INVALID_ARGUMENT"),
+            (event_bytes({"at": "2024-05-02T10:00:00Z", "status": "lost"}), "subject_id", "INVALID_ARGUMENT"),
+            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z"}), "payload", "MALFORMED_FACTS"),
             # Parses, but Postgres could never store it.
-            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "lost\u0000"}), "status"),
-            (b'{"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "\\ud800"}', "status"),
-            (event_bytes({"subject_id": "b" * 201, "at": "2024-05-02T10:00:00Z", "status": "lost"}), "subject_id"),
+            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "lost\u0000"}), "status",
+             "INVALID_ARGUMENT"),
+            (b'{"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "\\ud800"}', "status",
+             "INVALID_ARGUMENT"),
+            (event_bytes({"subject_id": "b" * 201, "at": "2024-05-02T10:00:00Z", "status": "lost"}), "subject_id",
+             "INVALID_ARGUMENT"),
         ]
-        for body, field in cases:
+        for body, field, code in cases:
             reply = await client.post("/internal/facts", content=body, headers=internal_headers())
             assert reply.status_code == 422, body
             error = reply.json()["error"]
-            assert error["code"] == "MALFORMED_FACTS"
-            assert error["details"]["field"] == field
+            assert error["code"] == code, body
+            assert [*error["details"]["fields"]][0] == field
         unauthenticated = await client.post("/internal/facts", content=event_bytes(life_of("b-1")[1]))
         assert unauthenticated.status_code == 401
     conn = await outcomes_db(template, database)

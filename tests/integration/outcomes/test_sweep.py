@@ -8,14 +8,28 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-from google.protobuf.struct_pb2 import Struct
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from outrider.v1 import decisions_pb2, decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc
+from outrider.v1 import (
+    decisions_pb2,
+    decisions_pb2_grpc,
+    outcomes_pb2,
+    outcomes_pb2_grpc,
+)
+from outrider.wire import json_bytes
 from services.common.clients import channel
 from services.common.runtime import ContextServer
-from tests.harness import INTERNAL_KEY, bearer, gateway_client, internal_headers, make_settings, running, with_env
-from tests.integration.outcomes.helpers import event_bytes, eventually
+from tests.harness import (
+    INTERNAL_KEY,
+    bearer,
+    eventually,
+    gateway_client,
+    internal_headers,
+    make_settings,
+    running,
+    with_env,
+)
+from tests.integration.outcomes.helpers import event_bytes
 
 NOW = datetime.now(UTC)
 
@@ -37,15 +51,13 @@ async def record(
 ) -> str:
     stamp = Timestamp()
     stamp.FromDatetime(decided_at)
-    context = Struct()
-    context.update({"subject": subject_id, "kind": decision_type})
     reply = await decisions.RecordDecision(
         decisions_pb2.RecordDecisionRequest(
             id=str(uuid.uuid4()),
             decision_type=decision_type,
             agent_id="agent-1",
             subject_id=subject_id,
-            context=context,
+            context_json=json_bytes({"subject": subject_id, "kind": decision_type}),
             action="nudge rider",
             confidence=0.8,
             model=model,
@@ -111,7 +123,7 @@ async def test_one_sweep_applies_every_rule_and_never_guesses_an_unknown_type(se
     # Nothing left that the rules can decide yet: the second sweep judges nothing.
     assert second.json()["judged"] == 0
     assert second.json()["by_outcome"] == {"success": 0, "failure": 0, "unknown": 0}
-    assert refused.status_code == 422 and refused.json()["error"]["details"]["field"] == "batch_size"
+    assert refused.status_code == 422 and [*refused.json()["error"]["details"]["fields"]][0] == "batch_size"
     assert anonymous.status_code == 401
 
     conn = await decisions_table(template, database)

@@ -10,7 +10,13 @@ import pytest
 from gateway.app import create_app
 from services.common.embedded import free_port
 from services.common.settings import CONTEXTS, load
-from tests.harness import INTERNAL_KEY, JWT_SECRET, bearer, gateway_client, internal_headers
+from tests.harness import (
+    INTERNAL_KEY,
+    JWT_SECRET,
+    bearer,
+    gateway_client,
+    internal_headers,
+)
 
 OPEN_PATHS = {"/healthz", "/readyz"}
 WRITE_METHODS = {"post", "patch", "put", "delete"}

@@ -14,7 +14,14 @@ from services.playground.engine import RunPlan, ToolFailure, ToolSpec
 from services.playground.redaction import DEFAULT_RESULT_LIMIT
 from services.playground.rules import RunLimits
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
-from tests.integration.playground.scripted import BOOKING, PERSONAL, Call, Fail, Say, ScriptedModel
+from tests.integration.playground.scripted import (
+    BOOKING,
+    PERSONAL,
+    Call,
+    Fail,
+    Say,
+    ScriptedModel,
+)
 
 BOOKING_SCHEMA = {
     "type": "object",

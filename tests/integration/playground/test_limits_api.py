@@ -39,16 +39,17 @@ async def test_bad_requests_are_refused_by_name_and_spend_no_run(settings, templ
 
     assert too_long.status_code == 422
     assert too_long.json()["error"]["code"] == "PROMPT_TOO_LONG"
-    assert too_long.json()["error"]["details"] == {"field": "prompt", "length": 2001, "max": 2000}
-    assert (blank.status_code, blank.json()["error"]["details"]["field"]) == (422, "prompt")
-    assert (no_agent.status_code, no_agent.json()["error"]["details"]["field"]) == (422, "agent_id")
+    details = too_long.json()["error"]["details"]
+    assert (list(details["fields"]), details["length"], details["max"]) == (["prompt"], 2001, 2000)
+    assert (blank.status_code, [*blank.json()["error"]["details"]["fields"]][0]) == (422, "prompt")
+    assert (no_agent.status_code, [*no_agent.json()["error"]["details"]["fields"]][0]) == (422, "agent_id")
     assert unknown_agent.status_code == 404
     assert unknown_agent.json()["error"]["code"] == "AGENT_NOT_FOUND"
     assert several_skills.status_code == 422
-    assert several_skills.json()["error"]["details"]["field"] == "skill_id"
+    assert [*several_skills.json()["error"]["details"]["fields"]][0] == "skill_id"
     assert "sla_guardian" in several_skills.json()["error"]["details"]["skills"]
     assert (foreign_skill.status_code, foreign_skill.json()["error"]["code"]) == (422, "UNKNOWN_SKILL")
-    assert (wrong_type.status_code, wrong_type.json()["error"]["details"]) == (422, {"field": "agent_id"})
+    assert (wrong_type.status_code, list(wrong_type.json()["error"]["details"]["fields"])) == (422, ["agent_id"])
     assert (reader.status_code, tenant.status_code) == (403, 403)
     assert pg.model.requests == []
     assert admissions == 0
@@ -112,7 +113,7 @@ async def test_runs_are_listed_newest_first_and_read_back(settings):
     assert one.json()["final_text"] == "two" and one.json()["steps"] == []
     assert one.json()["prompt"] == "Run 1"
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "RUN_NOT_FOUND")
-    assert (malformed.status_code, malformed.json()["error"]["details"]) == (422, {"field": "id"})
-    assert (bad_cursor.status_code, bad_cursor.json()["error"]["details"]) == (422, {"field": "cursor"})
-    assert (too_many.status_code, too_many.json()["error"]["details"]) == (422, {"field": "limit"})
+    assert (malformed.status_code, list(malformed.json()["error"]["details"]["fields"])) == (422, ["run_id"])
+    assert (bad_cursor.status_code, list(bad_cursor.json()["error"]["details"]["fields"])) == (422, ["cursor"])
+    assert (too_many.status_code, list(too_many.json()["error"]["details"]["fields"])) == (422, ["limit"])
     assert unauthenticated.status_code == 401

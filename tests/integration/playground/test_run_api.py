@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import json
 
-from google.protobuf.struct_pb2 import Struct
-
-from outrider.client.transport import keyed_channel
-from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc, registry_pb2, registry_pb2_grpc
+from outrider.rpc import keyed_channel
+from outrider.v1 import (
+    common_pb2,
+    decisions_pb2,
+    decisions_pb2_grpc,
+    registry_pb2,
+    registry_pb2_grpc,
+)
+from outrider.wire import json_bytes
 from services.playground import rules
 from tests.harness import INTERNAL_KEY, bearer
 from tests.integration.playground.scripted import BOOKING, PERSONAL, Call, Fail, Say
@@ -78,11 +83,10 @@ async def test_precedents_execute_against_decision_memory_and_writes_are_only_pr
         async with keyed_channel(settings.addr("decisions"), INTERNAL_KEY) as channel:
             decisions = decisions_pb2_grpc.DecisionsStub(channel)
             for action, outcome in (("reassign", "success"), ("wait", "failure")):
-                context = Struct()
-                context.update({"stall_minutes": 20, "rider_name": "Suresh Naidu", "zone": "Koramangala"})
                 recorded = await decisions.RecordDecision(decisions_pb2.RecordDecisionRequest(
                     decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id="booking-900",
-                    context=context, action=action, confidence=0.8, reasoning="Suresh Naidu is stuck",
+                    context_json=json_bytes({"stall_minutes": 20, "rider_name": "Suresh Naidu", "zone": "Koramangala"}),
+                    action=action, confidence=0.8, reasoning="Suresh Naidu is stuck",
                 ))
                 await decisions.SetOutcome(decisions_pb2.SetOutcomeRequest(
                     id=recorded.id, outcome=outcome, reason="delivered late", judged_by="api",

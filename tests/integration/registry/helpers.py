@@ -3,9 +3,8 @@ registry schema, so a test checks what was stored, not only what was said."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -53,12 +52,3 @@ async def registry_stub(address: str) -> AsyncIterator[registry_pb2_grpc.Registr
         yield registry_pb2_grpc.RegistryStub(ch)
 
 
-async def eventually(check: Callable[[], Awaitable[bool]], *, timeout: float, step: float = 0.02) -> bool:
-    """True as soon as `check` holds, False if it never does within `timeout`."""
-    try:
-        async with asyncio.timeout(timeout):
-            while not await check():
-                await asyncio.sleep(step)
-    except TimeoutError:
-        return False
-    return True

@@ -12,8 +12,8 @@ import httpx
 from gateway.app import create_app
 from outrider.v1 import common_pb2, registry_pb2
 from services.common.runtime import ContextServer
-from tests.harness import bearer, internal_headers, running
-from tests.integration.registry.helpers import eventually, registry_db, registry_stub
+from tests.harness import bearer, eventually, internal_headers, running
+from tests.integration.registry.helpers import registry_db, registry_stub
 
 WRITER = bearer(role=1)
 ACTOR = common_pb2.Actor(sub="u-9", email="ops@example.com")

@@ -76,29 +76,32 @@ async def test_a_stale_version_is_refused_and_changes_nothing(api, template, dat
 
 
 THRESHOLD_CASES = [
-    ({"stallMinutes": 2}, {"stallMinutes": "between 3 and 60"}),
-    ({"stallMinutes": 61}, {"stallMinutes": "between 3 and 60"}),
-    ({"stallMinutes": 10.5}, {"stallMinutes": "whole number"}),
-    ({"reassignConfidence": 0.72}, {"reassignConfidence": "multiple of 0.05"}),
-    ({"stallMinutes": "12"}, {"stallMinutes": "finite number"}),
-    ({"stallMinutes": True}, {"stallMinutes": "not true or false"}),
-    ({"stallMinutes": None}, {"stallMinutes": "finite number"}),
-    ({"retryCount": 3}, {"retryCount": "unknown threshold"}),
+    # The skill's own schema refuses these (the registry's rules).
+    ({"stallMinutes": 2}, {"thresholds.stallMinutes": "between 3 and 60"}, "INVALID_THRESHOLDS"),
+    ({"stallMinutes": 61}, {"thresholds.stallMinutes": "between 3 and 60"}, "INVALID_THRESHOLDS"),
+    ({"stallMinutes": 10.5}, {"thresholds.stallMinutes": "whole number"}, "INVALID_THRESHOLDS"),
+    ({"reassignConfidence": 0.72}, {"thresholds.reassignConfidence": "multiple of 0.05"}, "INVALID_THRESHOLDS"),
+    ({"retryCount": 3}, {"thresholds.retryCount": "unknown threshold"}, "INVALID_THRESHOLDS"),
     # All or nothing: one good key beside bad ones is not applied, and every bad key is named.
     ({"stallMinutes": 12, "reassignConfidence": 2, "nope": 1},
-     {"reassignConfidence": "between 0.5 and 1", "nope": "unknown threshold"}),
+     {"thresholds.reassignConfidence": "between 0.5 and 1", "thresholds.nope": "unknown threshold"},
+     "INVALID_THRESHOLDS"),
+    # The contract refuses these before the registry sees them: not numbers at all.
+    ({"stallMinutes": "12"}, {"thresholds.stallMinutes": "must be a number"}, "INVALID_ARGUMENT"),
+    ({"stallMinutes": True}, {"thresholds.stallMinutes": "must be a number"}, "INVALID_ARGUMENT"),
+    ({"stallMinutes": None}, {"thresholds.stallMinutes": "must be a number"}, "INVALID_ARGUMENT"),
 ]
 
 
-@pytest.mark.parametrize("thresholds,named", THRESHOLD_CASES)
-async def test_bad_thresholds_are_refused_naming_each_key(api, template, database, thresholds, named):
+@pytest.mark.parametrize("thresholds,named,code", THRESHOLD_CASES)
+async def test_bad_thresholds_are_refused_naming_each_key(api, template, database, thresholds, named, code):
     reply = await api.patch("/admin/ai/skills/stall_response", json={"thresholds": thresholds}, headers=WRITER)
     assert reply.status_code == 422, reply.text
     error = reply.json()["error"]
-    assert error["code"] == "INVALID_THRESHOLDS"
-    assert set(error["details"]) == set(named)
+    assert error["code"] == code
+    assert set(error["details"]["fields"]) == set(named)
     for key, fragment in named.items():
-        assert fragment in error["details"][key]
+        assert fragment in error["details"]["fields"][key]
     row = await stored_skill(template, database, "stall_response")
     assert row["version"] == 1 and row["thresholds"] == {"stallMinutes": 10, "reassignConfidence": 0.7}
 
@@ -112,22 +115,22 @@ async def test_a_threshold_on_a_step_passes_despite_binary_fractions(api):
 
 
 @pytest.mark.parametrize(
-    "body,field,code",
+    "body,field",
     [
-        ({"enabled": "yes"}, "enabled", "INVALID_FIELD"),
-        ({"thresholds": [1, 2]}, "thresholds", "INVALID_FIELD"),
-        ({"version": 0}, "version", "INVALID_FIELD"),
-        ({"version": "1"}, "version", "INVALID_FIELD"),
-        ({"title": "renamed"}, "title", "UNKNOWN_FIELDS"),
-        ({"tool_names": ["scan_bookings"], "colour": "red"}, "colour", "UNKNOWN_FIELDS"),
+        ({"enabled": "yes"}, "enabled"),
+        ({"thresholds": [1, 2]}, "thresholds"),
+        ({"version": 0}, "version"),
+        ({"version": "1"}, "version"),
+        ({"title": "renamed"}, "title"),
+        ({"tool_names": ["scan_bookings"], "colour": "red"}, "colour"),
     ],
 )
-async def test_malformed_skill_patches_are_refused_naming_the_field(api, template, database, body, field, code):
+async def test_malformed_skill_patches_are_refused_naming_the_field(api, template, database, body, field):
     reply = await api.patch("/admin/ai/skills/stall_response", json=body, headers=WRITER)
     assert reply.status_code == 422, reply.text
     error = reply.json()["error"]
-    assert error["code"] == code
-    assert field in error["details"]
+    assert error["code"] == "INVALID_ARGUMENT"
+    assert field in error["details"]["fields"]
     async with registry_db(template, database) as conn:
         assert await audit_count(conn) == 0
 
@@ -240,24 +243,29 @@ async def test_new_skill_on_a_console_agent_from_existing_tools(api, template, d
 
 
 @pytest.mark.parametrize(
-    "draft,named",
+    "draft,named,code",
     [
+        # The registry's rules: which agents take new skills, which tools exist.
         ({"id": "x_skill", "agent_id": "EXCEPTION_AGENT", "title": "t", "tool_names": ["nearby_milers"]},
-         {"agent_id"}),
+         {"agent_id"}, "INVALID_SKILL"),
         ({"id": "x_skill", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["invented_tool"]},
-         {"tool_names"}),
-        ({"agent_id": "CONSOLE_OPS_AGENT", "tool_names": []}, {"id", "title", "tool_names"}),
+         {"tool_names"}, "INVALID_SKILL"),
+        ({"id": "x_skill", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["scan_bookings"],
+          "thresholds_schema": {"k": {"type": "integer", "min": 5, "max": 1, "step": 1, "default": 2}}},
+         {"thresholds_schema.k"}, "INVALID_SKILL"),
+        # The contract: shapes the document states.
+        ({"agent_id": "CONSOLE_OPS_AGENT", "tool_names": []}, {"id", "title", "tool_names"}, "INVALID_ARGUMENT"),
         ({"id": "Bad-Id", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["scan_bookings"],
           "source": "engine", "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5}}},
-         {"id", "source", "thresholds_schema.k"}),
+         {"id", "source", "thresholds_schema.k.step", "thresholds_schema.k.default"}, "INVALID_ARGUMENT"),
     ],
 )
-async def test_bad_new_skills_are_refused_naming_every_field(api, template, database, draft, named):
+async def test_bad_new_skills_are_refused_naming_every_field(api, template, database, draft, named, code):
     reply = await api.post("/admin/ai/skills", json=draft, headers=WRITER)
     assert reply.status_code == 422, reply.text
     error = reply.json()["error"]
-    assert error["code"] == "INVALID_SKILL"
-    assert set(error["details"]) == named
+    assert error["code"] == code
+    assert set(error["details"]["fields"]) == named
     async with registry_db(template, database) as conn:
         assert await conn.fetchval("select count(*) from skills") == 15
         assert await audit_count(conn) == 0
@@ -293,9 +301,9 @@ async def test_autonomy_on_needs_the_typed_agent_id(api, template, database):
         ("JARVIS", {"autonomous": True, "confirm": "JARVIS"}, "NO_AUTONOMY_GATE", "autonomous"),
         ("EXCEPTION_AGENT", {"model": "gpt-4o"}, "MODEL_NOT_ALLOWED", "model"),
         ("CONSOLE_OPS_AGENT", {"model": "claude-sonnet-5-5"}, "MODEL_NOT_SETTABLE", "model"),
-        ("EXCEPTION_AGENT", {"status": "live"}, "UNKNOWN_FIELDS", "status"),
-        ("EXCEPTION_AGENT", {"autonomous": "on"}, "INVALID_FIELD", "autonomous"),
-        ("EXCEPTION_AGENT", {"model": 5}, "INVALID_FIELD", "model"),
+        ("EXCEPTION_AGENT", {"status": "live"}, "INVALID_ARGUMENT", "status"),
+        ("EXCEPTION_AGENT", {"autonomous": "on"}, "INVALID_ARGUMENT", "autonomous"),
+        ("EXCEPTION_AGENT", {"model": 5}, "INVALID_ARGUMENT", "model"),
     ],
 )
 async def test_agent_patches_the_rules_refuse(api, template, database, agent_id, body, code, field):
@@ -303,7 +311,7 @@ async def test_agent_patches_the_rules_refuse(api, template, database, agent_id,
     assert reply.status_code == 422, reply.text
     error = reply.json()["error"]
     assert error["code"] == code
-    assert field in error["details"]
+    assert field in error["details"]["fields"]
     async with registry_db(template, database) as conn:
         assert await audit_count(conn) == 0
 

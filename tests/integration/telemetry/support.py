@@ -3,10 +3,8 @@ counters and consumer state, and wait for the ingest to catch up."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -81,10 +79,3 @@ async def consumer_state(js: JetStreamContext) -> tuple[int, int]:
     return info.num_pending, info.num_ack_pending
 
 
-async def eventually(check: Callable[[], Awaitable[bool]], *, timeout: float = 15.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if await check():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"not within {timeout:.0f}s: {what}")

@@ -16,8 +16,14 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.settings import Settings
-from tests.harness import INTERNAL_KEY, JWT_SECRET, Stack
-from tests.integration.telemetry.support import broker, consumer_state, counters, eventually, run_keys, task
+from tests.harness import INTERNAL_KEY, JWT_SECRET, Stack, eventually
+from tests.integration.telemetry.support import (
+    broker,
+    consumer_state,
+    counters,
+    run_keys,
+    task,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -7,16 +7,21 @@ import asyncio
 import json
 
 import pytest
-from nats.js.errors import KeyNotFoundError
+from nats.js.errors import BadRequestError, KeyNotFoundError, NoKeysError
 
 from services.common.nats import HEARTBEAT_BUCKET, ensure_topology
-from services.telemetry.ingest import DURABLE, STREAM, BatchPuller, IngestConfig, ensure_consumer
-from tests.harness import bearer, gateway_client, running, with_env
+from services.telemetry.ingest import (
+    DURABLE,
+    STREAM,
+    BatchPuller,
+    IngestConfig,
+    ensure_consumer,
+)
+from tests.harness import bearer, eventually, gateway_client, running, with_env
 from tests.integration.telemetry.support import (
     broker,
     consumer_state,
     counters,
-    eventually,
     execute,
     heartbeat,
     run_keys,
@@ -51,14 +56,11 @@ async def test_six_messages_make_three_rows_one_duplicate_one_malformed_one_hear
             await nc.publish("telemetry.agent", heartbeat("EXCEPTION_AGENT", "busy"))
             await nc.flush()
 
-            async def settled() -> bool:
-                seen = await counters(settings)
-                return seen["received"] == 5 and seen["heartbeats"] == 1
-
-            await eventually(settled, what="five task deliveries and one heartbeat handled")
-            assert await counters(settings) == {
-                "received": 5, "inserted": 3, "duplicates": 1, "malformed": 1, "redelivered": 1, "heartbeats": 1,
-            }
+            # Deliveries are counted before their batch commits; wait for the whole tally.
+            expected = {"received": 5, "inserted": 3, "duplicates": 1, "malformed": 1, "redelivered": 1,
+                        "heartbeats": 1}
+            await eventually(lambda: counters(settings), lambda seen: seen == expected,
+                             what="five task deliveries written or terminated, and one heartbeat")
             assert await run_keys(template, database) == [
                 ("DISPATCH_AGENT", "t-1"), ("EXCEPTION_AGENT", "t-1"), ("EXCEPTION_AGENT", "t-2"),
             ]
@@ -88,6 +90,21 @@ async def test_a_malformed_heartbeat_is_counted_and_not_stored(settings):
         await eventually(handled, what="one good and one bad heartbeat handled")
         bucket = await js.key_value(HEARTBEAT_BUCKET)
         assert sorted(await bucket.keys()) == ["DISPATCH_AGENT"]
+
+
+async def test_a_heartbeat_published_through_jetstream_gets_a_clear_refusal_not_a_timeout(settings):
+    async with running(settings, ["telemetry"]), broker(settings) as (nc, _):
+        js = nc.jetstream(timeout=10)
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(BadRequestError) as refused:
+            await js.publish("telemetry.agent", heartbeat("DISPATCH_AGENT", "idle"))
+        waited = asyncio.get_running_loop().time() - started
+        bucket = await nc.jetstream().key_value(HEARTBEAT_BUCKET)
+        with pytest.raises(NoKeysError):
+            await bucket.keys()
+    assert "core NATS" in refused.value.description and "TelemetryPublisher" in refused.value.description
+    # Refused at once: the publish did not sit out its 10 s ack wait.
+    assert waited < 5
 
 
 async def test_runs_published_while_the_database_is_away_land_once_when_it_returns(settings, template, database):

@@ -8,14 +8,27 @@ from datetime import datetime, timedelta, timezone
 
 import asyncpg
 import pytest
-from google.protobuf import struct_pb2
 from nats.js.api import KeyValueConfig, StorageType
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.wire import json_bytes
 from services.common.clients import channel
 from services.common.nats import HEARTBEAT_BUCKET
-from tests.harness import INTERNAL_KEY, bearer, gateway_client, running, with_env
-from tests.integration.telemetry.support import broker, counters, eventually, execute, heartbeat, task
+from tests.harness import (
+    INTERNAL_KEY,
+    bearer,
+    eventually,
+    gateway_client,
+    running,
+    with_env,
+)
+from tests.integration.telemetry.support import (
+    broker,
+    counters,
+    execute,
+    heartbeat,
+    task,
+)
 
 
 async def register(stack, database, *agents: tuple[str, str]) -> None:
@@ -166,11 +179,10 @@ async def test_decisions_by_type_and_outcome_come_from_decision_memory(settings)
             ids = []
             for decision_type, subject in (("stall_response", "b-1"), ("stall_response", "b-2"),
                                            ("assignment_failure", "b-3")):
-                context = struct_pb2.Struct()
-                context.update({"minutes_stalled": 12, "subject": subject})
                 reply = await memory.RecordDecision(decisions_pb2.RecordDecisionRequest(
                     decision_type=decision_type, agent_id="EXCEPTION_AGENT", subject_id=subject,
-                    context=context, action="reassign", confidence=0.8, model="claude-sonnet-4-5"))
+                    context_json=json_bytes({"minutes_stalled": 12, "subject": subject}), action="reassign",
+                    confidence=0.8, model="claude-sonnet-4-5"))
                 ids.append(reply.id)
             await memory.SetOutcome(decisions_pb2.SetOutcomeRequest(id=ids[0], outcome="success", reason="delivered"))
         body = await insights(settings, "?days=1")

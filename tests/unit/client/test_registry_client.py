@@ -6,10 +6,15 @@ import json
 
 import pytest
 
-from outrider.client import RegistryClient, RegistryDefaults, RegistrySnapshot, SnapshotFormatError, UnknownThreshold
+from outrider.client import (
+    RegistryClient,
+    RegistryDefaults,
+    RegistrySnapshot,
+    SnapshotFormatError,
+    UnknownThreshold,
+)
 from services.registry.inventory import load_inventory
 from services.registry.snapshot import build_document, encode
-
 
 
 def seed_snapshot(**changes) -> RegistrySnapshot:

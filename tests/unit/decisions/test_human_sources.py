@@ -1,7 +1,11 @@
 import pytest
 
 from services.common.settings import SettingsError
-from services.decisions.human_sources import DEFAULT_TIMEOUT_S, HttpFeedSource, build_sources
+from services.decisions.human_sources import (
+    DEFAULT_TIMEOUT_S,
+    HttpFeedSource,
+    build_sources,
+)
 
 OPS = "tracker:ops/bookings"
 

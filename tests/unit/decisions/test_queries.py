@@ -1,5 +1,3 @@
-import base64
-import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -9,54 +7,15 @@ from services.decisions.queries import (
     EF_SEARCH_FLOOR,
     EF_SEARCH_MAX,
     EXACT_SEARCH_ROWS,
-    MAX_PAGE,
-    PageKey,
     SearchPlan,
-    decode_cursor,
-    encode_cursor,
     graph_came_short,
     outcome_filter,
-    page_limit,
     plan_search,
     similar_query,
 )
 from services.decisions.rules import InvalidDecision
 
 IST = timezone(timedelta(hours=5, minutes=30))
-
-
-def test_a_cursor_round_trips_to_the_microsecond_and_the_instant():
-    key = PageKey(datetime(2026, 9, 29, 20, 57, 3, 120045, tzinfo=IST), uuid.uuid4())
-    back = decode_cursor(encode_cursor(key))
-    assert back == key
-    assert back.decided_at.utcoffset() == timedelta(hours=5, minutes=30)
-
-
-@pytest.mark.parametrize("cursor", ["%%%", "bm90LWEtY3Vyc29y", "Zm9vfGJhcg"])
-def test_a_cursor_not_issued_here_is_refused_by_name(cursor):
-    with pytest.raises(InvalidDecision) as caught:
-        decode_cursor(cursor, "after_cursor")
-    assert caught.value.field == "after_cursor"
-
-
-def test_a_naive_stamp_in_a_cursor_is_refused():
-    forged = base64.urlsafe_b64encode(f"2026-09-29T20:57:00|{uuid.uuid4()}".encode()).decode()
-    with pytest.raises(InvalidDecision):
-        decode_cursor(forged)
-
-
-def test_no_cursor_means_the_first_page():
-    assert decode_cursor("") is None and decode_cursor(None) is None
-
-
-def test_page_limit_defaults_and_refuses_out_of_range():
-    assert page_limit(0) == 50
-    assert page_limit(None) == 50
-    assert page_limit(MAX_PAGE) == MAX_PAGE
-    for bad in (MAX_PAGE + 1, -1):
-        with pytest.raises(InvalidDecision) as caught:
-            page_limit(bad)
-        assert caught.value.field == "limit"
 
 
 def test_outcome_filter_takes_the_vocabulary_and_pending():

@@ -91,7 +91,8 @@ def test_invalid_decision_is_a_value_error_naming_the_field():
     error = caught.value
     assert isinstance(error, InvalidDecision)
     assert error.field == "agent_id"
-    assert error.message == "is required"
+    assert error.problem == "is required"
+    assert error.fields == {"agent_id": "is required"}
     assert str(error) == "agent_id: is required"
 
 

@@ -40,7 +40,7 @@ def test_a_route_key_is_a_decision_type_or_a_skill(decision_type, skill, expecte
 def test_a_route_key_needs_exactly_one_name(decision_type, skill, field):
     with pytest.raises(InvalidArgument) as caught:
         route_key(decision_type=decision_type, skill=skill)
-    assert caught.value.details["field"] == field
+    assert list(caught.value.fields) == [field]
 
 
 def test_candidates_are_trimmed_and_deduplicated_in_order():
@@ -50,10 +50,10 @@ def test_candidates_are_trimmed_and_deduplicated_in_order():
 def test_a_blank_candidate_or_too_many_are_refused():
     with pytest.raises(InvalidArgument) as blank:
         candidate_models(["m1", " "])
-    assert blank.value.details["field"] == "candidates[1]"
+    assert list(blank.value.fields) == ["candidates[1]"]
     with pytest.raises(InvalidArgument) as many:
         candidate_models([f"m{n}" for n in range(51)])
-    assert many.value.details["field"] == "candidates"
+    assert list(many.value.fields) == ["candidates"]
 
 
 def test_judged_decisions_add_whole_trials_and_pending_unknown_or_modelless_rows_nothing():

@@ -6,7 +6,14 @@ import pytest
 from services.common.errors import InvalidArgument
 from services.outcomes.judging import SWEEP_BATCH, Outcome
 from services.outcomes.store import FactValues
-from services.outcomes.sweeper import MAX_BATCH, PendingDecision, SweepReport, Verdict, batch_size, judge_batch
+from services.outcomes.sweeper import (
+    MAX_BATCH,
+    PendingDecision,
+    SweepReport,
+    Verdict,
+    batch_size,
+    judge_batch,
+)
 
 NOW = datetime(2024, 5, 3, 12, 0, tzinfo=UTC)
 WINDOW = timedelta(hours=48)
@@ -74,7 +81,7 @@ def test_batch_size_defaults_to_the_seeds_500(requested, expected):
 def test_a_batch_size_out_of_range_is_refused_by_name(requested):
     with pytest.raises(InvalidArgument) as caught:
         batch_size(requested)
-    assert caught.value.details["field"] == "batch_size"
+    assert list(caught.value.fields) == ["batch_size"]
 
 
 def test_a_report_always_lists_every_outcome():

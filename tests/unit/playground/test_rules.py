@@ -1,7 +1,12 @@
 import pytest
 
 from services.playground import rules
-from services.playground.rules import PlaygroundInputError, SkillChoice, ToolInputError, http_request_parts
+from services.playground.rules import (
+    PlaygroundInputError,
+    SkillChoice,
+    ToolInputError,
+    http_request_parts,
+)
 
 STALL = SkillChoice("stall_response", "Stall response", "Respond to a stalled rider.", ("nearby_milers",))
 TRIAGE = SkillChoice("assignment_failure_triage", "Triage", "", ("nearby_milers", "find_precedents"))
@@ -25,7 +30,7 @@ def test_a_longer_prompt_is_refused_with_its_own_code():
 
     error = caught.value
     assert (error.field, error.code) == ("prompt", "PROMPT_TOO_LONG")
-    assert error.details == {"length": 2001, "max": 2000}
+    assert error.details == {"length": 2001, "max": 2000, "fields": {"prompt": error.message}}
     assert "2001 characters" in error.message
 
 
@@ -50,7 +55,7 @@ def test_several_skills_and_none_named_is_refused_listing_them():
         rules.choose_skill("DISPATCH_AGENT", [STALL, TRIAGE], "")
 
     assert caught.value.field == "skill_id"
-    assert caught.value.details == {"skills": ["stall_response", "assignment_failure_triage"]}
+    assert caught.value.details["skills"] == ["stall_response", "assignment_failure_triage"]
 
 
 def test_a_skill_of_another_agent_is_refused():

@@ -1,26 +1,39 @@
-"""The gateway's registry edge: JSON bodies become requests without judging them,
-and If-None-Match is read the way HTTP clients send it."""
+"""The gateway's registry edge: the contracts refuse what cannot be carried,
+bodies become requests with exactly the fields sent, and If-None-Match is
+read the way HTTP clients send it."""
 
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from gateway.auth import Principal
-from gateway.errors import ApiError
-from gateway.routes.registry import agent_update, etag_matches, skill_draft, skill_json, skill_update
+from gateway.contracts.registry import AgentPatch, SkillDraft, SkillPatch
+from gateway.errors import validation_fields
+from gateway.routes.registry import (
+    agent_update,
+    etag_matches,
+    skill_draft,
+    skill_json,
+    skill_update,
+)
 from outrider.v1 import registry_pb2
+from outrider.wire import json_value
 
 WHO = Principal(sub="u-7", email="lead@example.com", role=1, tenant_id=0)
 
 
-def test_a_skill_patch_keeps_every_field_and_passes_unknown_ones_on() -> None:
-    request = skill_update("stall_response", {"enabled": False, "thresholds": {"stallMinutes": "9"}, "version": 4,
-                                              "title": "x"}, WHO)
+def test_a_skill_patch_carries_exactly_the_fields_sent() -> None:
+    body = SkillPatch.model_validate({"enabled": False, "thresholds": {"stallMinutes": 9, "ratio": 0.5}, "version": 4})
+    request = skill_update("stall_response", body, WHO)
     assert request.id == "stall_response"
     assert request.enabled is False and request.expected_version == 4
-    assert dict(request.thresholds) == {"stallMinutes": "9"}  # judged by the service, not here
-    assert list(request.unknown_fields) == ["title"]
+    # 9 stays an integer on the wire, so the registry checks it as one.
+    assert json_value(request.thresholds_json) == {"stallMinutes": 9, "ratio": 0.5}
+    assert isinstance(json_value(request.thresholds_json)["stallMinutes"], int)
     assert (request.actor.sub, request.actor.email) == ("u-7", "lead@example.com")
+    bare = skill_update("s", SkillPatch.model_validate({"enabled": True}), WHO)
+    assert not bare.HasField("expected_version") and bare.thresholds_json == b""
 
 
 @pytest.mark.parametrize(
@@ -28,37 +41,42 @@ def test_a_skill_patch_keeps_every_field_and_passes_unknown_ones_on() -> None:
     [
         ([], "body"),
         ({"enabled": 1}, "enabled"),
+        ({"enabled": None}, "enabled"),
         ({"thresholds": 5}, "thresholds"),
+        ({"thresholds": {"stallMinutes": "9"}}, "thresholds.stallMinutes"),
+        ({"thresholds": {"9lives": 9}}, "thresholds.9lives"),
         ({"version": True}, "version"),
         ({"version": 2**31}, "version"),
+        ({"title": "x"}, "title"),
     ],
 )
-def test_a_skill_patch_that_cannot_be_carried_is_refused_naming_the_field(body: object, field: str) -> None:
-    with pytest.raises(ApiError) as caught:
-        skill_update("s", body, WHO)
-    assert caught.value.status == 422
-    assert field in caught.value.details
+def test_a_skill_patch_the_contract_refuses_names_the_field(body: object, field: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        SkillPatch.model_validate(body)
+    assert field in validation_fields(caught.value.errors())
 
 
 def test_an_agent_patch_carries_a_null_model_as_a_cleared_pin() -> None:
-    request = agent_update("DISPATCH_AGENT", {"model": None, "confirm": "DISPATCH_AGENT", "status": "live"}, WHO)
+    request = agent_update("DISPATCH_AGENT", AgentPatch.model_validate({"model": None, "confirm": "DISPATCH_AGENT"}), WHO)
     assert request.HasField("model") and request.model == ""
     assert not request.HasField("autonomous")
     assert request.confirm == "DISPATCH_AGENT"
-    assert list(request.unknown_fields) == ["status"]
+    with pytest.raises(ValidationError):
+        AgentPatch.model_validate({"status": "live"})
 
 
 def test_a_skill_draft_keeps_schemas_as_json() -> None:
-    request = skill_draft(
-        {"id": "n", "tool_names": ["a", "b"], "thresholds_schema": {"k": {"type": "integer"}}, "source": "engine"},
-        WHO,
+    draft = SkillDraft.model_validate(
+        {"id": "n", "agent_id": "A", "title": "T", "tool_names": ["a", "b"],
+         "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5, "step": 1, "default": 2}}}
     )
+    request = skill_draft(draft, WHO)
     assert list(request.tool_names) == ["a", "b"]
-    assert request.thresholds_schema["k"]["type"] == "integer"
-    assert list(request.unknown_fields) == ["source"]
-    with pytest.raises(ApiError) as caught:
-        skill_draft({"tool_names": "scan_bookings"}, WHO)
-    assert "tool_names" in caught.value.details
+    assert json_value(request.thresholds_schema_json) == {"k": {"type": "integer", "min": 1, "max": 5, "step": 1,
+                                                                "default": 2}}
+    with pytest.raises(ValidationError) as caught:
+        SkillDraft.model_validate({"id": "n", "agent_id": "A", "title": "T", "tool_names": "scan_bookings"})
+    assert "tool_names" in validation_fields(caught.value.errors())
 
 
 def test_integer_thresholds_render_as_integers() -> None:

@@ -9,6 +9,7 @@ import grpc
 import pytest
 
 from services.common.errors import DomainError
+from services.common.grpc_server import status_of
 from services.registry.rules import (
     Agent,
     AgentStatus,
@@ -78,7 +79,8 @@ BLOCKED = replace(SKILL, id="high_value_cod", enabled=False, disabled_reason="No
 
 
 def raised(error: pytest.ExceptionInfo[RegistryRuleError]) -> tuple[str, dict[str, Any]]:
-    return error.value.code, error.value.details
+    # A refused input names its fields; a conflict says what it collides with.
+    return error.value.code, getattr(error.value, "fields", error.value.details)
 
 
 # ─── Errors and creation ───────────────────────────────────────────────────
@@ -95,10 +97,10 @@ def raised(error: pytest.ExceptionInfo[RegistryRuleError]) -> tuple[str, dict[st
 def test_errors_carry_code_message_details_and_status(error_class: type[RegistryRuleError], status, code) -> None:
     error = error_class("stallMinutes refused", details={"stallMinutes": "too low"})
     assert isinstance(error, RegistryRuleError) and isinstance(error, DomainError)
-    assert (error.code, error.message, error.details, error.status) == (
+    assert (error.code, error.message, error.details["stallMinutes"], status_of(error)) == (
         code,
         "stallMinutes refused",
-        {"stallMinutes": "too low"},
+        "too low",
         status,
     )
     assert error_class("x", code="SPECIFIC").code == "SPECIFIC"
@@ -112,7 +114,7 @@ def test_only_skills_can_be_created_through_the_api(entity: str, code: str) -> N
     with pytest.raises(InvalidRegistryChange) as error:
         check_api_creation(entity)
     assert error.value.code == code
-    assert "entity" in error.value.details
+    assert "entity" in error.value.fields
 
 
 # ─── Threshold values ──────────────────────────────────────────────────────
@@ -165,8 +167,8 @@ def test_invalid_threshold_values_are_refused_naming_the_key(patch: dict[str, An
     code, details = raised(error)
     (key,) = patch
     assert code == "INVALID_THRESHOLDS"
-    assert list(details) == [key]
-    assert reason in details[key]
+    assert list(details) == [f"thresholds.{key}"]
+    assert reason in details[f"thresholds.{key}"]
     assert key in error.value.message
 
 
@@ -175,7 +177,7 @@ def test_every_bad_key_is_reported_in_one_error_and_nothing_changes() -> None:
     patch = {"stallMinutes": 2.5, "reassignConfidence": 2, "colour": 1, "maxRadiusKm": 10}
     with pytest.raises(InvalidRegistryChange) as error:
         validate_thresholds(SCHEMA, current, patch)
-    assert set(error.value.details) == {"stallMinutes", "reassignConfidence", "colour"}
+    assert set(error.value.fields) == {"thresholds.stallMinutes", "thresholds.reassignConfidence", "thresholds.colour"}
     assert current == CURRENT
 
 
@@ -224,6 +226,8 @@ GOOD_SPEC = {"type": "integer", "min": 1, "max": 10, "step": 1, "default": 5}
         ({**GOOD_SPEC, "step": 0}, "step must be greater than 0"),
         ({**GOOD_SPEC, "step": -1}, "step must be greater than 0"),
         ({**GOOD_SPEC, "step": 3, "default": 5}, "whole number of steps"),
+        # More steps than a double can count: refused, not an overflow.
+        ({"type": "number", "min": -1e308, "max": 1e308, "step": 1e-300, "default": 1e308}, "whole number of steps"),
         ({**GOOD_SPEC, "type": "string"}, "type must be integer or number"),
         ({**GOOD_SPEC, "type": ["integer"]}, "type must be integer or number"),
         ({**GOOD_SPEC, "step": 0.5}, "whole number for an integer threshold"),
@@ -249,20 +253,20 @@ def test_a_bad_threshold_spec_is_refused_naming_its_key(spec: object, reason: st
 def test_threshold_keys_must_be_identifiers(key: str) -> None:
     with pytest.raises(InvalidRegistryChange) as error:
         validate_thresholds_schema({key: GOOD_SPEC})
-    assert list(error.value.details) == [key]
+    assert list(error.value.fields) == [key]
 
 
 def test_every_bad_spec_is_reported_at_once() -> None:
     schema = {"a": {**GOOD_SPEC, "step": 0}, "b": GOOD_SPEC, "c": {**GOOD_SPEC, "default": 99}}
     with pytest.raises(InvalidRegistryChange) as error:
         validate_thresholds_schema(schema)
-    assert set(error.value.details) == {"a", "c"}
+    assert set(error.value.fields) == {"a", "c"}
 
 
 def test_a_schema_must_be_an_object() -> None:
     with pytest.raises(InvalidRegistryChange) as error:
         validate_thresholds_schema(["stallMinutes"])
-    assert list(error.value.details) == ["thresholds_schema"]
+    assert list(error.value.fields) == ["thresholds_schema"]
 
 
 # ─── Skill patches ─────────────────────────────────────────────────────────
@@ -304,7 +308,7 @@ def test_a_skill_patch_plans_each_changed_field() -> None:
         ({"version": "1"}, InvalidRegistryChange, "INVALID_FIELD", "version"),
         ({"version": 2, "enabled": False}, RegistryConflict, "VERSION_CONFLICT", "version"),
         ({"version": 2, "thresholds": {"stallMinutes": 0}}, RegistryConflict, "VERSION_CONFLICT", "version"),
-        ({"thresholds": {"stallMinutes": 0}}, InvalidRegistryChange, "INVALID_THRESHOLDS", "stallMinutes"),
+        ({"thresholds": {"stallMinutes": 0}}, InvalidRegistryChange, "INVALID_THRESHOLDS", "thresholds.stallMinutes"),
         ({"thresholds": [5]}, InvalidRegistryChange, "INVALID_THRESHOLDS", "thresholds"),
     ],
 )
@@ -312,7 +316,7 @@ def test_skill_patch_refusals_name_the_field(patch: dict[str, Any], error_class,
     with pytest.raises(error_class) as error:
         plan_skill_patch(SKILL, patch)
     assert error.value.code == code
-    assert field in error.value.details
+    assert field in getattr(error.value, "fields", error.value.details)
 
 
 def test_a_skill_patch_must_be_an_object() -> None:
@@ -324,8 +328,8 @@ def test_a_skill_patch_must_be_an_object() -> None:
 def test_refusing_a_record_field_says_it_is_fixed_not_unknown() -> None:
     with pytest.raises(InvalidRegistryChange) as error:
         plan_skill_patch(SKILL, {"tool_names": ["x"], "colour": "red"})
-    assert "fixed by the seed" in error.value.details["tool_names"]
-    assert "unknown field" in error.value.details["colour"]
+    assert "fixed by the seed" in error.value.fields["tool_names"]
+    assert "unknown field" in error.value.fields["colour"]
 
 
 def test_a_skill_the_seed_disabled_for_a_reason_cannot_be_switched_on() -> None:
@@ -399,7 +403,7 @@ def test_agent_patch_matrix(agent: Agent, patch: dict[str, Any], confirm: str | 
         with pytest.raises(InvalidRegistryChange) as error:
             plan_agent_patch(agent, patch, confirm=confirm, allowed_models=allowed)
         assert error.value.code == expected
-        assert set(error.value.details) & (set(patch) | {"confirm"})
+        assert set(error.value.fields) & (set(patch) | {"confirm"})
     else:
         changes = plan_agent_patch(agent, patch, confirm=confirm, allowed_models=allowed)
         assert changes == [FieldChange(*change) for change in expected]
@@ -524,14 +528,14 @@ def test_a_bad_new_skill_is_refused_naming_the_field(overrides: dict[str, Any], 
     with pytest.raises(InvalidRegistryChange) as error:
         new_skill(**overrides)
     assert error.value.code == "INVALID_SKILL"
-    assert list(error.value.details) == [field]
-    assert reason in error.value.details[field]
+    assert list(error.value.fields) == [field]
+    assert reason in error.value.fields[field]
 
 
 def test_every_problem_with_a_new_skill_is_reported_at_once() -> None:
     with pytest.raises(InvalidRegistryChange) as error:
         new_skill(id="Bad", agent_id="EXCEPTION_AGENT", title="", tool_names=["ghost"], source="custom")
-    assert set(error.value.details) == {"id", "agent_id", "title", "tool_names", "source"}
+    assert set(error.value.fields) == {"id", "agent_id", "title", "tool_names", "source"}
 
 
 def test_a_taken_skill_id_is_a_conflict() -> None:

@@ -1,7 +1,7 @@
 from datetime import datetime, timezone
 
-from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from gateway.routes.telemetry import METRICS, agent_json, exposition
+from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from services.telemetry import codec, rules
 
 NOW = datetime(2026, 9, 29, 15, 27, tzinfo=timezone.utc)
