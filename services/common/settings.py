@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -58,6 +59,10 @@ class Settings:
     telemetry_batch_size: int = 200
     telemetry_batch_wait_ms: int = 2000
     telemetry_ack_wait_s: int = 30
+    # The playground's redaction, beside its built-in rules: extra key words
+    # whose fields are replaced whole, and extra {kind: regex} text patterns.
+    redact_keys: tuple[str, ...] = ()
+    redact_patterns: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def production(self) -> bool:
@@ -111,6 +116,28 @@ def _json_object(env: Mapping[str, str], name: str) -> dict[str, Mapping[str, ob
         raise SettingsError(f"{name} must be a JSON object: {exc}") from None
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
         raise SettingsError(f"{name} must be a JSON object of objects")
+    return value
+
+
+def _redact_patterns(env: Mapping[str, str]) -> dict[str, str]:
+    name = "OUTRIDER_REDACT_PATTERNS"
+    raw = env.get(name, "").strip()
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be a JSON object of kind to regex: {exc}") from None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise SettingsError(f"{name} must be a JSON object of kind to regex")
+    for kind, pattern in value.items():
+        # The kind names the placeholder (<kind#1>), so it stays a plain word.
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", kind):
+            raise SettingsError(f"{name}: kind {kind!r} must be lower-case letters, digits and _")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise SettingsError(f"{name}: the pattern for {kind} does not compile: {exc}") from None
     return value
 
 
@@ -204,6 +231,8 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         telemetry_batch_size=_int(env, "OUTRIDER_TELEMETRY_BATCH_SIZE", 200),
         telemetry_batch_wait_ms=_int(env, "OUTRIDER_TELEMETRY_BATCH_WAIT_MS", 2000),
         telemetry_ack_wait_s=_int(env, "OUTRIDER_TELEMETRY_ACK_WAIT_S", 30),
+        redact_keys=tuple(w.strip() for w in env.get("OUTRIDER_REDACT_KEYS", "").split(",") if w.strip()),
+        redact_patterns=_redact_patterns(env),
     )
 
 
@@ -235,6 +264,8 @@ ENV_VARS: frozenset[str] = frozenset(
         "OUTRIDER_TELEMETRY_BATCH_SIZE",
         "OUTRIDER_TELEMETRY_BATCH_WAIT_MS",
         "OUTRIDER_TELEMETRY_ACK_WAIT_S",
+        "OUTRIDER_REDACT_KEYS",
+        "OUTRIDER_REDACT_PATTERNS",
     }
 )
 ENV_PREFIXES: tuple[str, ...] = ("OUTRIDER_TOOL_BASE_URL_",)

@@ -93,7 +93,7 @@ def test_a_step_survives_storage_and_the_wire():
 def run_row(at: datetime) -> RunRow:
     return RunRow(id=uuid.uuid4(), agent_id="A", skill_id="S", model="m", prompt="p", turns=1, input_tokens=1,
                   output_tokens=1, total_ms=5, final_text="", stop_reason="end_turn", error="", steps=[],
-                  step_count=0, created_by="u-1", created_by_email="", created_at=at)
+                  step_count=0, created_by="u-1", created_by_email="", created_at=at, redactions={})
 
 
 def test_a_cursor_round_trips():
