@@ -470,3 +470,15 @@ def test_redacted_result_can_be_capped_with_its_placeholders_intact():
     assert cap_result(redact({"customer_phone": "9876543210", "note": "x"})) == json.dumps(
         {"customer_phone": "<phone#1>", "note": "<note#1>"}
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("KeyError: 'ananya.rao@example.in'", "KeyError: '<email#1>'"),
+        ("o'brien@example.com", "<email#1>"),
+        ("'@example.com", "<email#1>"),
+    ],
+)
+def test_a_quote_around_an_address_stays_outside_its_placeholder(text, expected):
+    assert redact_text(text) == expected
