@@ -54,6 +54,7 @@ class RunSummary(Reply):
     created_by: str
     created_by_email: str
     created_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    redactions: dict[str, int] = Field(description="how many values of each kind were redacted (counts only)")
 
 
 class RunTrace(RunSummary):

@@ -70,6 +70,8 @@ def trace_json(trace: playground_pb2.RunTrace, *, with_steps: bool = True) -> di
         "created_by": trace.created_by,
         "created_by_email": trace.created_by_email,
         "created_at": instant(trace.created_at),
+        # Counts per kind of the personal values replaced in this run.
+        "redactions": dict(sorted(trace.redactions.items())),
     }
     if with_steps:
         body["steps"] = [step_json(step) for step in trace.steps]

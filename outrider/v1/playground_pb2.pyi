@@ -45,7 +45,14 @@ class TraceStep(_message.Message):
     def __init__(self, turn: _Optional[int] = ..., tool: _Optional[str] = ..., input_json: _Optional[bytes] = ..., outcome: _Optional[str] = ..., result: _Optional[str] = ..., ms: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., proposal_json: _Optional[bytes] = ...) -> None: ...
 
 class RunTrace(_message.Message):
-    __slots__ = ("id", "agent_id", "skill_id", "model", "turns", "input_tokens", "output_tokens", "total_ms", "final_text", "steps", "error", "stop_reason", "created_by", "created_at", "prompt", "step_count", "created_by_email")
+    __slots__ = ("id", "agent_id", "skill_id", "model", "turns", "input_tokens", "output_tokens", "total_ms", "final_text", "steps", "error", "stop_reason", "created_by", "created_at", "prompt", "step_count", "created_by_email", "redactions")
+    class RedactionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     SKILL_ID_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +70,7 @@ class RunTrace(_message.Message):
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     STEP_COUNT_FIELD_NUMBER: _ClassVar[int]
     CREATED_BY_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    REDACTIONS_FIELD_NUMBER: _ClassVar[int]
     id: str
     agent_id: str
     skill_id: str
@@ -80,7 +88,8 @@ class RunTrace(_message.Message):
     prompt: str
     step_count: int
     created_by_email: str
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., model: _Optional[str] = ..., turns: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., total_ms: _Optional[int] = ..., final_text: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[TraceStep, _Mapping]]] = ..., error: _Optional[str] = ..., stop_reason: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompt: _Optional[str] = ..., step_count: _Optional[int] = ..., created_by_email: _Optional[str] = ...) -> None: ...
+    redactions: _containers.ScalarMap[str, int]
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., model: _Optional[str] = ..., turns: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., total_ms: _Optional[int] = ..., final_text: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[TraceStep, _Mapping]]] = ..., error: _Optional[str] = ..., stop_reason: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompt: _Optional[str] = ..., step_count: _Optional[int] = ..., created_by_email: _Optional[str] = ..., redactions: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("id", "agent_id", "skill_id", "model")

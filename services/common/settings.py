@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -70,6 +71,10 @@ class Settings:
     telemetry_batch_size: int = 200
     telemetry_batch_wait_ms: int = 2000
     telemetry_ack_wait_s: int = 30
+    # The playground's redaction, beside its built-in rules: extra key words
+    # whose fields are replaced whole, and extra {kind: regex} text patterns.
+    redact_keys: tuple[str, ...] = ()
+    redact_patterns: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def production(self) -> bool:
@@ -139,6 +144,28 @@ def json_objects(raw: str) -> dict[str, Mapping[str, object]]:
         raise ValueError(f"must be a JSON object ({exc})") from None
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
         raise ValueError("must be a JSON object of objects")
+    return value
+
+
+def words(raw: str) -> tuple[str, ...]:
+    return tuple(word.strip() for word in raw.split(",") if word.strip())
+
+
+def redaction_patterns(raw: str) -> dict[str, str]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f"must be a JSON object of kind to regex ({exc})") from None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError("must be a JSON object of kind to regex")
+    for kind, pattern in value.items():
+        # The kind names the placeholder (<kind#1>), so it stays a plain word.
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", kind):
+            raise ValueError(f"kind {kind!r} must be lower-case letters, digits and _")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"the pattern for {kind} does not compile ({exc})") from None
     return value
 
 
@@ -241,6 +268,12 @@ DECLARED: tuple[Declared, ...] = (
              integer(10, 60_000), 2000),
     Declared("OUTRIDER_TELEMETRY_ACK_WAIT_S", "telemetry_ack_wait_s",
              "seconds before an unacked run is redelivered; must exceed the batch wait", integer(1, 3600), 30),
+    Declared("OUTRIDER_REDACT_KEYS", "redact_keys",
+             "comma-separated extra key words whose fields the playground redacts whole", words, (),
+             shown="unset"),
+    Declared("OUTRIDER_REDACT_PATTERNS", "redact_patterns",
+             'JSON `{"kind": "regex"}`: extra text the playground replaces with `<kind#n>`', redaction_patterns,
+             shown="unset"),
 )
 
 FAMILIES: tuple[Family, ...] = (
@@ -309,6 +342,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
         if key.startswith("OUTRIDER_TOOL_BASE_URL_") and value.strip()
     }
     values["human_sources"] = values["human_sources"] or {}
+    values["redact_patterns"] = values["redact_patterns"] or {}
     values["sweep_interval_s"] = float(values["sweep_interval_s"])
     return Settings(**values)
 

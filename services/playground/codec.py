@@ -104,6 +104,7 @@ def run_to_proto(row: RunRow) -> playground_pb2.RunTrace:
         created_by=row.created_by,
         created_by_email=row.created_by_email,
         created_at=created_at,
+        redactions=row.redactions,
     )
 
 

@@ -1,16 +1,21 @@
 """The run loop: one prompt through the model's tool use, within the limits.
 
-Every tool call the model makes is decided by the tool policy, and whatever
-goes back to the model is redacted first and then capped. The loop never
-raises for what the model API does: an error or a passed deadline ends the
-run with the error written into the trace, since a trace of what happened
-up to the failure is what the operator came for.
+Every tool call the model makes is decided by the tool policy. One Redactor
+per run sees everything on its way to the model or the trace: the prompt,
+the system text, every tool result and every error, then the model's own
+tool inputs and answer as the trace keeps them. Results are redacted first
+and capped after. The loop never raises for what the model API or a tool
+does: an error or a passed deadline ends the run, or the tool call, with the
+error written into the trace, since a trace of what happened up to the
+failure is what the operator came for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+import traceback
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +23,7 @@ from typing import Any
 import anthropic
 from anthropic.types import Message
 
-from services.playground.redaction import cap_result, redact, redact_text
+from services.playground.redaction import DEFAULT_RULES, RedactionRules, Redactor, cap_result
 from services.playground.rules import RunLimits
 from services.playground.tool_policy import (
     PlaygroundTool,
@@ -27,6 +32,9 @@ from services.playground.tool_policy import (
     decide_tool_outcome,
     proposal_payload,
 )
+
+
+_log = logging.getLogger(__name__)
 
 
 class ToolFailure(Exception):
@@ -84,6 +92,8 @@ class Step:
 @dataclass(frozen=True, slots=True)
 class Trace:
     model: str
+    # The prompt as the model received it.
+    prompt: str
     turns: int
     input_tokens: int
     output_tokens: int
@@ -92,6 +102,8 @@ class Trace:
     stop_reason: str
     error: str
     steps: tuple[Step, ...]
+    # How many values of each kind were replaced: counts only.
+    redactions: Mapping[str, int]
 
 
 Executor = Callable[[ToolSpec, Mapping[str, Any]], Awaitable[Any]]
@@ -103,9 +115,18 @@ DEADLINE = "deadline"
 ERROR = "error"
 
 
-def prepare_prompt(prompt: str) -> str:
-    """The prompt as the model may see it."""
-    return redact_text(prompt)
+def failure_fields(error: BaseException, redactor: Redactor) -> dict[str, Any]:
+    """What a log may say about an unexpected exception.
+
+    Its text can hold whatever data it failed on, so the text is redacted.
+    The traceback goes as frames only (file, line, code), which name no
+    value but the literals in the code, and those are redacted too.
+    """
+    return {
+        "error_type": type(error).__name__,
+        "detail": redactor.text(str(error)),
+        "frames": [redactor.text(frame) for frame in traceback.format_tb(error.__traceback__)],
+    }
 
 
 async def run(
@@ -115,15 +136,18 @@ async def run(
     execute: Executor,
     limits: RunLimits = RunLimits(),
     on_step: StepSink | None = None,
+    redaction: RedactionRules = DEFAULT_RULES,
 ) -> Trace:
-    loop = _Loop(plan, client, execute, limits, on_step)
+    loop = _Loop(plan, client, execute, limits, on_step, Redactor(redaction))
     return await loop.run()
 
 
 class _Loop:
     def __init__(self, plan: RunPlan, client: anthropic.AsyncAnthropic, execute: Executor, limits: RunLimits,
-                 on_step: StepSink | None) -> None:
+                 on_step: StepSink | None, redactor: Redactor) -> None:
         self.plan, self.client, self.execute, self.limits, self.on_step = plan, client, execute, limits, on_step
+        self.redactor = redactor
+        self.prompt = redactor.text(plan.prompt)
         self.turns = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -149,22 +173,30 @@ class _Loop:
             self.error = f"the model API answered {exc.status_code}: {exc.api_message or exc.message}"
         except (anthropic.APIError, _UnreadableAnswer) as exc:
             self.stop_reason, self.error = ERROR, f"the model API's answer could not be read: {exc}"
+        # An API error can quote the request back; the model's answer is
+        # redacted too, so the trace never holds what the model never saw.
         return Trace(
             model=self.plan.model,
+            prompt=self.prompt,
             turns=self.turns,
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
             total_ms=_ms_since(started),
-            final_text=self.final_text,
+            final_text=self.redactor.text(self.final_text),
             stop_reason=self.stop_reason,
-            error=self.error,
+            error=self.redactor.text(self.error),
             steps=tuple(self.steps),
+            redactions=self.redactor.report(),
         )
 
     async def _converse(self) -> None:
         plan = self.plan
-        messages: list[dict[str, Any]] = [{"role": "user", "content": plan.prompt}]
-        tools = [spec.for_model() for spec in plan.tools]
+        messages: list[dict[str, Any]] = [{"role": "user", "content": self.prompt}]
+        # The system text and tool descriptions come from the registry, where
+        # an operator may have written a name or a number into them. Input
+        # schemas are left alone: their property names are not personal data.
+        system = self.redactor.text(plan.system)
+        tools = [{**spec.for_model(), "description": self.redactor.text(spec.description)} for spec in plan.tools]
         while True:
             if self.turns == self.limits.max_turns:
                 # The model still wants tools after its last allowed turn.
@@ -175,7 +207,7 @@ class _Loop:
                 reply: Message = await self.client.messages.create(
                     model=plan.model,
                     max_tokens=self.limits.max_tokens,
-                    system=plan.system,
+                    system=system,
                     messages=messages,
                     tools=tools,
                 )
@@ -210,7 +242,6 @@ class _Loop:
         spec = self.plan.catalog.get(name)
         decision = _decide(name, spec, self.plan.skill_tool_names, self.plan.base_urls)
         error = ""
-        proposal: dict[str, Any] | None = None
         if decision.outcome is ToolOutcome.EXECUTED and spec is not None:
             try:
                 async with asyncio.timeout(self.limits.tool_timeout_s):
@@ -218,22 +249,26 @@ class _Loop:
             except TimeoutError:
                 error = f"{name} did not answer within {self.limits.tool_timeout_s:g} s"
             except ToolFailure as failure:
-                error = str(failure)
+                error = self.redactor.text(str(failure))
+            except Exception as failure:  # noqa: BLE001 - a broken read is the model's to hear about
+                fields = failure_fields(failure, self.redactor)
+                _log.warning("playground tool failed", extra={"tool": name, **fields})
+                error = f"{name} failed: {fields['error_type']}" + (f": {fields['detail']}" if fields["detail"] else "")
             if error:
                 payload = {"error": error}
         elif decision.outcome is ToolOutcome.PROPOSED and spec is not None:
             payload = proposal_payload(spec.policy, tool_input)
-            proposal = payload["proposal"]
         else:
-            # "detail", not "reason": redaction masks any key ending in reason.
             payload = {"executed": False, "outcome": str(decision.outcome), "detail": decision.reason}
+        shown = self.redactor.value(payload)
+        proposal = shown["proposal"] if decision.outcome is ToolOutcome.PROPOSED and isinstance(shown, dict) else None
         step = Step(
             turn=self.turns,
             tool=name,
-            input=tool_input,
+            input=self.redactor.value(tool_input),
             outcome=str(decision.outcome),
             reason=decision.reason,
-            result=cap_result(redact(payload)),
+            result=cap_result(shown),
             ms=_ms_since(started),
             error=error,
             proposal=proposal,

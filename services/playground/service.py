@@ -9,6 +9,7 @@ spends none of the caller's runs.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import uuid
 from collections.abc import AsyncIterator
@@ -21,12 +22,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import playground_pb2, playground_pb2_grpc, registry_pb2, registry_pb2_grpc
 from services.common import paging
-from services.common.errors import InvalidArgument, NotFound, RateLimited, Unavailable
+from services.common.errors import DomainError, InvalidArgument, NotFound, RateLimited, Unavailable
 from services.common.settings import Settings
 from services.playground import codec, engine, rules, store
 from services.playground.engine import Executor, RunPlan, Step
+from services.playground.redaction import RedactionRules, Redactor
 from services.playground.rules import RunLimits
 
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,9 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         self._model = model
         self._execute = execute
         self._limits = limits
+        self._redaction = RedactionRules.build(
+            extra_keys=settings.redact_keys, extra_patterns=settings.redact_patterns
+        )
 
     async def Run(self, request: playground_pb2.RunRequest, context: grpc.aio.ServicerContext) -> playground_pb2.RunTrace:
         admitted = await self._admit(request)
@@ -128,7 +134,7 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             skill_id=skill.id,
             model=rules.model_for(found.pinned_model, self._settings.playground_model),
             system=rules.system_prompt(agent_id, skill),
-            prompt=engine.prepare_prompt(prompt),
+            prompt=prompt,
             tools=tuple(found.catalog[name] for name in skill.tool_names if name in found.catalog),
             catalog=found.catalog,
             base_urls=self._settings.tool_base_urls,
@@ -157,8 +163,27 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         return await self._registry.GetAgent(registry_pb2.GetAgentRequest(id=agent_id))
 
     async def _run(self, admitted: Admitted, *, on_step: engine.StepSink | None) -> playground_pb2.RunTrace:
+        try:
+            row = await self._run_and_store(admitted, on_step=on_step)
+        except Exception as exc:  # noqa: BLE001 - its text would reach the log unredacted
+            # The error interceptor would log this exception's text, which can
+            # quote the data the run failed on; it is logged here redacted,
+            # and what travels on says only that the run failed.
+            _log.error("playground run failed", extra={
+                "run_id": str(admitted.id), **engine.failure_fields(exc, Redactor(self._redaction)),
+            })
+            raise DomainError("the playground run failed") from None
+        _log.info("playground run", extra={
+            "run_id": str(row.id), "agent_id": row.agent_id, "skill_id": row.skill_id, "model": row.model,
+            "turns": row.turns, "steps": row.step_count, "stop_reason": row.stop_reason, "error": row.error,
+            "total_ms": row.total_ms, "redactions": row.redactions,
+        })
+        return codec.run_to_proto(row)
+
+    async def _run_and_store(self, admitted: Admitted, *, on_step: engine.StepSink | None) -> store.RunRow:
         trace = await engine.run(
-            admitted.plan, client=self._client(), execute=self._execute, limits=self._limits, on_step=on_step
+            admitted.plan, client=self._client(), execute=self._execute, limits=self._limits, on_step=on_step,
+            redaction=self._redaction,
         )
         plan = admitted.plan
         steps = [codec.step_to_json(step) for step in trace.steps]
@@ -167,7 +192,7 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             agent_id=plan.agent_id,
             skill_id=plan.skill_id,
             model=trace.model,
-            prompt=plan.prompt,
+            prompt=trace.prompt,
             turns=trace.turns,
             input_tokens=trace.input_tokens,
             output_tokens=trace.output_tokens,
@@ -180,8 +205,9 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             created_by=admitted.created_by,
             created_by_email=admitted.created_by_email,
             created_at=admitted.created_at,
+            redactions=dict(trace.redactions),
         )
         async with self._db.begin() as conn:
             await store.insert_run(conn, row=row)
-        return codec.run_to_proto(row)
+        return row
 

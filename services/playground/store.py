@@ -41,6 +41,8 @@ class RunRow:
     created_by: str
     created_by_email: str
     created_at: datetime
+    # Counts of replaced values per kind; never the values.
+    redactions: dict[str, int]
 
 
 async def admit(conn: AsyncConnection, *, user_sub: str, limit: int, window_s: int) -> Admission:
@@ -85,10 +87,11 @@ async def insert_run(conn: AsyncConnection, *, row: RunRow) -> None:
         text(
             """
             insert into runs (id, agent_id, skill_id, model, prompt, turns, input_tokens, output_tokens, total_ms,
-                              final_text, stop_reason, error, steps, created_by, created_by_email, created_at)
+                              final_text, stop_reason, error, steps, created_by, created_by_email, created_at,
+                              redactions)
             values (:id, :agent_id, :skill_id, :model, :prompt, :turns, :input_tokens, :output_tokens, :total_ms,
                     :final_text, :stop_reason, :error, cast(:steps as jsonb), :created_by, :created_by_email,
-                    :created_at)
+                    :created_at, cast(:redactions as jsonb))
             """
         ),
         {
@@ -108,13 +111,15 @@ async def insert_run(conn: AsyncConnection, *, row: RunRow) -> None:
             "created_by": row.created_by,
             "created_by_email": row.created_by_email,
             "created_at": row.created_at,
+            "redactions": json.dumps(row.redactions),
         },
     )
 
 
 _COLUMNS = """
     id, agent_id, skill_id, model, prompt, turns, input_tokens, output_tokens, total_ms, final_text,
-    stop_reason, error, jsonb_array_length(steps) as step_count, created_by, created_by_email, created_at
+    stop_reason, error, jsonb_array_length(steps) as step_count, created_by, created_by_email, created_at,
+    redactions
 """
 
 
@@ -122,11 +127,7 @@ async def get_run(conn: AsyncConnection, *, id: uuid.UUID) -> RunRow | None:
     row = (await conn.execute(text(f"select {_COLUMNS}, steps from runs where id = :id"), {"id": id})).one_or_none()
     if row is None:
         return None
-    values = dict(row._mapping)
-    # A text() query leaves jsonb as the driver hands it over: a string.
-    if isinstance(values["steps"], str):
-        values["steps"] = json.loads(values["steps"])
-    return RunRow(**values)
+    return RunRow(**_json_columns(dict(row._mapping)))
 
 
 async def list_runs(conn: AsyncConnection, *, after: tuple[datetime, uuid.UUID] | None, limit: int) -> list[RunRow]:
@@ -139,4 +140,12 @@ async def list_runs(conn: AsyncConnection, *, after: tuple[datetime, uuid.UUID] 
     rows = await conn.execute(
         text(f"select {_COLUMNS} from runs {where} order by created_at desc, id desc limit :limit"), params
     )
-    return [RunRow(**row._mapping, steps=[]) for row in rows]
+    return [RunRow(**_json_columns({**row._mapping, "steps": []})) for row in rows]
+
+
+def _json_columns(values: dict[str, Any]) -> dict[str, Any]:
+    # A text() query leaves jsonb as the driver hands it over: a string.
+    for column in ("steps", "redactions"):
+        if isinstance(values[column], str):
+            values[column] = json.loads(values[column])
+    return values

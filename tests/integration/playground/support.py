@@ -13,6 +13,7 @@ from typing import Any
 
 import asyncpg
 import httpx
+from starlette.applications import Starlette
 
 from services.common.settings import Settings
 from tests.harness import bearer, gateway_client, running, with_env
@@ -39,11 +40,13 @@ class Playground:
 
 @asynccontextmanager
 async def playground(settings: Settings, *, api_key: str | None = "test-anthropic-key", backend: bool = True,
-                     contexts: tuple[str, ...] = ("registry", "decisions", "playground")) -> AsyncIterator[Playground]:
+                     contexts: tuple[str, ...] = ("registry", "decisions", "playground"),
+                     backend_app: Starlette | None = None) -> AsyncIterator[Playground]:
+    """backend_app replaces the scripted backend, e.g. with the demo's."""
     model, doormile = ScriptedModel(), Backend()
     async with AsyncExitStack() as stack:
         model_url = await stack.enter_async_context(serving(model.app()))
-        backend_url = await stack.enter_async_context(serving(doormile.app()))
+        backend_url = await stack.enter_async_context(serving(backend_app or doormile.app()))
         configured = with_env(
             settings,
             anthropic_api_key=api_key,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import anthropic
@@ -11,7 +12,7 @@ import httpx2
 
 from services.playground import engine
 from services.playground.engine import RunPlan, ToolFailure, ToolSpec
-from services.playground.redaction import DEFAULT_RESULT_LIMIT
+from services.playground.redaction import DEFAULT_RESULT_LIMIT, RedactionRules
 from services.playground.rules import RunLimits
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
 from tests.integration.playground.scripted import (
@@ -114,12 +115,15 @@ async def test_a_read_executes_and_its_redacted_result_goes_back_to_the_model():
     assert result["tool_use_id"] == second["messages"][1]["content"][1]["id"]
     assert result["is_error"] is False
     sent = json.loads(result["content"])
-    assert sent["customer_name"] == "[redacted]" and sent["drop_address"] == "[redacted]"
-    assert sent["status_text"] == "customer wrote from [email], call back on [phone]"
+    assert sent["customer_name"] == "<person#1>" and sent["drop_address"] == "<address#1>"
+    # The same phone, written two ways, is one placeholder.
+    assert sent["customer_phone"] == "<phone#1>"
+    assert sent["status_text"] == "customer wrote from <email#1>, call back on <phone#1>"
     assert sent["promised_by"] == "2026-09-29T18:30:00+05:30"
     assert sent["miler"] == {"miler_id": 77, "lat": 12.97, "lon": 77.59}
     for personal in PERSONAL:
         assert personal not in model.sent_text()
+    assert trace.redactions == {"address": 1, "coordinate": 2, "email": 1, "note": 1, "person": 2, "phone": 2}
 
     assert trace.turns == 2
     assert (trace.input_tokens, trace.output_tokens) == (420, 65)
@@ -280,3 +284,84 @@ async def test_a_timed_out_or_unreadable_answer_is_an_error_in_the_trace():
     assert (timed_out.stop_reason, timed_out.error) == ("error", "the model API did not answer in time")
     assert unreadable.stop_reason == "error"
     assert unreadable.error.startswith("the model API's answer could not be read")
+
+
+async def test_everything_the_model_receives_is_redacted_with_one_set_of_placeholders():
+    model = ScriptedModel(Call(("read_booking", {"booking_id": 1001})), Say("Done."))
+    run_plan = dataclasses.replace(
+        plan(),
+        prompt="Ananya Rao (+91 98450 12345) asks about booking 1001.",
+        system="Escalate to Mr. Tanmay Bhide on 080-2345 6789.",
+        tools=(dataclasses.replace(READ, description="Read one booking; the desk is ops@example.in."),),
+    )
+
+    trace = await engine.run(run_plan, client=client_for(model), execute=Executed())
+
+    first, second = model.requests
+    assert first["messages"] == [{"role": "user", "content": "<person#1> (<phone#1>) asks about booking 1001."}]
+    assert first["system"] == "Escalate to Mr. <person#2> on <phone#2>."
+    assert first["tools"][0]["description"] == "Read one booking; the desk is <email#1>."
+    # The booking's customer is the prompt's: the same placeholders.
+    sent = json.loads(tool_results(second)[0]["content"])
+    assert (sent["customer_name"], sent["customer_phone"]) == ("<person#1>", "<phone#1>")
+    assert trace.prompt == "<person#1> (<phone#1>) asks about booking 1001."
+    assert trace.redactions == {"address": 1, "coordinate": 2, "email": 2, "note": 1, "person": 4, "phone": 4}
+
+
+async def test_the_trace_keeps_the_model_s_inputs_and_answer_redacted():
+    model = ScriptedModel(
+        Call(("reassign_booking", {"booking_id": 1001, "miler_id": 12, "customer_phone": "+91 98450 12345"})),
+        Say("Moved; I told Ananya on 9845012345."),
+    )
+
+    trace = await engine.run(plan(), client=client_for(model), execute=Executed())
+
+    [step] = trace.steps
+    assert step.input == {"booking_id": 1001, "miler_id": 12, "customer_phone": "<phone#1>"}
+    assert step.proposal == {"tool": "reassign_booking", "kind": "write", "requires_confirmation": True,
+                             "input": {"booking_id": 1001, "miler_id": 12, "customer_phone": "<phone#1>"}}
+    assert json.loads(step.result)["proposal"] == step.proposal
+    assert trace.final_text == "Moved; I told <person#1> on <phone#1>."
+
+
+async def test_a_failure_s_text_reaches_the_model_and_the_trace_redacted(caplog):
+    class Broken:
+        async def __call__(self, spec, tool_input):
+            raise KeyError("ananya.rao@example.in")
+
+    model = ScriptedModel(Call(("read_booking", {"booking_id": 1001}), ("read_booking", {"booking_id": 1002})),
+                          Say("Both reads failed."))
+
+    trace = await engine.run(plan(), client=client_for(model), execute=Broken())
+
+    broken, _ = trace.steps
+    assert broken.error == "read_booking failed: KeyError: '<email#1>'"
+    assert json.loads(tool_results(model.requests[1])[0]["content"]) == {"error": broken.error}
+    [logged, _] = [r for r in caplog.records if r.getMessage() == "playground tool failed"]
+    assert (logged.tool, logged.error_type, logged.detail) == ("read_booking", "KeyError", "'<email#1>'")
+    assert any("raise KeyError" in frame for frame in logged.frames)
+    assert "ananya" not in model.sent_text() + repr(trace) + repr(logged.__dict__)
+
+    model = ScriptedModel(Call(("read_booking", {"booking_id": 1001})), Say("Not found."))
+    trace = await engine.run(plan(), client=client_for(model),
+                             execute=Executed(failure="GET /riders/9845012345 answered 404"))
+    assert trace.steps[0].error == "GET /riders/<phone#1> answered 404"
+    assert "9845012345" not in model.sent_text()
+
+
+async def test_an_api_error_quoting_personal_data_is_stored_redacted():
+    model = ScriptedModel(Fail(400, "messages.0: unexpected text near 'call 9845012345'", kind="invalid_request_error"))
+
+    trace = await engine.run(plan(), client=client_for(model), execute=Executed())
+
+    assert trace.error == "the model API answered 400: messages.0: unexpected text near 'call <phone#1>'"
+
+
+async def test_configured_rules_apply_to_the_run():
+    model = ScriptedModel(Call(("read_booking", {"booking_id": 1001})), Say("ok"))
+    rules = RedactionRules.build(extra_keys=["promised_by"], extra_patterns={"booking": r"\bbooking \d+"})
+
+    trace = await engine.run(plan(), client=client_for(model), execute=Executed(), redaction=rules)
+
+    assert trace.prompt == "Rider 77 has not moved for 20 minutes on <booking#1>."
+    assert json.loads(trace.steps[0].result)["promised_by"] == "<promised_by#1>"

@@ -52,7 +52,7 @@ async def test_an_http_read_executes_and_no_personal_data_reaches_the_model(sett
             "CUSTOMER_AGENT",
             rules.SkillChoice(skill["id"], skill["title"], skill["description"], tuple(skill["tool_names"])),
         ),
-        "messages": [{"role": "user", "content": "Customer [email] on [phone] asks where booking 1001 is."}],
+        "messages": [{"role": "user", "content": "Customer <email#1> on <phone#1> asks where booking 1001 is."}],
         "tools": [seed_tool("get_booking_cache"), seed_tool("notify_customer")],
     }
     # This SDK sends the API key as a bearer token.
@@ -60,7 +60,10 @@ async def test_an_http_read_executes_and_no_personal_data_reaches_the_model(sett
     [result] = tool_results(second)
     sent = json.loads(result["content"])
     assert sent["booking_id"] == BOOKING["booking_id"] and sent["status"] == "in_transit"
-    assert sent["customer_name"] == sent["customer_phone"] == sent["drop_address"] == "[redacted]"
+    # The prompt's phone and e-mail are the booking's: one placeholder each, across the run.
+    assert (sent["customer_name"], sent["customer_phone"], sent["drop_address"]) == (
+        "<person#1>", "<phone#1>", "<address#1>")
+    assert sent["status_text"] == "customer wrote from <email#1>, call back on <phone#1>"
     assert sent["miler"] == {"miler_id": 77, "lat": 12.97, "lon": 77.59}
     for personal in PERSONAL:
         assert personal not in pg.model.sent_text()
@@ -69,8 +72,9 @@ async def test_an_http_read_executes_and_no_personal_data_reaches_the_model(sett
     assert (trace["turns"], trace["input_tokens"], trace["output_tokens"]) == (2, 600, 70)
     assert trace["final_text"] == "Booking 1001 is in transit with rider 77; it is due by 18:30."
     assert trace["stop_reason"] == "end_turn" and trace["error"] is None
-    assert trace["prompt"] == "Customer [email] on [phone] asks where booking 1001 is."
+    assert trace["prompt"] == "Customer <email#1> on <phone#1> asks where booking 1001 is."
     assert trace["created_by"] == "u-1" and trace["created_by_email"] == "ops@example.com"
+    assert trace["redactions"] == {"address": 1, "coordinate": 2, "email": 2, "note": 1, "person": 2, "phone": 3}
     [step] = trace["steps"]
     assert step["tool"] == "get_booking_cache" and step["input"] == {"booking_id": 1001}
     assert step["outcome"] == "executed" and step["reason"] == "GET against doormile_api"
