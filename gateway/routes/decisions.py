@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.struct_pb2 import Struct
+from pydantic import AwareDatetime
 
 from gateway.auth import Principal, internal, staff, writer
 from gateway.errors import ApiError
@@ -212,17 +213,60 @@ async def list_decisions(
     decision_type: str = Query(""),
     outcome: str = Query(""),
     agent_id: str = Query(""),
+    model: str = Query(""),
+    decided_from: AwareDatetime | None = Query(None, description="decided at or after (RFC 3339 with offset)"),
+    decided_to: AwareDatetime | None = Query(None, description="decided before (RFC 3339 with offset)"),
     cursor: str = Query(""),
     limit: int = Query(0),
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     if not 0 <= limit < 2**31:
         raise _invalid("limit", f"must be between 1 and 200, got {limit}")
-    reply = await _decisions(request).ListDecisions(
-        decisions_pb2.ListDecisionsRequest(
-            decision_type=decision_type, outcome=outcome, agent_id=agent_id,
-            page=common_pb2.PageRequest(cursor=cursor, limit=limit),
-        )
+    message = decisions_pb2.ListDecisionsRequest(
+        decision_type=decision_type, outcome=outcome, agent_id=agent_id, model=model,
+        page=common_pb2.PageRequest(cursor=cursor, limit=limit),
     )
+    if decided_from is not None:
+        message.decided_from.CopyFrom(timestamp(decided_from))
+    if decided_to is not None:
+        message.decided_to.CopyFrom(timestamp(decided_to))
+    reply = await _decisions(request).ListDecisions(message)
     return {"items": [decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}
+
+
+def _change_json(change: decisions_pb2.OutcomeChange) -> dict[str, Any]:
+    return {
+        "old_outcome": change.old_outcome or None,
+        "new_outcome": change.new_outcome,
+        "reason": change.reason or None,
+        "judged_by": change.judged_by,
+        "changed_by": change.changed_by or None,
+        "changed_by_email": change.changed_by_email or None,
+        "judged_at": instant(change.judged_at),
+    }
+
+
+@router.get("/admin/ai/decisions/{decision_id}",
+            summary="One decision without its context, its outcome history and its nearest judged precedents")
+async def get_decision(
+    decision_id: str,
+    request: Request,
+    precedents: int | None = Query(None, ge=0, le=100, description="how many precedents; 5 when left out"),
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    ask = decisions_pb2.GetDecisionRequest(id=decision_id)
+    if precedents is not None:
+        ask.precedents = precedents
+    reply = await _decisions(request).GetDecision(ask)
+    summary = reply.summary
+    return {
+        **decision_json(reply.decision),
+        "history": [_change_json(c) for c in reply.history],
+        "precedents": [{**decision_json(d), "similarity": d.similarity} for d in reply.precedents],
+        "precedent_summary": {
+            "successes": summary.successes,
+            "failures": summary.failures,
+            "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
+        },
+    }
 

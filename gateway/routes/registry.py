@@ -373,13 +373,15 @@ async def list_audit(
     request: Request,
     entity: str = Query("", description="agent or skill"),
     entity_id: str = Query(""),
+    actor: str = Query("", description="only changes by this sub or email"),
     cursor: str = Query(""),
     limit: int = Query(0, description="1 to 200; 50 when left out"),
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     reply = await _registry(request).ListAudit(
         registry_pb2.ListAuditRequest(
-            entity=entity, entity_id=entity_id, page=common_pb2.PageRequest(cursor=cursor, limit=_limit(limit))
+            entity=entity, entity_id=entity_id, actor=actor,
+            page=common_pb2.PageRequest(cursor=cursor, limit=_limit(limit)),
         )
     )
     return {"items": [audit_json(r) for r in reply.items], "next_cursor": reply.next_cursor or None}

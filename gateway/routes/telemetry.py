@@ -74,6 +74,31 @@ async def insights(
     return insights_json(await telemetry.GetInsights(ask))
 
 
+@router.get("/admin/ai/insights/series", summary="Runs and failures per agent over the window, in equal buckets")
+async def run_series(
+    request: Request,
+    days: int | None = Query(default=None, description="window in days, 1..30 (default 7)"),
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
+    ask = telemetry_pb2.GetRunSeriesRequest() if days is None else telemetry_pb2.GetRunSeriesRequest(days=days)
+    reply = await telemetry.GetRunSeries(ask)
+    return {
+        "window_days": reply.window_days,
+        "bucket_seconds": reply.bucket_seconds,
+        "start": instant(reply.start),
+        "end": instant(reply.end),
+        "agents": [
+            {
+                "agent_id": series.agent_id,
+                "points": [{"start": instant(p.start), "runs": p.runs, "failures": p.failures}
+                           for p in series.points],
+            }
+            for series in reply.agents
+        ],
+    }
+
+
 def metrics_key(
     request: Request,
     x_internal_key: str | None = Header(default=None, include_in_schema=False),

@@ -11,7 +11,7 @@ from outrider.v1 import decisions_pb2
 from outrider.wire import plain, timestamp
 
 from services.decisions.rules import SimilarSummary
-from services.decisions.store import DecisionRow, OutcomeCountRow, PendingRow
+from services.decisions.store import DecisionRow, OutcomeChangeRow, OutcomeCountRow, PendingRow
 
 
 def context_from_proto(message: Struct, present: bool) -> dict[str, Any] | None:
@@ -62,4 +62,16 @@ def pending_to_proto(row: PendingRow) -> decisions_pb2.PendingDecision:
 def count_to_proto(row: OutcomeCountRow) -> decisions_pb2.OutcomeCount:
     return decisions_pb2.OutcomeCount(
         decision_type=row.decision_type, outcome=row.outcome or "", count=row.count, model=row.model or ""
+    )
+
+
+def change_to_proto(row: OutcomeChangeRow) -> decisions_pb2.OutcomeChange:
+    return decisions_pb2.OutcomeChange(
+        old_outcome=row.old_outcome or "",
+        new_outcome=row.new_outcome,
+        reason=row.reason or "",
+        judged_by=row.judged_by,
+        changed_by=row.changed_by,
+        changed_by_email=row.changed_by_email,
+        judged_at=timestamp(row.judged_at),
     )

@@ -103,7 +103,8 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
             # One row more than asked says whether another page exists
             # without a second query.
             rows = await store.list_audit(
-                conn, entity=entity, entity_id=request.entity_id or None, before_id=before, limit=limit + 1
+                conn, entity=entity, entity_id=request.entity_id or None, actor=request.actor or None,
+                before_id=before, limit=limit + 1,
             )
         page, more = rows[:limit], len(rows) > limit
         return registry_pb2.ListAuditResponse(

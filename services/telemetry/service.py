@@ -92,6 +92,22 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
             last_received_at=last_run,
         )
 
+    async def GetRunSeries(
+        self, request: telemetry_pb2.GetRunSeriesRequest, context: grpc.aio.ServicerContext
+    ) -> telemetry_pb2.RunSeries:
+        try:
+            days = rules.window_days(codec.requested_days(request))
+        except rules.InvalidWindow as error:
+            raise InvalidArgument(str(error), field=error.field, code="INVALID_WINDOW") from None
+        try:
+            async with self._engine.connect() as conn:
+                window = rules.series_window(await store.database_now(conn), days)
+                counts = await store.run_counts(conn, start=window.start, end=window.end,
+                                                bucket_seconds=window.bucket_seconds)
+        except (SQLAlchemyError, OSError) as error:
+            raise Unavailable("the telemetry database is not answering", code="DATABASE_UNAVAILABLE") from error
+        return codec.series_to_proto(days, window, rules.dense_series(window, counts))
+
     async def GetCounters(
         self, request: telemetry_pb2.GetCountersRequest, context: grpc.aio.ServicerContext
     ) -> telemetry_pb2.Counters:
