@@ -15,7 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from gateway import errors
+from gateway import console, errors
 from gateway.routes import decision_humans, decisions, outcomes, playground, registry, telemetry
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
@@ -44,6 +44,7 @@ def create_app(settings: Settings) -> FastAPI:
     errors.install(app)
     for module in (registry, decisions, decision_humans, outcomes, playground, telemetry):
         app.include_router(module.router)
+    console.mount(app)
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up")
     async def healthz() -> dict[str, str]:

@@ -1,0 +1,80 @@
+"""The operator console: the built single-page app, served at /console/.
+
+The bundle is committed in gateway/console_dist so that a Python-only install
+serves it. Hashed assets never change under their name and are cached for a
+year; index.html is revalidated on every load so a new release is picked up
+at once. Every other console path answers index.html, because the app routes
+in the browser and a reload or a shared link lands on any of its paths.
+
+The console is a client of the REST API like any other: it holds its token in
+session storage and sends it as a Bearer header. Nothing here reads a cookie,
+so there is no CSRF surface, and the sign-in token travels in the URL
+fragment, which browsers never send to a server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse, RedirectResponse, Response
+
+from gateway.errors import envelope
+
+DIST = Path(__file__).resolve().parent / "console_dist"
+PREFIX = "/console"
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+# Scripts and data only from this origin; inline styles are allowed because
+# the app positions chart marks with style attributes.
+POLICY = "; ".join([
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+])
+PAGE_HEADERS = {
+    "Cache-Control": REVALIDATE,
+    "Content-Security-Policy": POLICY,
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+def _inside(root: Path, relative: str) -> Path | None:
+    """The file `relative` names under root, or None; never a path outside root."""
+    candidate = (root / relative).resolve()
+    if candidate != root and root not in candidate.parents:
+        return None
+    return candidate if candidate.is_file() else None
+
+
+def mount(app: FastAPI, dist: Path = DIST) -> None:
+    root = dist.resolve()
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> RedirectResponse:
+        return RedirectResponse(f"{PREFIX}/", status_code=307)
+
+    @app.get(PREFIX, include_in_schema=False)
+    async def console_root() -> RedirectResponse:
+        return RedirectResponse(f"{PREFIX}/", status_code=307)
+
+    @app.get(PREFIX + "/{path:path}", include_in_schema=False)
+    async def console(path: str) -> Response:
+        index = root / "index.html"
+        if not index.is_file():
+            return envelope(503, "CONSOLE_NOT_BUILT", "the console bundle is missing; run `make console`")
+        if path.startswith("assets/"):
+            asset = _inside(root, path)
+            if asset is None:
+                # A stale page asking for an asset of an older release must
+                # fail plainly, not receive index.html as JavaScript.
+                return envelope(404, "NOT_FOUND", f"no console asset {path}")
+            return FileResponse(asset, headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"})
+        return FileResponse(index, media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)
