@@ -31,7 +31,7 @@ export function AutonomyControl({ agent }: { agent: Agent }) {
           <Switch
             checked={agent.autonomous}
             label={`Autonomy of ${agent.id}`}
-            disabled={update.isPending}
+            busy={update.isPending}
             onChange={(next) => {
               update.reset();
               if (next) {

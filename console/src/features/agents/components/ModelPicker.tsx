@@ -19,7 +19,7 @@ export function ModelPicker({ agent }: { agent: Agent }) {
           <select
             id={id}
             value={agent.model ?? ENGINE_DEFAULT}
-            disabled={update.isPending}
+            aria-busy={update.isPending || undefined}
             onChange={(event) => update.mutate({ model: event.target.value || null })}
           >
             <option value={ENGINE_DEFAULT}>Engine default</option>

@@ -50,7 +50,9 @@ export function SkillCard({ skill, tools }: { skill: Skill; tools: Tool[] }) {
             <Switch
               checked={skill.enabled}
               label={`Enable ${skill.title}`}
-              disabled={blocked || update.isPending}
+              disabled={blocked}
+              busy={update.isPending}
+              describedBy={blocked ? reasonId : undefined}
               onChange={toggle}
             />
           ) : (
@@ -59,7 +61,7 @@ export function SkillCard({ skill, tools }: { skill: Skill; tools: Tool[] }) {
         </div>
       </header>
       {blocked ? (
-        <p id={reasonId} className="notice notice-warn">
+        <p id={reasonId} className="notice notice-warn" role="note">
           Cannot be enabled: {skill.disabled_reason}
         </p>
       ) : null}

@@ -129,7 +129,7 @@ export function DecisionPage({ decisionId }: { decisionId: string }) {
                         <tr key={p.id}>
                           <td className="num">{formatRate(p.similarity, 1)}</td>
                           <td>
-                            <Link to={`/decisions/${p.id}`} aria-label={`Precedent decision ${p.id}`}>
+                            <Link to={`/decisions/${p.id}`}>
                               <Time iso={p.decided_at} />
                             </Link>
                           </td>

@@ -56,7 +56,7 @@ export function DecisionsPage() {
                     {page.items.map((decision) => (
                       <tr key={decision.id}>
                         <td>
-                          <Link to={`/decisions/${decision.id}`} aria-label={`Decision ${decision.id}`}>
+                          <Link to={`/decisions/${decision.id}`}>
                             <Time iso={decision.decided_at} />
                           </Link>
                         </td>

@@ -177,7 +177,7 @@ function PastRuns() {
                   {page.items.map((r) => (
                     <tr key={r.id}>
                       <td>
-                        <Link to={`/playground/runs/${r.id}`} aria-label={`Open run ${r.id}`}>
+                        <Link to={`/playground/runs/${r.id}`}>
                           <Time iso={r.created_at} />
                         </Link>
                       </td>

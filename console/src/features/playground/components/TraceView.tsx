@@ -26,17 +26,17 @@ export function StepView({ step, index }: { step: TraceStep; index: number }) {
       <details open={index < 3}>
         <summary>Arguments{step.proposal ? " and proposal" : ""} and result</summary>
         <p className="label">Arguments</p>
-        <pre>{pretty(step.input)}</pre>
+        <pre tabIndex={0}>{pretty(step.input)}</pre>
         {step.proposal ? (
           <>
             <p className="label">Proposal (not executed; a person would confirm it)</p>
-            <pre>{pretty(step.proposal)}</pre>
+            <pre tabIndex={0}>{pretty(step.proposal)}</pre>
           </>
         ) : null}
         {step.result ? (
           <>
             <p className="label">Result as the model saw it (personal data redacted)</p>
-            <pre>{pretty(step.result)}</pre>
+            <pre tabIndex={0}>{pretty(step.result)}</pre>
           </>
         ) : null}
       </details>
