@@ -23,6 +23,9 @@ from gateway.errors import envelope
 
 DIST = Path(__file__).resolve().parent / "console_dist"
 PREFIX = "/console"
+# A sign-in link is printed to a terminal and may sit in its scrollback, so
+# its token lasts a working day rather than the dev token's default.
+LINK_TTL_S = 8 * 3600
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -44,6 +47,16 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
 }
+
+
+def sign_in_link(host: str, port: int, token: str) -> str:
+    """The console URL that signs in with `token`, carried in the fragment so
+    it never reaches a server log or a Referer header."""
+    # A gateway bound to every interface is still reached on loopback from here.
+    reachable = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    if ":" in reachable:
+        reachable = f"[{reachable}]"
+    return f"http://{reachable}:{port}{PREFIX}/#token={token}"
 
 
 def _inside(root: Path, relative: str) -> Path | None:
