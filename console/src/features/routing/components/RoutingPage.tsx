@@ -95,7 +95,7 @@ function PosteriorChart({ arms }: { arms: RoutingArm[] }) {
     })
     .join("; ");
   return (
-    <figure className="chart">
+    <figure className="chart chart-posterior">
       <figcaption>Posterior success rate per model (Beta density)</figcaption>
       <svg viewBox={`0 0 ${width} ${height + 22}`} role="img" aria-label={label}>
         <line x1={0} x2={width} y1={height} y2={height} className="axis" />
