@@ -12,7 +12,8 @@ import pytest
 from playwright.async_api import Page, Route, expect
 
 from tests.browser.conftest import Platform, pretty, screenshot, serious_violations
-from tests.harness import internal_headers
+from gateway.auth import issue_token
+from tests.harness import bearer, internal_headers
 from tests.integration.playground.scripted import Call, Say
 
 AGENT_LIST = ".agent-list"
@@ -52,6 +53,31 @@ async def test_an_expired_link_lands_on_sign_in_with_the_reason(demo: Platform, 
     await page.get_by_label("Console token (JWT)").fill(demo.link().split("#token=")[1])
     await page.get_by_role("button", name="Sign in").click()
     await expect(page.get_by_role("navigation", name="Console sections")).to_be_visible()
+
+
+async def test_a_token_the_gateway_refuses_returns_to_sign_in_with_its_reason(demo: Platform, page: Page):
+    forged = issue_token("not-the-platform-secret-0123456789abcdef", sub="x", role=1, tenant_id=0, ttl_s=600)
+    await page.goto(f"{demo.base}/console/insights#token={forged}")
+    alert = page.get_by_role("alert")
+    await expect(alert).to_contain_text("The gateway refused your sign-in")
+    await expect(alert).to_contain_text("the token is not valid")
+    await expect(page.get_by_label("Console token (JWT)")).to_be_visible()
+    assert await page.evaluate("sessionStorage.length") == 0
+
+
+async def test_someone_elses_change_in_between_is_a_conflict_and_the_page_reloads(demo: Platform, page: Page):
+    await page.goto(demo.link(path="/console/agents/CONSOLE_OPS_AGENT"))
+    card = page.locator("article.skill", has=page.get_by_role("heading", name="Late dispatch"))
+    await expect(card).to_contain_text("version 1")
+    # A colleague saves first, straight through the API.
+    async with httpx.AsyncClient(base_url=demo.base, headers=bearer(role=1, sub="u-other")) as client:
+        other = await client.patch("/admin/ai/skills/late_dispatch", json={"thresholds": {"unassignedMinutes": 25}})
+    assert other.status_code == 200, other.text
+    await card.get_by_role("switch", name="Enable Late dispatch").click()
+    await expect(card.get_by_role("alert")).to_contain_text("Someone else changed this skill")
+    await expect(card).to_contain_text("version 2")
+    await expect(card.get_by_label("unassignedMinutes")).to_have_value("25")
+    await expect(card.get_by_role("switch", name="Enable Late dispatch")).to_have_attribute("aria-checked", "true")
 
 
 async def test_toggling_a_skill_writes_an_audit_row(demo: Platform, page: Page, axe_source):
@@ -193,13 +219,14 @@ async def test_read_only_staff_see_every_page_but_no_write_control(demo: Platfor
     assert await page.get_by_role("button", name="Record judgement").count() == 0
 
 
-async def test_a_tenant_login_sees_the_gateways_403_text(demo: Platform, page: Page):
+async def test_a_tenant_login_sees_the_gateways_403_text(demo: Platform, page: Page, axe_source):
     await page.goto(demo.link(role=1, tenant=7))
     alert = page.get_by_role("alert").first
     await expect(alert).to_contain_text("Not allowed")
     await expect(alert).to_contain_text("this console area is for platform staff (tenant 0) only")
     await expect(alert).to_contain_text("STAFF_ONLY")
     await screenshot(page, "tenant-403")
+    await accessible(page, axe_source)
 
 
 async def test_insights_draw_runs_over_time_in_the_operators_zone(demo: Platform, page: Page, axe_source):
