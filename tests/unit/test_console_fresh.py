@@ -7,6 +7,7 @@ Without Node a developer's run skips these; CI fails them (see console_tools).
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,18 @@ def test_the_console_type_checks():
     run = subprocess.run([str(CONSOLE / "node_modules" / ".bin" / "tsc"), "--noEmit"], cwd=CONSOLE,
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-4000:]
+
+
+def test_features_import_only_shared_code_and_themselves():
+    # The app composes features; a feature reaching into another (or back into
+    # the app) would tie page families together that must change apart.
+    features = CONSOLE / "src" / "features"
+    shared = {CONSOLE / "src" / name for name in ("api", "lib", "components")}
+    crossings = []
+    for source in sorted(features.rglob("*.ts*")):
+        own = features / source.relative_to(features).parts[0]
+        for target in re.findall(r'from "(\.[^"]+)"', source.read_text()):
+            resolved = (source.parent / target).resolve()
+            if not (own in resolved.parents or any(root in resolved.parents for root in shared)):
+                crossings.append(f"{source.relative_to(CONSOLE)} imports {target}")
+    assert crossings == []

@@ -14,7 +14,7 @@ import { RunPage } from "../features/playground/components/RunPage";
 import { RoutingPage } from "../features/routing/components/RoutingPage";
 import { Layout } from "./Layout";
 import { makeQueryClient } from "./queryClient";
-import { SessionProvider, useSession } from "./SessionContext";
+import { SessionProvider, useSession } from "../lib/SessionContext";
 import { SignIn } from "./SignIn";
 
 type Route = { pattern: string; title: string; render: (params: Record<string, string>) => ReactNode };

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { Link, useLocation } from "../lib/router";
 import { roleLabel } from "../lib/session";
-import { useSession } from "./SessionContext";
+import { useSession } from "../lib/SessionContext";
 
 const SECTIONS = [
   { to: "/agents", label: "Agents" },
@@ -49,14 +49,5 @@ export function Layout({ children }: { children: ReactNode }) {
         {children}
       </main>
     </>
-  );
-}
-
-export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
-  return (
-    <div className="page-header">
-      <h1>{title}</h1>
-      {children ? <div className="page-actions">{children}</div> : null}
-    </div>
   );
 }

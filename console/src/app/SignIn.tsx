@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { useSession } from "./SessionContext";
+import { useSession } from "../lib/SessionContext";
 
 export function SignIn() {
   const { reason, signIn } = useSession();

@@ -1,4 +1,4 @@
-import { useCanWrite } from "../../../app/SessionContext";
+import { useCanWrite } from "../../../lib/SessionContext";
 import { KindBadge, StatusBadge } from "../../../components/Badges";
 import { Empty, QueryView } from "../../../components/States";
 import { Link } from "../../../lib/router";

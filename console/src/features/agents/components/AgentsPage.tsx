@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { PageHeader } from "../../../app/Layout";
+import { PageHeader } from "../../../components/PageHeader";
 import { StateBadge, StatusBadge } from "../../../components/Badges";
 import { Empty, QueryView } from "../../../components/States";
 import { Link, navigate } from "../../../lib/router";

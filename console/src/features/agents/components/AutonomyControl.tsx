@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { ApiError } from "../../../api/client";
 import type { Agent } from "../../../api/resources";
-import { useCanWrite } from "../../../app/SessionContext";
+import { useCanWrite } from "../../../lib/SessionContext";
 import { Dialog } from "../../../components/Dialog";
 import { ErrorNotice } from "../../../components/States";
 import { Switch } from "../../../components/Switch";

@@ -1,6 +1,6 @@
 import { useId } from "react";
 import type { Agent } from "../../../api/resources";
-import { useCanWrite } from "../../../app/SessionContext";
+import { useCanWrite } from "../../../lib/SessionContext";
 import { ErrorNotice } from "../../../components/States";
 import { modelOptions } from "../logic/agents";
 import { useUpdateAgent } from "../api/queries";

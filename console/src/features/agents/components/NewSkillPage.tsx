@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { ApiError } from "../../../api/client";
-import { PageHeader } from "../../../app/Layout";
-import { useCanWrite } from "../../../app/SessionContext";
+import { PageHeader } from "../../../components/PageHeader";
+import { useCanWrite } from "../../../lib/SessionContext";
 import { KindBadge } from "../../../components/Badges";
 import { ErrorNotice, QueryView } from "../../../components/States";
 import { Link, navigate } from "../../../lib/router";

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { ApiError } from "../../../api/client";
 import type { Skill, Tool } from "../../../api/resources";
-import { useCanWrite } from "../../../app/SessionContext";
+import { useCanWrite } from "../../../lib/SessionContext";
 import { KindBadge } from "../../../components/Badges";
 import { ErrorNotice } from "../../../components/States";
 import { Switch } from "../../../components/Switch";

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { ApiError } from "../../../api/client";
 import type { Skill } from "../../../api/resources";
-import { useCanWrite } from "../../../app/SessionContext";
+import { useCanWrite } from "../../../lib/SessionContext";
 import { ErrorNotice } from "../../../components/States";
 import { checkThreshold, formFromThresholds, serverProblems, thresholdPatch, type ThresholdForm } from "../logic/thresholds";
 import { useUpdateSkill } from "../api/queries";
@@ -27,10 +27,10 @@ export function ThresholdEditor({ skill }: { skill: Skill }) {
       </dl>
     );
   }
-  return <ThresholdForm_ skill={skill} />;
+  return <EditableThresholds skill={skill} />;
 }
 
-function ThresholdForm_({ skill }: { skill: Skill }) {
+function EditableThresholds({ skill }: { skill: Skill }) {
   const schema = skill.thresholds_schema;
   const update = useUpdateSkill(skill);
   const [form, setForm] = useState<ThresholdForm>(() => formFromThresholds(schema, skill.thresholds));
@@ -41,7 +41,7 @@ function ThresholdForm_({ skill }: { skill: Skill }) {
   // A new version from the server (ours or someone else's) resets the form.
   useEffect(() => {
     setForm(formFromThresholds(schema, skill.thresholds));
-  }, [skill.version]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [skill.version]);
 
   const { patch, problems } = thresholdPatch(schema, skill.thresholds, form);
   const dirty = Object.keys(patch).length > 0;

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { PageHeader } from "../../../app/Layout";
+import { PageHeader } from "../../../components/PageHeader";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { formatJson } from "../../../lib/format";

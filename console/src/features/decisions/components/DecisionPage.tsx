@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
-import { PageHeader } from "../../../app/Layout";
-import { useCanWrite } from "../../../app/SessionContext";
+import { PageHeader } from "../../../components/PageHeader";
+import { useCanWrite } from "../../../lib/SessionContext";
 import { OutcomeBadge } from "../../../components/Badges";
 import { Empty, ErrorNotice, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";

@@ -1,5 +1,5 @@
 import { ApiError } from "../../../api/client";
-import { PageHeader } from "../../../app/Layout";
+import { PageHeader } from "../../../components/PageHeader";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { Link, useSearch } from "../../../lib/router";

@@ -1,4 +1,4 @@
-import { PageHeader } from "../../../app/Layout";
+import { PageHeader } from "../../../components/PageHeader";
 import { StateBadge } from "../../../components/Badges";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";

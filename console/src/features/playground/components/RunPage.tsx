@@ -1,4 +1,4 @@
-import { PageHeader } from "../../../app/Layout";
+import { PageHeader } from "../../../components/PageHeader";
 import { Empty, QueryView } from "../../../components/States";
 import { Link } from "../../../lib/router";
 import { useRun } from "../api/queries";

@@ -1,6 +1,6 @@
 import { useEffect } from "react";
 import type { RoutingArm } from "../../../api/resources";
-import { PageHeader } from "../../../app/Layout";
+import { PageHeader } from "../../../components/PageHeader";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { formatCount, formatCredit, formatRate } from "../../../lib/format";
 import { useSearch } from "../../../lib/router";
@@ -21,7 +21,7 @@ export function RoutingPage() {
   const firstType = choices.data?.decisionTypes[0];
   useEffect(() => {
     if (key === null && firstType) setSearch({ decision_type: firstType });
-  }, [key, firstType]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [key, firstType]);
   const routing = useRouting(key);
 
   return (

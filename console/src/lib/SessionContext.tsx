@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
 import { connectSession } from "../api/client";
-import { canWrite, readClaims, tokenFromFragment, tokenProblem, TOKEN_KEY, type Claims } from "../lib/session";
+import { canWrite, readClaims, tokenFromFragment, tokenProblem, TOKEN_KEY, type Claims } from "./session";
 
 type Session = {
   token: string | null;
