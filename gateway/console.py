@@ -14,9 +14,11 @@ fragment, which browsers never send to a server.
 
 from __future__ import annotations
 
+import gzip
+from functools import lru_cache
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, RedirectResponse, Response
 
 from gateway.errors import envelope
@@ -67,6 +69,23 @@ def _inside(root: Path, relative: str) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+@lru_cache(maxsize=64)
+def _gzipped(path: Path, mtime_ns: int) -> bytes:
+    # Assets never change under their name, so each is compressed once per
+    # process; the modification time keys the cache for a rebuilt bundle.
+    return gzip.compress(path.read_bytes(), compresslevel=9)
+
+
+def _asset(path: Path, accept_encoding: str) -> Response:
+    headers = {"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff", "Vary": "Accept-Encoding"}
+    if "gzip" not in accept_encoding.lower():
+        return FileResponse(path, headers=headers)
+    # A third of the bytes over the wire; the script is most of a first load.
+    body = _gzipped(path, path.stat().st_mtime_ns)
+    media_type = FileResponse(path).media_type
+    return Response(body, media_type=media_type, headers={**headers, "Content-Encoding": "gzip"})
+
+
 def mount(app: FastAPI, dist: Path = DIST) -> None:
     root = dist.resolve()
 
@@ -79,7 +98,7 @@ def mount(app: FastAPI, dist: Path = DIST) -> None:
         return RedirectResponse(f"{PREFIX}/", status_code=307)
 
     @app.get(PREFIX + "/{path:path}", include_in_schema=False)
-    async def console(path: str) -> Response:
+    async def console(path: str, request: Request) -> Response:
         index = root / "index.html"
         if not index.is_file():
             return envelope(503, "CONSOLE_NOT_BUILT", "the console bundle is missing; run `make console`")
@@ -89,5 +108,5 @@ def mount(app: FastAPI, dist: Path = DIST) -> None:
                 # A stale page asking for an asset of an older release must
                 # fail plainly, not receive index.html as JavaScript.
                 return envelope(404, "NOT_FOUND", f"no console asset {path}")
-            return FileResponse(asset, headers={"Cache-Control": IMMUTABLE, "X-Content-Type-Options": "nosniff"})
+            return _asset(asset, request.headers.get("accept-encoding", ""))
         return FileResponse(index, media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)

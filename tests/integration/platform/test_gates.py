@@ -115,20 +115,3 @@ async def test_errors_use_the_envelope(client):
     assert reply.status_code == 404
     assert set(reply.json()["error"]) == {"code", "message", "details"}
 
-
-async def test_the_console_is_served_without_a_token_and_every_route_answers_its_page(client):
-    # The page itself is public: it holds no data, and its API calls carry the gates.
-    page = await client.get("/console/decisions/6b0d1d9e-0000-4000-8000-000000000000")
-    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert page.headers["cache-control"] == "no-cache"
-    assert "script-src 'self'" in page.headers["content-security-policy"]
-    asset = page.text.split('src="/console/')[1].split('"')[0]
-    script = await client.get(f"/console/{asset}")
-    assert script.status_code == 200 and "immutable" in script.headers["cache-control"]
-    missing = await client.get("/console/assets/index-gone.js")
-    assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
-    escape = await client.get("/console/assets/..%2F..%2Fconsole.py")
-    assert escape.status_code == 404
-    for bare in ("/", "/console"):
-        moved = await client.get(bare)
-        assert moved.status_code == 307 and moved.headers["location"] == "/console/"
