@@ -35,16 +35,13 @@ const ROUTES: Route[] = [
 
 function Routes() {
   const { path } = useLocation();
+  const found = ROUTES.map((route) => ({ route, params: matchRoute(route.pattern, path) })).find((m) => m.params !== null);
+  const title = found ? found.route.title : "Not found";
   useEffect(() => {
     if (path === "/") navigate("/agents", { replace: true });
-  }, [path]);
-  for (const route of ROUTES) {
-    const params = matchRoute(route.pattern, path);
-    if (params !== null) {
-      document.title = `${route.title} · Outrider`;
-      return <>{route.render(params)}</>;
-    }
-  }
+    document.title = `${title} · Outrider`;
+  }, [path, title]);
+  if (found && found.params) return <>{found.route.render(found.params)}</>;
   return path === "/" ? null : <Empty>There is no console page at {path}.</Empty>;
 }
 

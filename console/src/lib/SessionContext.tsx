@@ -48,6 +48,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return null;
   }, []);
 
+  // Wired during render, not in an effect: children's effects run before
+  // their parent's, so the pages' first requests would leave without a token.
   connectSession(
     () => state.token,
     (message) => signOut(`The gateway refused your sign-in: ${message}`),
