@@ -114,4 +114,3 @@ async def test_errors_use_the_envelope(client):
     reply = await client.get("/admin/ai/no-such-thing", headers=bearer(role=1))
     assert reply.status_code == 404
     assert set(reply.json()["error"]) == {"code", "message", "details"}
-
