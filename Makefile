@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install up test bench-smoke stubs
+.PHONY: install up test bench-smoke stubs console
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,3 +22,9 @@ test: install
 
 stubs: install
 	$(BIN)/python scripts/codegen.py
+
+# Rebuild the operator console (API types from the gateway's OpenAPI, then the
+# bundle committed in gateway/console_dist). Needs Node 20.19+; `make up` does not.
+console: install
+	cd console && npm ci --no-audit --no-fund
+	$(BIN)/python scripts/console.py

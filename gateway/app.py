@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pydantic import Field
 
-from gateway import errors
+from gateway import console, errors
 from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
 from gateway.routes import decision_humans, decisions, outcomes, playground, registry, telemetry
@@ -88,6 +88,7 @@ def create_app(settings: Settings) -> FastAPI:
     for module in (registry, decisions, decision_humans, outcomes, playground, telemetry):
         app.include_router(module.router)
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
+    console.mount(app)
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up", response_model=Health)
     async def healthz() -> dict[str, str]:

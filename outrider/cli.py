@@ -6,6 +6,7 @@
     outrider migrate             bring every context's schema to head
     outrider seed                load the example registry inventory
     outrider token --role 1      a console token signed with the configured secret
+    outrider token --console     a console sign-in link carrying such a token
     outrider health <target>     exit 0 when a context or the gateway is healthy
     outrider demo                a simulated fleet against a running platform
 """
@@ -169,10 +170,13 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 def cmd_token(args: argparse.Namespace) -> int:
     from gateway.auth import issue_token
+    from gateway.console import LINK_TTL_S, sign_in_link
 
     settings = _settings()
-    print(issue_token(settings.jwt_secret, sub=args.sub, role=args.role, tenant_id=args.tenant,
-                      email=args.email, ttl_s=args.ttl_hours * 3600))
+    ttl_s = args.ttl_hours * 3600 if args.ttl_hours is not None else (LINK_TTL_S if args.console else 12 * 3600)
+    token = issue_token(settings.jwt_secret, sub=args.sub, role=args.role, tenant_id=args.tenant,
+                        email=args.email, ttl_s=ttl_s)
+    print(sign_in_link(settings.http_host, settings.http_port, token) if args.console else token)
     return 0
 
 
@@ -204,7 +208,8 @@ def parser() -> argparse.ArgumentParser:
     token.add_argument("--tenant", type=int, default=0, help="0 = platform staff (default)")
     token.add_argument("--email", default="dev@outrider.local")
     token.add_argument("--sub", default="dev")
-    token.add_argument("--ttl-hours", type=int, default=12)
+    token.add_argument("--ttl-hours", type=int, default=None, help="lifetime; 12 h for a token, 8 h for a link")
+    token.add_argument("--console", action="store_true", help="print a console sign-in link instead of the token")
     return root
 
 

@@ -191,8 +191,14 @@ def run_platform(settings: Settings) -> int:
 
 
 def print_banner(settings: Settings, base: str, elapsed: float) -> None:
+    from gateway.auth import issue_token
+    from gateway.console import LINK_TTL_S, sign_in_link
+
+    token = issue_token(settings.jwt_secret, sub="dev", role=1, email="dev@outrider.local", ttl_s=LINK_TTL_S)
     lines = [
         f"outrider is up in {elapsed:.1f}s",
+        f"  console     {sign_in_link(settings.http_host, settings.http_port, token)}",
+        "              (signs you in as role 1 for 8 hours; `outrider token --console` prints a fresh link)",
         f"  gateway     {base}   (OpenAPI at {base}/docs)",
         *(f"  {c:<11} {settings.addr(c)}   (gRPC)" for c in CONTEXTS),
         f"  postgres    {settings.database_url}",

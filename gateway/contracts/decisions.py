@@ -116,3 +116,23 @@ class SimilarReply(Reply):
 
 class DecisionPage(Page[Decision]):
     pass
+
+
+class OutcomeChange(Reply):
+    old_outcome: Outcome | None = Field(description="null when the decision was pending before")
+    new_outcome: Outcome
+    reason: str | None
+    judged_by: Literal["sweeper", "human", "api"]
+    changed_by: str | None = Field(description="the person behind a human verdict")
+    changed_by_email: str | None
+    judged_at: str | None = Field(json_schema_extra={"format": "date-time"})
+
+
+class NearDecision(Decision):
+    similarity: float
+
+
+class DecisionDetail(Decision):
+    history: list[OutcomeChange] = Field(description="every change of the outcome, oldest first")
+    precedents: list[NearDecision] = Field(description="judged decisions of the same type nearest to this one")
+    precedent_summary: SimilarSummary

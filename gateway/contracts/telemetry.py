@@ -40,3 +40,22 @@ class Insights(Reply):
     decisions: list[DecisionCount]
     decisions_available: bool
     degraded: list[Degraded] = Field(description="sources that did not answer, so their part is missing")
+
+
+class SeriesPoint(Reply):
+    start: str | None = Field(json_schema_extra={"format": "date-time"}, description="the bucket's start")
+    runs: int
+    failures: int
+
+
+class AgentSeries(Reply):
+    agent_id: str
+    points: list[SeriesPoint] = Field(description="every bucket of the window, oldest first, zeros included")
+
+
+class RunSeries(Reply):
+    window_days: int
+    bucket_seconds: int
+    start: str | None = Field(json_schema_extra={"format": "date-time"})
+    end: str | None = Field(json_schema_extra={"format": "date-time"})
+    agents: list[AgentSeries]

@@ -12,9 +12,11 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from gateway.auth import Principal, internal, staff, writer
 from gateway.contracts.common import ENGINE_ERRORS, STAFF_ERRORS, WRITER_ERRORS, errors
+from gateway.contracts.common import Instant
 from gateway.contracts.decisions import (
     UUID_PATTERN,
     Decision,
+    DecisionDetail,
     DecisionIn,
     DecisionPage,
     OutcomeIn,
@@ -26,6 +28,7 @@ from gateway.contracts.paging import PageQuery
 from gateway.errors import invalid
 from gateway.upstream import instant, stub
 from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
+from services.decisions.rules import MAX_K
 from outrider.wire import json_bytes, json_value, timestamp
 
 router = APIRouter(tags=["decisions"])
@@ -164,11 +167,55 @@ async def list_decisions(
     outcome: Annotated[Literal["success", "failure", "unknown", "pending"] | None,
                        Query(description="only decisions with this outcome; pending = not judged yet")] = None,
     agent_id: Annotated[str, Query(max_length=128, description="only this agent's decisions")] = "",
+    model: Annotated[str, Query(max_length=256, description="only decisions this model made")] = "",
+    decided_from: Annotated[Instant | None, Query(description="decided at or after (RFC 3339 with offset)")] = None,
+    decided_to: Annotated[Instant | None, Query(description="decided before (RFC 3339 with offset)")] = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    reply = await _decisions(request).ListDecisions(
-        decisions_pb2.ListDecisionsRequest(
-            decision_type=decision_type, outcome=outcome or "", agent_id=agent_id, page=page.proto()
-        )
+    message = decisions_pb2.ListDecisionsRequest(
+        decision_type=decision_type, outcome=outcome or "", agent_id=agent_id, model=model, page=page.proto(),
     )
+    if decided_from is not None:
+        message.decided_from.CopyFrom(timestamp(decided_from))
+    if decided_to is not None:
+        message.decided_to.CopyFrom(timestamp(decided_to))
+    reply = await _decisions(request).ListDecisions(message)
     return {"items": [decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}
+
+
+def _change_json(change: decisions_pb2.OutcomeChange) -> dict[str, Any]:
+    return {
+        "old_outcome": change.old_outcome or None,
+        "new_outcome": change.new_outcome,
+        "reason": change.reason or None,
+        "judged_by": change.judged_by,
+        "changed_by": change.changed_by or None,
+        "changed_by_email": change.changed_by_email or None,
+        "judged_at": instant(change.judged_at),
+    }
+
+
+@router.get("/admin/ai/decisions/{decision_id}",
+            summary="One decision without its context, its outcome history and its nearest judged precedents",
+            response_model=DecisionDetail, responses={**STAFF_ERRORS, **errors(404)})
+async def get_decision(
+    decision_id: DecisionId,
+    request: Request,
+    precedents: Annotated[int | None, Query(ge=0, le=MAX_K, description="how many precedents; 5 when left out")] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    ask = decisions_pb2.GetDecisionRequest(id=decision_id)
+    if precedents is not None:
+        ask.precedents = precedents
+    reply = await _decisions(request).GetDecision(ask)
+    summary = reply.summary
+    return {
+        **decision_json(reply.decision),
+        "history": [_change_json(c) for c in reply.history],
+        "precedents": [{**decision_json(d), "similarity": d.similarity} for d in reply.precedents],
+        "precedent_summary": {
+            "successes": summary.successes,
+            "failures": summary.failures,
+            "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
+        },
+    }

@@ -366,10 +366,11 @@ async def list_audit(
     page: PageQuery,
     entity: Annotated[Literal["agent", "skill"] | None, Query(description="only changes to this kind of thing")] = None,
     entity_id: Annotated[str, Query(max_length=128, description="only changes to this agent or skill")] = "",
+    actor: Annotated[str, Query(max_length=256, description="only changes by this person (their sub or email)")] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     reply = await _registry(request).ListAudit(
-        registry_pb2.ListAuditRequest(entity=entity or "", entity_id=entity_id, page=page.proto())
+        registry_pb2.ListAuditRequest(entity=entity or "", entity_id=entity_id, actor=actor, page=page.proto())
     )
     return {"items": [audit_json(r) for r in reply.items], "next_cursor": reply.next_cursor or None}
 

@@ -17,7 +17,7 @@ from fastapi.responses import PlainTextResponse
 
 from gateway.auth import Principal, staff
 from gateway.contracts.common import STAFF_ERRORS, errors
-from gateway.contracts.telemetry import Insights
+from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.errors import ApiError
 from gateway.upstream import instant, stub
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
@@ -77,6 +77,33 @@ async def insights(
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
     ask = telemetry_pb2.GetInsightsRequest() if days is None else telemetry_pb2.GetInsightsRequest(days=days)
     return insights_json(await telemetry.GetInsights(ask))
+
+
+@router.get("/admin/ai/insights/series", summary="Runs and failures per agent over the window, in equal buckets",
+            response_model=RunSeries, responses=STAFF_ERRORS)
+async def run_series(
+    request: Request,
+    days: Annotated[int | None, Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS,
+                                      description=f"window in days (default {DEFAULT_WINDOW_DAYS})")] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
+    ask = telemetry_pb2.GetRunSeriesRequest() if days is None else telemetry_pb2.GetRunSeriesRequest(days=days)
+    reply = await telemetry.GetRunSeries(ask)
+    return {
+        "window_days": reply.window_days,
+        "bucket_seconds": reply.bucket_seconds,
+        "start": instant(reply.start),
+        "end": instant(reply.end),
+        "agents": [
+            {
+                "agent_id": series.agent_id,
+                "points": [{"start": instant(p.start), "runs": p.runs, "failures": p.failures}
+                           for p in series.points],
+            }
+            for series in reply.agents
+        ],
+    }
 
 
 def metrics_key(

@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from outrider.v1 import common_pb2 as outrider_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1boutrider/v1/decisions.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"\xe4\x02\n\x08\x44\x65\x63ision\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nsubject_id\x18\x04 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x05 \x01(\t\x12\x12\n\nconfidence\x18\x06 \x01(\x01\x12\x11\n\treasoning\x18\x07 \x01(\t\x12\r\n\x05model\x18\x08 \x01(\t\x12.\n\ndecided_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07outcome\x18\n \x01(\t\x12\x16\n\x0eoutcome_reason\x18\x0b \x01(\t\x12-\n\tjudged_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tjudged_by\x18\r \x01(\t\x12\x14\n\x0c\x63ontext_json\x18\x10 \x01(\x0c\x12\x12\n\nsimilarity\x18\x0f \x01(\x01J\x04\x08\x0e\x10\x0f\"\x99\x02\n\x15RecordDecisionRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nsubject_id\x18\x04 \x01(\t\x12\x14\n\x0c\x63ontext_json\x18\x0c \x01(\x0c\x12\x0e\n\x06\x61\x63tion\x18\x06 \x01(\t\x12\x17\n\nconfidence\x18\x07 \x01(\x01H\x00\x88\x01\x01\x12\x11\n\treasoning\x18\x08 \x01(\t\x12\r\n\x05model\x18\t \x01(\t\x12\x11\n\tembedding\x18\n \x03(\x02\x12.\n\ndecided_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_confidenceJ\x04\x08\x05\x10\x06\"5\n\x16RecordDecisionResponse\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"p\n\x12\x46indSimilarRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x14\n\x0c\x63ontext_json\x18\x05 \x01(\x0c\x12\x11\n\tembedding\x18\x03 \x03(\x02\x12\x0e\n\x01k\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x04\n\x02_kJ\x04\x08\x02\x10\x03\"a\n\x0eSimilarSummary\x12\x11\n\tsuccesses\x18\x01 \x01(\x05\x12\x10\n\x08\x66\x61ilures\x18\x02 \x01(\x05\x12\x19\n\x0csuccess_rate\x18\x03 \x01(\x01H\x00\x88\x01\x01\x42\x0f\n\r_success_rate\"i\n\x13\x46indSimilarResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.Decision\x12,\n\x07summary\x18\x02 \x01(\x0b\x32\x1b.outrider.v1.SimilarSummary\"v\n\x11SetOutcomeRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x11\n\tjudged_by\x18\x04 \x01(\t\x12!\n\x05\x61\x63tor\x18\x05 \x01(\x0b\x32\x12.outrider.v1.Actor\"x\n\x14ListDecisionsRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12&\n\x04page\x18\x04 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"R\n\x15ListDecisionsResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.Decision\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"m\n\x12ListPendingRequest\x12\x32\n\x0e\x64\x65\x63ided_before\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x61\x66ter_cursor\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"\x87\x01\n\x0fPendingDecision\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\x12\x12\n\nsubject_id\x18\x03 \x01(\t\x12.\n\ndecided_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05model\x18\x05 \x01(\t\"W\n\x13ListPendingResponse\x12+\n\x05items\x18\x01 \x03(\x0b\x32\x1c.outrider.v1.PendingDecision\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"=\n\x0eOutcomeVerdict\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"V\n\x12SetOutcomesRequest\x12-\n\x08verdicts\x18\x01 \x03(\x0b\x32\x1b.outrider.v1.OutcomeVerdict\x12\x11\n\tjudged_by\x18\x02 \x01(\t\")\n\x13SetOutcomesResponse\x12\x12\n\njudged_ids\x18\x01 \x03(\t\"I\n\x14\x43ountOutcomesRequest\x12\x31\n\rdecided_since\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"T\n\x0cOutcomeCount\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x03\x12\r\n\x05model\x18\x04 \x01(\t\"A\n\x15\x43ountOutcomesResponse\x12(\n\x05items\x18\x01 \x03(\x0b\x32\x19.outrider.v1.OutcomeCount\"G\n\x07Subject\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x10\n\x08plan_ref\x18\x03 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x04 \x01(\t\"F\n\x16RegisterSubjectRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x10\n\x08plan_ref\x18\x03 \x01(\t\"\x83\x02\n\rHumanDecision\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nsubject_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0c\n\x04\x62ody\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\x12\x10\n\x08provider\x18\x06 \x01(\t\x12\x13\n\x0b\x65xternal_id\x18\x07 \x01(\t\x12.\n\nwritten_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bobserved_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08plan_ref\x18\n \x01(\t\x12\x0c\n\x04step\x18\x0b \x01(\t\"\x9a\x01\n\x17RecordHumanInputRequest\x12\x10\n\x08provider\x18\x01 \x01(\t\x12\x13\n\x0b\x65xternal_id\x18\x02 \x01(\t\x12\x12\n\nsubject_id\x18\x03 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x04 \x01(\t\x12&\n\x02\x61t\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04\x62ody\x18\x06 \x01(\t\"Y\n\x18RecordHumanInputResponse\x12,\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1a.outrider.v1.HumanDecision\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\")\n\x13LeaseSubjectRequest\x12\x12\n\nsubject_id\x18\x01 \x01(\t\"q\n\x14LeaseSubjectResponse\x12\x12\n\nsubject_id\x18\x01 \x01(\t\x12\x33\n\x0fhuman_decisions\x18\x02 \x03(\x0b\x32\x1a.outrider.v1.HumanDecision\x12\x10\n\x08imported\x18\x03 \x01(\x05\"W\n\x19ListHumanDecisionsRequest\x12\x12\n\nsubject_id\x18\x01 \x01(\t\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"\\\n\x1aListHumanDecisionsResponse\x12)\n\x05items\x18\x01 \x03(\x0b\x32\x1a.outrider.v1.HumanDecision\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t2\xbc\x07\n\tDecisions\x12Y\n\x0eRecordDecision\x12\".outrider.v1.RecordDecisionRequest\x1a#.outrider.v1.RecordDecisionResponse\x12P\n\x0b\x46indSimilar\x12\x1f.outrider.v1.FindSimilarRequest\x1a .outrider.v1.FindSimilarResponse\x12\x43\n\nSetOutcome\x12\x1e.outrider.v1.SetOutcomeRequest\x1a\x15.outrider.v1.Decision\x12V\n\rListDecisions\x12!.outrider.v1.ListDecisionsRequest\x1a\".outrider.v1.ListDecisionsResponse\x12P\n\x0bListPending\x12\x1f.outrider.v1.ListPendingRequest\x1a .outrider.v1.ListPendingResponse\x12P\n\x0bSetOutcomes\x12\x1f.outrider.v1.SetOutcomesRequest\x1a .outrider.v1.SetOutcomesResponse\x12V\n\rCountOutcomes\x12!.outrider.v1.CountOutcomesRequest\x1a\".outrider.v1.CountOutcomesResponse\x12L\n\x0fRegisterSubject\x12#.outrider.v1.RegisterSubjectRequest\x1a\x14.outrider.v1.Subject\x12_\n\x10RecordHumanInput\x12$.outrider.v1.RecordHumanInputRequest\x1a%.outrider.v1.RecordHumanInputResponse\x12S\n\x0cLeaseSubject\x12 .outrider.v1.LeaseSubjectRequest\x1a!.outrider.v1.LeaseSubjectResponse\x12\x65\n\x12ListHumanDecisions\x12&.outrider.v1.ListHumanDecisionsRequest\x1a\'.outrider.v1.ListHumanDecisionsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1boutrider/v1/decisions.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"\xe4\x02\n\x08\x44\x65\x63ision\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nsubject_id\x18\x04 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x05 \x01(\t\x12\x12\n\nconfidence\x18\x06 \x01(\x01\x12\x11\n\treasoning\x18\x07 \x01(\t\x12\r\n\x05model\x18\x08 \x01(\t\x12.\n\ndecided_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07outcome\x18\n \x01(\t\x12\x16\n\x0eoutcome_reason\x18\x0b \x01(\t\x12-\n\tjudged_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tjudged_by\x18\r \x01(\t\x12\x14\n\x0c\x63ontext_json\x18\x10 \x01(\x0c\x12\x12\n\nsimilarity\x18\x0f \x01(\x01J\x04\x08\x0e\x10\x0f\"\x99\x02\n\x15RecordDecisionRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nsubject_id\x18\x04 \x01(\t\x12\x14\n\x0c\x63ontext_json\x18\x0c \x01(\x0c\x12\x0e\n\x06\x61\x63tion\x18\x06 \x01(\t\x12\x17\n\nconfidence\x18\x07 \x01(\x01H\x00\x88\x01\x01\x12\x11\n\treasoning\x18\x08 \x01(\t\x12\r\n\x05model\x18\t \x01(\t\x12\x11\n\tembedding\x18\n \x03(\x02\x12.\n\ndecided_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_confidenceJ\x04\x08\x05\x10\x06\"5\n\x16RecordDecisionResponse\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"p\n\x12\x46indSimilarRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x14\n\x0c\x63ontext_json\x18\x05 \x01(\x0c\x12\x11\n\tembedding\x18\x03 \x03(\x02\x12\x0e\n\x01k\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x04\n\x02_kJ\x04\x08\x02\x10\x03\"a\n\x0eSimilarSummary\x12\x11\n\tsuccesses\x18\x01 \x01(\x05\x12\x10\n\x08\x66\x61ilures\x18\x02 \x01(\x05\x12\x19\n\x0csuccess_rate\x18\x03 \x01(\x01H\x00\x88\x01\x01\x42\x0f\n\r_success_rate\"i\n\x13\x46indSimilarResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.Decision\x12,\n\x07summary\x18\x02 \x01(\x0b\x32\x1b.outrider.v1.SimilarSummary\"v\n\x11SetOutcomeRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x11\n\tjudged_by\x18\x04 \x01(\t\x12!\n\x05\x61\x63tor\x18\x05 \x01(\x0b\x32\x12.outrider.v1.Actor\"\xe9\x01\n\x14ListDecisionsRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12&\n\x04page\x18\x04 \x01(\x0b\x32\x18.outrider.v1.PageRequest\x12\r\n\x05model\x18\x05 \x01(\t\x12\x30\n\x0c\x64\x65\x63ided_from\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\ndecided_to\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"R\n\x15ListDecisionsResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.Decision\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"H\n\x12GetDecisionRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\nprecedents\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\r\n\x0b_precedents\"\xb9\x01\n\rOutcomeChange\x12\x13\n\x0bold_outcome\x18\x01 \x01(\t\x12\x13\n\x0bnew_outcome\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x11\n\tjudged_by\x18\x04 \x01(\t\x12\x12\n\nchanged_by\x18\x05 \x01(\t\x12\x18\n\x10\x63hanged_by_email\x18\x06 \x01(\t\x12-\n\tjudged_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xbf\x01\n\x0e\x44\x65\x63isionDetail\x12\'\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x15.outrider.v1.Decision\x12+\n\x07history\x18\x02 \x03(\x0b\x32\x1a.outrider.v1.OutcomeChange\x12)\n\nprecedents\x18\x03 \x03(\x0b\x32\x15.outrider.v1.Decision\x12,\n\x07summary\x18\x04 \x01(\x0b\x32\x1b.outrider.v1.SimilarSummary\"m\n\x12ListPendingRequest\x12\x32\n\x0e\x64\x65\x63ided_before\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x61\x66ter_cursor\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"\x87\x01\n\x0fPendingDecision\x12\n\n\x02id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\x12\x12\n\nsubject_id\x18\x03 \x01(\t\x12.\n\ndecided_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05model\x18\x05 \x01(\t\"W\n\x13ListPendingResponse\x12+\n\x05items\x18\x01 \x03(\x0b\x32\x1c.outrider.v1.PendingDecision\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"=\n\x0eOutcomeVerdict\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"V\n\x12SetOutcomesRequest\x12-\n\x08verdicts\x18\x01 \x03(\x0b\x32\x1b.outrider.v1.OutcomeVerdict\x12\x11\n\tjudged_by\x18\x02 \x01(\t\")\n\x13SetOutcomesResponse\x12\x12\n\njudged_ids\x18\x01 \x03(\t\"I\n\x14\x43ountOutcomesRequest\x12\x31\n\rdecided_since\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"T\n\x0cOutcomeCount\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x03\x12\r\n\x05model\x18\x04 \x01(\t\"A\n\x15\x43ountOutcomesResponse\x12(\n\x05items\x18\x01 \x03(\x0b\x32\x19.outrider.v1.OutcomeCount\"G\n\x07Subject\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x10\n\x08plan_ref\x18\x03 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x04 \x01(\t\"F\n\x16RegisterSubjectRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x10\n\x08plan_ref\x18\x03 \x01(\t\"\x83\x02\n\rHumanDecision\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nsubject_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0c\n\x04\x62ody\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\x12\x10\n\x08provider\x18\x06 \x01(\t\x12\x13\n\x0b\x65xternal_id\x18\x07 \x01(\t\x12.\n\nwritten_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bobserved_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08plan_ref\x18\n \x01(\t\x12\x0c\n\x04step\x18\x0b \x01(\t\"\x9a\x01\n\x17RecordHumanInputRequest\x12\x10\n\x08provider\x18\x01 \x01(\t\x12\x13\n\x0b\x65xternal_id\x18\x02 \x01(\t\x12\x12\n\nsubject_id\x18\x03 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x04 \x01(\t\x12&\n\x02\x61t\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04\x62ody\x18\x06 \x01(\t\"Y\n\x18RecordHumanInputResponse\x12,\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1a.outrider.v1.HumanDecision\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\")\n\x13LeaseSubjectRequest\x12\x12\n\nsubject_id\x18\x01 \x01(\t\"q\n\x14LeaseSubjectResponse\x12\x12\n\nsubject_id\x18\x01 \x01(\t\x12\x33\n\x0fhuman_decisions\x18\x02 \x03(\x0b\x32\x1a.outrider.v1.HumanDecision\x12\x10\n\x08imported\x18\x03 \x01(\x05\"W\n\x19ListHumanDecisionsRequest\x12\x12\n\nsubject_id\x18\x01 \x01(\t\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"\\\n\x1aListHumanDecisionsResponse\x12)\n\x05items\x18\x01 \x03(\x0b\x32\x1a.outrider.v1.HumanDecision\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t2\x89\x08\n\tDecisions\x12Y\n\x0eRecordDecision\x12\".outrider.v1.RecordDecisionRequest\x1a#.outrider.v1.RecordDecisionResponse\x12P\n\x0b\x46indSimilar\x12\x1f.outrider.v1.FindSimilarRequest\x1a .outrider.v1.FindSimilarResponse\x12\x43\n\nSetOutcome\x12\x1e.outrider.v1.SetOutcomeRequest\x1a\x15.outrider.v1.Decision\x12V\n\rListDecisions\x12!.outrider.v1.ListDecisionsRequest\x1a\".outrider.v1.ListDecisionsResponse\x12K\n\x0bGetDecision\x12\x1f.outrider.v1.GetDecisionRequest\x1a\x1b.outrider.v1.DecisionDetail\x12P\n\x0bListPending\x12\x1f.outrider.v1.ListPendingRequest\x1a .outrider.v1.ListPendingResponse\x12P\n\x0bSetOutcomes\x12\x1f.outrider.v1.SetOutcomesRequest\x1a .outrider.v1.SetOutcomesResponse\x12V\n\rCountOutcomes\x12!.outrider.v1.CountOutcomesRequest\x1a\".outrider.v1.CountOutcomesResponse\x12L\n\x0fRegisterSubject\x12#.outrider.v1.RegisterSubjectRequest\x1a\x14.outrider.v1.Subject\x12_\n\x10RecordHumanInput\x12$.outrider.v1.RecordHumanInputRequest\x1a%.outrider.v1.RecordHumanInputResponse\x12S\n\x0cLeaseSubject\x12 .outrider.v1.LeaseSubjectRequest\x1a!.outrider.v1.LeaseSubjectResponse\x12\x65\n\x12ListHumanDecisions\x12&.outrider.v1.ListHumanDecisionsRequest\x1a\'.outrider.v1.ListHumanDecisionsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,46 +47,52 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FINDSIMILARRESPONSE']._serialized_end=1119
   _globals['_SETOUTCOMEREQUEST']._serialized_start=1121
   _globals['_SETOUTCOMEREQUEST']._serialized_end=1239
-  _globals['_LISTDECISIONSREQUEST']._serialized_start=1241
-  _globals['_LISTDECISIONSREQUEST']._serialized_end=1361
-  _globals['_LISTDECISIONSRESPONSE']._serialized_start=1363
-  _globals['_LISTDECISIONSRESPONSE']._serialized_end=1445
-  _globals['_LISTPENDINGREQUEST']._serialized_start=1447
-  _globals['_LISTPENDINGREQUEST']._serialized_end=1556
-  _globals['_PENDINGDECISION']._serialized_start=1559
-  _globals['_PENDINGDECISION']._serialized_end=1694
-  _globals['_LISTPENDINGRESPONSE']._serialized_start=1696
-  _globals['_LISTPENDINGRESPONSE']._serialized_end=1783
-  _globals['_OUTCOMEVERDICT']._serialized_start=1785
-  _globals['_OUTCOMEVERDICT']._serialized_end=1846
-  _globals['_SETOUTCOMESREQUEST']._serialized_start=1848
-  _globals['_SETOUTCOMESREQUEST']._serialized_end=1934
-  _globals['_SETOUTCOMESRESPONSE']._serialized_start=1936
-  _globals['_SETOUTCOMESRESPONSE']._serialized_end=1977
-  _globals['_COUNTOUTCOMESREQUEST']._serialized_start=1979
-  _globals['_COUNTOUTCOMESREQUEST']._serialized_end=2052
-  _globals['_OUTCOMECOUNT']._serialized_start=2054
-  _globals['_OUTCOMECOUNT']._serialized_end=2138
-  _globals['_COUNTOUTCOMESRESPONSE']._serialized_start=2140
-  _globals['_COUNTOUTCOMESRESPONSE']._serialized_end=2205
-  _globals['_SUBJECT']._serialized_start=2207
-  _globals['_SUBJECT']._serialized_end=2278
-  _globals['_REGISTERSUBJECTREQUEST']._serialized_start=2280
-  _globals['_REGISTERSUBJECTREQUEST']._serialized_end=2350
-  _globals['_HUMANDECISION']._serialized_start=2353
-  _globals['_HUMANDECISION']._serialized_end=2612
-  _globals['_RECORDHUMANINPUTREQUEST']._serialized_start=2615
-  _globals['_RECORDHUMANINPUTREQUEST']._serialized_end=2769
-  _globals['_RECORDHUMANINPUTRESPONSE']._serialized_start=2771
-  _globals['_RECORDHUMANINPUTRESPONSE']._serialized_end=2860
-  _globals['_LEASESUBJECTREQUEST']._serialized_start=2862
-  _globals['_LEASESUBJECTREQUEST']._serialized_end=2903
-  _globals['_LEASESUBJECTRESPONSE']._serialized_start=2905
-  _globals['_LEASESUBJECTRESPONSE']._serialized_end=3018
-  _globals['_LISTHUMANDECISIONSREQUEST']._serialized_start=3020
-  _globals['_LISTHUMANDECISIONSREQUEST']._serialized_end=3107
-  _globals['_LISTHUMANDECISIONSRESPONSE']._serialized_start=3109
-  _globals['_LISTHUMANDECISIONSRESPONSE']._serialized_end=3201
-  _globals['_DECISIONS']._serialized_start=3204
-  _globals['_DECISIONS']._serialized_end=4160
+  _globals['_LISTDECISIONSREQUEST']._serialized_start=1242
+  _globals['_LISTDECISIONSREQUEST']._serialized_end=1475
+  _globals['_LISTDECISIONSRESPONSE']._serialized_start=1477
+  _globals['_LISTDECISIONSRESPONSE']._serialized_end=1559
+  _globals['_GETDECISIONREQUEST']._serialized_start=1561
+  _globals['_GETDECISIONREQUEST']._serialized_end=1633
+  _globals['_OUTCOMECHANGE']._serialized_start=1636
+  _globals['_OUTCOMECHANGE']._serialized_end=1821
+  _globals['_DECISIONDETAIL']._serialized_start=1824
+  _globals['_DECISIONDETAIL']._serialized_end=2015
+  _globals['_LISTPENDINGREQUEST']._serialized_start=2017
+  _globals['_LISTPENDINGREQUEST']._serialized_end=2126
+  _globals['_PENDINGDECISION']._serialized_start=2129
+  _globals['_PENDINGDECISION']._serialized_end=2264
+  _globals['_LISTPENDINGRESPONSE']._serialized_start=2266
+  _globals['_LISTPENDINGRESPONSE']._serialized_end=2353
+  _globals['_OUTCOMEVERDICT']._serialized_start=2355
+  _globals['_OUTCOMEVERDICT']._serialized_end=2416
+  _globals['_SETOUTCOMESREQUEST']._serialized_start=2418
+  _globals['_SETOUTCOMESREQUEST']._serialized_end=2504
+  _globals['_SETOUTCOMESRESPONSE']._serialized_start=2506
+  _globals['_SETOUTCOMESRESPONSE']._serialized_end=2547
+  _globals['_COUNTOUTCOMESREQUEST']._serialized_start=2549
+  _globals['_COUNTOUTCOMESREQUEST']._serialized_end=2622
+  _globals['_OUTCOMECOUNT']._serialized_start=2624
+  _globals['_OUTCOMECOUNT']._serialized_end=2708
+  _globals['_COUNTOUTCOMESRESPONSE']._serialized_start=2710
+  _globals['_COUNTOUTCOMESRESPONSE']._serialized_end=2775
+  _globals['_SUBJECT']._serialized_start=2777
+  _globals['_SUBJECT']._serialized_end=2848
+  _globals['_REGISTERSUBJECTREQUEST']._serialized_start=2850
+  _globals['_REGISTERSUBJECTREQUEST']._serialized_end=2920
+  _globals['_HUMANDECISION']._serialized_start=2923
+  _globals['_HUMANDECISION']._serialized_end=3182
+  _globals['_RECORDHUMANINPUTREQUEST']._serialized_start=3185
+  _globals['_RECORDHUMANINPUTREQUEST']._serialized_end=3339
+  _globals['_RECORDHUMANINPUTRESPONSE']._serialized_start=3341
+  _globals['_RECORDHUMANINPUTRESPONSE']._serialized_end=3430
+  _globals['_LEASESUBJECTREQUEST']._serialized_start=3432
+  _globals['_LEASESUBJECTREQUEST']._serialized_end=3473
+  _globals['_LEASESUBJECTRESPONSE']._serialized_start=3475
+  _globals['_LEASESUBJECTRESPONSE']._serialized_end=3588
+  _globals['_LISTHUMANDECISIONSREQUEST']._serialized_start=3590
+  _globals['_LISTHUMANDECISIONSREQUEST']._serialized_end=3677
+  _globals['_LISTHUMANDECISIONSRESPONSE']._serialized_start=3679
+  _globals['_LISTHUMANDECISIONSRESPONSE']._serialized_end=3771
+  _globals['_DECISIONS']._serialized_start=3774
+  _globals['_DECISIONS']._serialized_end=4807
 # @@protoc_insertion_point(module_scope)

@@ -123,16 +123,22 @@ class SetOutcomeRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., judged_by: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
 
 class ListDecisionsRequest(_message.Message):
-    __slots__ = ("decision_type", "outcome", "agent_id", "page")
+    __slots__ = ("decision_type", "outcome", "agent_id", "page", "model", "decided_from", "decided_to")
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_FROM_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_TO_FIELD_NUMBER: _ClassVar[int]
     decision_type: str
     outcome: str
     agent_id: str
     page: _common_pb2.PageRequest
-    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., agent_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+    model: str
+    decided_from: _timestamp_pb2.Timestamp
+    decided_to: _timestamp_pb2.Timestamp
+    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., agent_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., model: _Optional[str] = ..., decided_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListDecisionsResponse(_message.Message):
     __slots__ = ("items", "next_cursor")
@@ -141,6 +147,44 @@ class ListDecisionsResponse(_message.Message):
     items: _containers.RepeatedCompositeFieldContainer[Decision]
     next_cursor: str
     def __init__(self, items: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class GetDecisionRequest(_message.Message):
+    __slots__ = ("id", "precedents")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PRECEDENTS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    precedents: int
+    def __init__(self, id: _Optional[str] = ..., precedents: _Optional[int] = ...) -> None: ...
+
+class OutcomeChange(_message.Message):
+    __slots__ = ("old_outcome", "new_outcome", "reason", "judged_by", "changed_by", "changed_by_email", "judged_at")
+    OLD_OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    NEW_OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_BY_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_BY_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_BY_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_AT_FIELD_NUMBER: _ClassVar[int]
+    old_outcome: str
+    new_outcome: str
+    reason: str
+    judged_by: str
+    changed_by: str
+    changed_by_email: str
+    judged_at: _timestamp_pb2.Timestamp
+    def __init__(self, old_outcome: _Optional[str] = ..., new_outcome: _Optional[str] = ..., reason: _Optional[str] = ..., judged_by: _Optional[str] = ..., changed_by: _Optional[str] = ..., changed_by_email: _Optional[str] = ..., judged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class DecisionDetail(_message.Message):
+    __slots__ = ("decision", "history", "precedents", "summary")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    PRECEDENTS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    decision: Decision
+    history: _containers.RepeatedCompositeFieldContainer[OutcomeChange]
+    precedents: _containers.RepeatedCompositeFieldContainer[Decision]
+    summary: SimilarSummary
+    def __init__(self, decision: _Optional[_Union[Decision, _Mapping]] = ..., history: _Optional[_Iterable[_Union[OutcomeChange, _Mapping]]] = ..., precedents: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., summary: _Optional[_Union[SimilarSummary, _Mapping]] = ...) -> None: ...
 
 class ListPendingRequest(_message.Message):
     __slots__ = ("decided_before", "after_cursor", "limit")

@@ -56,6 +56,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.ListDecisionsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.ListDecisionsResponse.FromString,
                 _registered_method=True)
+        self.GetDecision = channel.unary_unary(
+                '/outrider.v1.Decisions/GetDecision',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.GetDecisionRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.DecisionDetail.FromString,
+                _registered_method=True)
         self.ListPending = channel.unary_unary(
                 '/outrider.v1.Decisions/ListPending',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.ListPendingRequest.SerializeToString,
@@ -118,6 +123,14 @@ class DecisionsServicer:
 
     def ListDecisions(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDecision(self, request, context):
+        """One decision for the console: without its context, with every outcome
+        change and the judged precedents nearest to it.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -188,6 +201,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.ListDecisions,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.ListDecisionsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.ListDecisionsResponse.SerializeToString,
+            ),
+            'GetDecision': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDecision,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.GetDecisionRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.DecisionDetail.SerializeToString,
             ),
             'ListPending': grpc.unary_unary_rpc_method_handler(
                     servicer.ListPending,
@@ -335,6 +353,33 @@ class Decisions:
             '/outrider.v1.Decisions/ListDecisions',
             outrider_dot_v1_dot_decisions__pb2.ListDecisionsRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.ListDecisionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDecision(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/GetDecision',
+            outrider_dot_v1_dot_decisions__pb2.GetDecisionRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.DecisionDetail.FromString,
             options,
             channel_credentials,
             insecure,

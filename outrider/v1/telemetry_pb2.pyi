@@ -73,6 +73,44 @@ class Insights(_message.Message):
     last_received_at: _timestamp_pb2.Timestamp
     def __init__(self, window_days: _Optional[int] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ..., decisions_available: _Optional[bool] = ..., degraded: _Optional[_Iterable[_Union[Degraded, _Mapping]]] = ..., last_received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class GetRunSeriesRequest(_message.Message):
+    __slots__ = ("days",)
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    def __init__(self, days: _Optional[int] = ...) -> None: ...
+
+class SeriesPoint(_message.Message):
+    __slots__ = ("start", "runs", "failures")
+    START_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    start: _timestamp_pb2.Timestamp
+    runs: int
+    failures: int
+    def __init__(self, start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ...) -> None: ...
+
+class AgentSeries(_message.Message):
+    __slots__ = ("agent_id", "points")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    points: _containers.RepeatedCompositeFieldContainer[SeriesPoint]
+    def __init__(self, agent_id: _Optional[str] = ..., points: _Optional[_Iterable[_Union[SeriesPoint, _Mapping]]] = ...) -> None: ...
+
+class RunSeries(_message.Message):
+    __slots__ = ("window_days", "bucket_seconds", "start", "end", "agents")
+    WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
+    BUCKET_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    window_days: int
+    bucket_seconds: int
+    start: _timestamp_pb2.Timestamp
+    end: _timestamp_pb2.Timestamp
+    agents: _containers.RepeatedCompositeFieldContainer[AgentSeries]
+    def __init__(self, window_days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentSeries, _Mapping]]] = ...) -> None: ...
+
 class GetCountersRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

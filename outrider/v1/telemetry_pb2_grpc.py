@@ -40,6 +40,11 @@ class TelemetryStub:
                 request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetInsightsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_telemetry__pb2.Insights.FromString,
                 _registered_method=True)
+        self.GetRunSeries = channel.unary_unary(
+                '/outrider.v1.Telemetry/GetRunSeries',
+                request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetRunSeriesRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_telemetry__pb2.RunSeries.FromString,
+                _registered_method=True)
         self.GetCounters = channel.unary_unary(
                 '/outrider.v1.Telemetry/GetCounters',
                 request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetCountersRequest.SerializeToString,
@@ -53,6 +58,13 @@ class TelemetryServicer:
 
     def GetInsights(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRunSeries(self, request, context):
+        """Runs and failures per agent over the insights window, in equal buckets.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -71,6 +83,11 @@ def add_TelemetryServicer_to_server(servicer, server):
                     servicer.GetInsights,
                     request_deserializer=outrider_dot_v1_dot_telemetry__pb2.GetInsightsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_telemetry__pb2.Insights.SerializeToString,
+            ),
+            'GetRunSeries': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRunSeries,
+                    request_deserializer=outrider_dot_v1_dot_telemetry__pb2.GetRunSeriesRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_telemetry__pb2.RunSeries.SerializeToString,
             ),
             'GetCounters': grpc.unary_unary_rpc_method_handler(
                     servicer.GetCounters,
@@ -106,6 +123,33 @@ class Telemetry:
             '/outrider.v1.Telemetry/GetInsights',
             outrider_dot_v1_dot_telemetry__pb2.GetInsightsRequest.SerializeToString,
             outrider_dot_v1_dot_telemetry__pb2.Insights.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRunSeries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Telemetry/GetRunSeries',
+            outrider_dot_v1_dot_telemetry__pb2.GetRunSeriesRequest.SerializeToString,
+            outrider_dot_v1_dot_telemetry__pb2.RunSeries.FromString,
             options,
             channel_credentials,
             insecure,

@@ -10,7 +10,7 @@ from outrider.wire import MalformedJson, json_bytes, json_object, timestamp
 
 from services.common.errors import InvalidArgument
 from services.decisions.rules import SimilarSummary
-from services.decisions.store import DecisionRow, OutcomeCountRow, PendingRow
+from services.decisions.store import DecisionRow, OutcomeChangeRow, OutcomeCountRow, PendingRow
 
 
 def context_from_proto(data: bytes) -> dict[str, Any] | None:
@@ -61,4 +61,16 @@ def pending_to_proto(row: PendingRow) -> decisions_pb2.PendingDecision:
 def count_to_proto(row: OutcomeCountRow) -> decisions_pb2.OutcomeCount:
     return decisions_pb2.OutcomeCount(
         decision_type=row.decision_type, outcome=row.outcome or "", count=row.count, model=row.model or ""
+    )
+
+
+def change_to_proto(row: OutcomeChangeRow) -> decisions_pb2.OutcomeChange:
+    return decisions_pb2.OutcomeChange(
+        old_outcome=row.old_outcome or "",
+        new_outcome=row.new_outcome,
+        reason=row.reason or "",
+        judged_by=row.judged_by,
+        changed_by=row.changed_by,
+        changed_by_email=row.changed_by_email,
+        judged_at=timestamp(row.judged_at),
     )

@@ -18,6 +18,7 @@ from services.decisions import rules
 from services.common.paging import instant_and_uuid
 from services.decisions.rules import InvalidDecision, Outcome
 
+DEFAULT_DETAIL_PRECEDENTS = 5
 DEFAULT_PENDING_BATCH = 500
 MAX_PENDING_BATCH = 1000
 MAX_VERDICTS = 1000
@@ -76,6 +77,21 @@ def outcome_filter(word: str | None) -> str | None:
         return word
     allowed = ", ".join([*(o.value for o in Outcome), PENDING])
     raise InvalidDecision("outcome", f"must be one of {allowed}, got {word!r}")
+
+
+def decided_range(decided_from: datetime | None, decided_to: datetime | None) -> None:
+    """A listing's time filter: from inclusive, to exclusive; an empty span is a mistake."""
+    if decided_from is not None and decided_to is not None and decided_to <= decided_from:
+        raise InvalidDecision("decided_to", "must be later than decided_from")
+
+
+def detail_precedents(requested: int | None) -> int:
+    """How many precedents a decision's detail carries: unset means 5, 0 means none."""
+    if requested is None:
+        return DEFAULT_DETAIL_PRECEDENTS
+    if not 0 <= requested <= rules.MAX_K:
+        raise InvalidDecision("precedents", f"must be between 0 and {rules.MAX_K}, got {requested}")
+    return requested
 
 
 @dataclass(frozen=True, slots=True)

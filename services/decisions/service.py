@@ -149,17 +149,48 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def ListDecisions(
         self, request: decisions_pb2.ListDecisionsRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.ListDecisionsResponse:
+        decided_from = instant(request.decided_from, request.HasField("decided_from"))
+        decided_to = instant(request.decided_to, request.HasField("decided_to"))
         outcome = queries.outcome_filter(request.outcome)
         limit = paging.page_limit(request.page.limit)
         after = paging.decode_cursor(request.page.cursor, queries.page_key)
+        queries.decided_range(decided_from, decided_to)
         async with self._engine.connect() as conn:
             rows = await store.list_decisions(
                 conn, decision_type=request.decision_type or None, outcome=outcome,
                 agent_id=request.agent_id or None, after=after, limit=limit + 1,
+                model=request.model or None, decided_from=decided_from, decided_to=decided_to,
             )
         page, cursor = paging.one_page(rows, limit, lambda row: (row.decided_at, row.id))
         return decisions_pb2.ListDecisionsResponse(
             items=[codec.decision_to_proto(row) for row in page], next_cursor=cursor
+        )
+
+    async def GetDecision(
+        self, request: decisions_pb2.GetDecisionRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.DecisionDetail:
+        decision_id = _uuid(request.id, "id")
+        wanted = queries.detail_precedents(request.precedents if request.HasField("precedents") else None)
+        async with self._engine.connect() as conn:
+            row = await store.get_decision(conn, id=decision_id)
+            if row is None:
+                raise NotFound(f"decision {decision_id} does not exist", code="DECISION_NOT_FOUND",
+                               details={"id": str(decision_id)})
+            history = await store.outcome_history(conn, decision_id=decision_id)
+            embedding = await store.get_embedding(conn, id=decision_id) if wanted else None
+        precedents: list[store.DecisionRow] = []
+        if embedding is not None:
+            # One more than wanted: a judged decision is its own nearest neighbour.
+            nearest = await self._precedents.nearest(decision_type=row.decision_type, embedding=embedding,
+                                                     k=wanted + 1)
+            # The context holds rider and customer data; this answer is for the console.
+            precedents = [dataclasses.replace(p, context=None) for p in nearest if p.id != decision_id][:wanted]
+        summary = rules.similar_summary(p.outcome or "" for p in precedents)
+        return decisions_pb2.DecisionDetail(
+            decision=codec.decision_to_proto(dataclasses.replace(row, context=None)),
+            history=[codec.change_to_proto(change) for change in history],
+            precedents=[codec.decision_to_proto(p) for p in precedents],
+            summary=codec.summary_to_proto(summary),
         )
 
     async def ListPending(

@@ -67,6 +67,17 @@ class OutcomeCountRow:
 
 
 @dataclass(frozen=True, slots=True)
+class OutcomeChangeRow:
+    old_outcome: str | None
+    new_outcome: str
+    reason: str | None
+    judged_by: str
+    changed_by: str
+    changed_by_email: str
+    judged_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     id: uuid.UUID
     outcome: str
@@ -146,6 +157,25 @@ async def get_decision(conn: AsyncConnection, *, id: uuid.UUID, lock: bool = Fal
         )
     ).first()
     return _decision(row) if row is not None else None
+
+
+async def get_embedding(conn: AsyncConnection, *, id: uuid.UUID) -> list[float] | None:
+    # As a plain float array, so the read needs no vector codec on this connection.
+    return await conn.scalar(text("select embedding::real[] from decisions where id = :id"), {"id": id})
+
+
+async def outcome_history(conn: AsyncConnection, *, decision_id: uuid.UUID) -> list[OutcomeChangeRow]:
+    """Every outcome change of one decision, oldest first."""
+    rows = await conn.execute(
+        text(
+            """
+            select old_outcome, new_outcome, reason, judged_by, changed_by, changed_by_email, judged_at
+              from outcome_history where decision_id = :id order by id
+            """
+        ),
+        {"id": decision_id},
+    )
+    return [OutcomeChangeRow(**row._mapping) for row in rows]
 
 
 async def set_outcome(
@@ -250,10 +280,22 @@ async def list_decisions(
     agent_id: str | None,
     after: PageKey | None,
     limit: int,
+    model: str | None = None,
+    decided_from: datetime | None = None,
+    decided_to: datetime | None = None,
 ) -> list[DecisionRow]:
     """Newest first, keyset on (decided_at, id). Never reads `context`."""
     where: list[str] = []
     params: dict[str, Any] = {"limit": limit}
+    if model:
+        where.append("model = :model")
+        params["model"] = model
+    if decided_from is not None:
+        where.append("decided_at >= :decided_from")
+        params["decided_from"] = decided_from
+    if decided_to is not None:
+        where.append("decided_at < :decided_to")
+        params["decided_to"] = decided_to
     if decision_type:
         where.append("decision_type = :decision_type")
         params["decision_type"] = decision_type

@@ -102,7 +102,8 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
         before = paging.decode_cursor(request.page.cursor, codec.audit_position)
         async with self._engine.connect() as conn:
             rows = await store.list_audit(
-                conn, entity=entity, entity_id=request.entity_id or None, before_id=before, limit=limit + 1
+                conn, entity=entity, entity_id=request.entity_id or None, actor=request.actor or None,
+                before_id=before, limit=limit + 1,
             )
         page, cursor = paging.one_page(rows, limit, lambda row: (row.id,))
         return registry_pb2.ListAuditResponse(items=[codec.audit_to_proto(row) for row in page], next_cursor=cursor)

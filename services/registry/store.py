@@ -524,11 +524,16 @@ async def list_audit(
     *,
     entity: str | None = None,
     entity_id: str | None = None,
+    actor: str | None = None,
     before_id: int | None = None,
     limit: int,
 ) -> list[AuditRow]:
     """Newest first, keyset paged on the row id: stable while new rows arrive."""
     clauses, params = [], {"limit": limit}
+    if actor is not None:
+        # An operator knows a colleague by email, a script by sub: either names them.
+        clauses.append("(changed_by = :actor or changed_by_email = :actor)")
+        params["actor"] = actor
     if entity is not None:
         clauses.append("entity = :entity")
         params["entity"] = entity

@@ -12,7 +12,7 @@ from outrider.wire import timestamp
 from services.telemetry import rules
 
 
-def requested_days(request: telemetry_pb2.GetInsightsRequest) -> int | None:
+def requested_days(request: telemetry_pb2.GetInsightsRequest | telemetry_pb2.GetRunSeriesRequest) -> int | None:
     return request.days if request.HasField("days") else None
 
 
@@ -66,3 +66,24 @@ def insights_to_proto(
 
 def counters_to_proto(snapshot: Mapping[str, int]) -> telemetry_pb2.Counters:
     return telemetry_pb2.Counters(**snapshot)
+
+
+def series_to_proto(
+    days: int, window: rules.SeriesWindow, series: Mapping[str, list[rules.SeriesPoint]]
+) -> telemetry_pb2.RunSeries:
+    return telemetry_pb2.RunSeries(
+        window_days=days,
+        bucket_seconds=window.bucket_seconds,
+        start=timestamp(window.start),
+        end=timestamp(window.end),
+        agents=[
+            telemetry_pb2.AgentSeries(
+                agent_id=agent_id,
+                points=[
+                    telemetry_pb2.SeriesPoint(start=timestamp(p.start), runs=p.runs, failures=p.failures)
+                    for p in points
+                ],
+            )
+            for agent_id, points in series.items()
+        ],
+    )

@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from services.common.errors import FieldError
@@ -328,6 +328,71 @@ def assemble(
             )
         )
     return rows
+
+
+# Bucket widths a run series may use, narrowest first. The narrowest that
+# keeps a window within SERIES_MAX_BUCKETS wins: a day in hours, a week in
+# quarter days, a month in days. Finer buckets would draw bars too thin to
+# read; coarser ones would hide the hour a fleet went quiet.
+SERIES_BUCKET_SECONDS = (3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400)
+SERIES_MAX_BUCKETS = 48
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesWindow:
+    start: datetime
+    end: datetime
+    bucket_seconds: int
+    buckets: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPoint:
+    start: datetime
+    runs: int
+    failures: int
+
+
+def series_window(now: datetime, days: int) -> SeriesWindow:
+    """Equal buckets covering the last `days` days, the last one holding `now`.
+
+    Buckets start on whole multiples of their width since the epoch, so two
+    reads an hour apart share their bucket edges and a chart does not shift
+    under the operator's eyes. The window's two ends therefore fall inside
+    the first and last buckets: one bucket more than the span holds.
+    """
+    span = days * 86400
+    width = next((w for w in SERIES_BUCKET_SECONDS if span / w <= SERIES_MAX_BUCKETS), SERIES_BUCKET_SECONDS[-1])
+    now_epoch = int(now.timestamp())
+    start_epoch = (now_epoch - span) // width * width
+    end_epoch = (now_epoch // width + 1) * width
+    zone = now.tzinfo or timezone.utc
+    return SeriesWindow(
+        start=datetime.fromtimestamp(start_epoch, tz=zone),
+        end=datetime.fromtimestamp(end_epoch, tz=zone),
+        bucket_seconds=width,
+        buckets=(end_epoch - start_epoch) // width,
+    )
+
+
+def dense_series(
+    window: SeriesWindow, counts: Iterable[tuple[str, int, int, int]]
+) -> dict[str, list[SeriesPoint]]:
+    """Per agent, every bucket of the window in order, from sparse
+    (agent_id, bucket index, runs, failures) counts; buckets outside the
+    window are ignored."""
+    by_agent: dict[str, list[list[int]]] = {}
+    for agent_id, index, runs, failures in counts:
+        if not 0 <= index < window.buckets:
+            continue
+        slots = by_agent.setdefault(agent_id, [[0, 0] for _ in range(window.buckets)])
+        slots[index][0] += runs
+        slots[index][1] += failures
+    width = timedelta(seconds=window.bucket_seconds)
+    return {
+        agent_id: [SeriesPoint(window.start + i * width, runs, failures) for i, (runs, failures) in enumerate(slots)]
+        for agent_id, slots in sorted(by_agent.items())
+    }
 
 
 def fold_outcomes(items: Iterable[tuple[str, str, int]]) -> list[OutcomeCount]:

@@ -93,6 +93,19 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
             last_received_at=last_run,
         )
 
+    async def GetRunSeries(
+        self, request: telemetry_pb2.GetRunSeriesRequest, context: grpc.aio.ServicerContext
+    ) -> telemetry_pb2.RunSeries:
+        days = rules.window_days(codec.requested_days(request))
+        try:
+            async with self._engine.connect() as conn:
+                window = rules.series_window(await store.database_now(conn), days)
+                counts = await store.run_counts(conn, start=window.start, end=window.end,
+                                                bucket_seconds=window.bucket_seconds)
+        except (SQLAlchemyError, OSError) as error:
+            raise Unavailable("the telemetry database is not answering", code="DATABASE_UNAVAILABLE") from error
+        return codec.series_to_proto(days, window, rules.dense_series(window, counts))
+
     async def GetCounters(
         self, request: telemetry_pb2.GetCountersRequest, context: grpc.aio.ServicerContext
     ) -> telemetry_pb2.Counters:

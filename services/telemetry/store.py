@@ -80,6 +80,31 @@ async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
     ]
 
 
+async def database_now(conn: AsyncConnection) -> datetime:
+    return await conn.scalar(text("select now()"))
+
+
+async def run_counts(
+    conn: AsyncConnection, *, start: datetime, end: datetime, bucket_seconds: int
+) -> list[tuple[str, int, int, int]]:
+    """(agent_id, bucket index from `start`, runs, failures) for each bucket that had runs."""
+    rows = await conn.execute(
+        text(
+            """
+            select agent_id,
+                   floor(extract(epoch from received_at - :start) / :width)::int as bucket,
+                   count(*) as runs,
+                   count(*) filter (where status = 'failed') as failures
+              from runs
+             where received_at >= :start and received_at < :end
+             group by 1, 2
+            """
+        ),
+        {"start": start, "end": end, "width": bucket_seconds},
+    )
+    return [(row.agent_id, row.bucket, row.runs, row.failures) for row in rows]
+
+
 async def last_received(conn: AsyncConnection) -> tuple[datetime | None, datetime]:
     """When the newest run arrived, and the database's now, read together so
     the comparison uses one clock."""

@@ -95,3 +95,20 @@ def test_token_is_signed_with_the_dev_secret_kept_in_the_data_dir(tmp_path):
     claims = jwt.decode(first.stdout.strip(), secret, algorithms=["HS256"])
     assert claims["role"] == 3 and claims["tenant_id"] == 0 and claims["email"] == "a@example.com"
     assert jwt.decode(second.stdout.strip(), secret, algorithms=["HS256"])["role"] == 1
+
+
+def test_token_console_prints_a_sign_in_link_with_the_token_in_the_fragment(tmp_path):
+    env = {"OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_HTTP_PORT": "8123", "OUTRIDER_HTTP_HOST": "0.0.0.0"}
+    link = outrider("token", "--console", "--role", "4", "--tenant", "9", env=env)
+    assert link.returncode == 0, link.stderr
+    url, _, token = link.stdout.strip().partition("#token=")
+    # Bound to every interface, the gateway is still reached on loopback; the
+    # token rides in the fragment, which no browser sends to a server.
+    assert url == "http://127.0.0.1:8123/console/" and "?" not in url
+    secret = (tmp_path / "secrets" / "jwt_secret").read_text().strip()
+    claims = jwt.decode(token, secret, algorithms=["HS256"])
+    assert (claims["role"], claims["tenant_id"]) == (4, 9)
+    assert claims["exp"] - claims["iat"] == 8 * 3600
+    longer = outrider("token", "--console", "--role", "1", "--ttl-hours", "1", env=env)
+    one_hour = jwt.decode(longer.stdout.strip().partition("#token=")[2], secret, algorithms=["HS256"])
+    assert one_hour["exp"] - one_hour["iat"] == 3600

@@ -120,6 +120,8 @@ def test_up_serves_keeps_data_and_leaves_nothing_behind(data_dir):
         banner = first.interrupt()
     assert first.process.returncode == 0
     assert "outrider is up" in banner and "outrider token --role 1" in banner
+    link = next(word for word in banner.split() if "/console/#token=" in word)
+    assert link.startswith(f"http://127.0.0.1:{first.http_port}/console/#token=")
     assert "registry exited" in banner
     assert leftovers(data_dir) == []
 

@@ -145,3 +145,22 @@ async def test_bad_audit_queries_name_the_field(api, params, field):
     reply = await api.get("/admin/ai/audit", params=params, headers=READER)
     assert reply.status_code == 422
     assert field in reply.json()["error"]["details"]["fields"]
+
+
+
+async def test_audit_filters_by_the_person_who_changed_it(api):
+    lead = bearer(role=1, sub="u-lead", email="lead@example.com")
+    other = bearer(role=1, sub="u-other", email="other@example.com")
+    await api.patch("/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": 12}}, headers=lead)
+    await api.patch("/admin/ai/skills/doorstep_stall", json={"enabled": False}, headers=other)
+    await api.patch("/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": 13}}, headers=other)
+    by_email = (await api.get("/admin/ai/audit", params={"actor": "other@example.com"}, headers=READER)).json()
+    by_sub = (await api.get("/admin/ai/audit", params={"actor": "u-lead"}, headers=READER)).json()
+    both = (await api.get("/admin/ai/audit", params={"actor": "u-other", "entity_id": "stall_response"},
+                          headers=READER)).json()
+    nobody = (await api.get("/admin/ai/audit", params={"actor": "nobody@example.com"}, headers=READER)).json()
+    assert [(r["entity_id"], r["changed_by"]) for r in by_email["items"]] == [
+        ("stall_response", "u-other"), ("doorstep_stall", "u-other")]
+    assert [(r["entity_id"], r["new"]["stallMinutes"]) for r in by_sub["items"]] == [("stall_response", 12)]
+    assert [r["new"]["stallMinutes"] for r in both["items"]] == [13]
+    assert nobody == {"items": [], "next_cursor": None}

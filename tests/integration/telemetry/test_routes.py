@@ -12,7 +12,7 @@ from tests.harness import (
     internal_headers,
     running,
 )
-from tests.integration.telemetry.support import broker, counters, task
+from tests.integration.telemetry.support import broker, counters, execute, task
 
 
 @pytest.mark.parametrize(("query", "code", "named"), [
@@ -82,3 +82,36 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
         "outrider_telemetry_heartbeats_total": 0,
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
+
+
+async def test_the_run_series_buckets_runs_and_failures_per_agent(settings, template, database):
+    async with running(settings, ["telemetry", "registry", "decisions"]), broker(settings) as (_, js):
+        for i in range(4):
+            await js.publish("telemetry.task", task("EXCEPTION_AGENT", f"e-{i}", status="failed" if i == 0 else "succeeded"))
+        await js.publish("telemetry.task", task("DISPATCH_AGENT", "d-1"))
+
+        async def handled() -> bool:
+            return (await counters(settings))["inserted"] == 5
+
+        await eventually(handled, what="five runs")
+        # A run from two days ago is outside a one-day window and inside a week.
+        await execute(template, database, "update runs set received_at = now() - interval '2 days'"
+                                          " where task_id = 'd-1'")
+        async with gateway_client(settings) as client:
+            day = await client.get("/admin/ai/insights/series?days=1", headers=bearer(role=4))
+            week = await client.get("/admin/ai/insights/series?days=7", headers=bearer(role=3))
+            refused = await client.get("/admin/ai/insights/series?days=31", headers=bearer(role=1))
+            tenant = await client.get("/admin/ai/insights/series?days=1", headers=bearer(role=1, tenant=3))
+    assert day.status_code == 200, day.text
+    body = day.json()
+    assert (body["window_days"], body["bucket_seconds"]) == (1, 3600)
+    [exception] = body["agents"]
+    assert exception["agent_id"] == "EXCEPTION_AGENT" and len(exception["points"]) == 25
+    assert exception["points"][0]["start"] == body["start"]
+    assert [(p["runs"], p["failures"]) for p in exception["points"] if p["runs"]] == [(4, 1)]
+    assert exception["points"][-1]["runs"] == 4, "the newest bucket holds now"
+    weekly = {a["agent_id"]: a["points"] for a in week.json()["agents"]}
+    assert week.json()["bucket_seconds"] == 6 * 3600 and len(weekly["DISPATCH_AGENT"]) == 29
+    assert sum(p["runs"] for p in weekly["DISPATCH_AGENT"]) == 1
+    assert refused.status_code == 422 and list(refused.json()["error"]["details"]["fields"]) == ["days"]
+    assert tenant.status_code == 403

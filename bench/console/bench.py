@@ -1,0 +1,178 @@
+"""The console's weight and speed: the initial bundle gzipped, and how long
+each page takes to become usable against the embedded stack with demo data.
+
+    python -m bench.console.bench                 # demo scale 120, 5 rounds
+    python -m bench.console.bench --scale 20 --rounds 1   # smoke
+
+It runs `outrider up` on a temporary data dir (embedded Postgres and
+nats-server, one process per context and one for the gateway, as a newcomer
+runs it), loads `outrider demo` into it, then drives Debian's Chromium with
+Playwright.
+
+"Interactive" for a page is the moment its data-bearing content is on
+screen (the page's own answer from the API rendered, with the controls that
+act on it), read in the page as performance.now() since navigation start, so
+Playwright's own round trips are not counted. Each page is measured cold (a
+fresh browser context: no cache, signing in through the link) and warm (the
+same tab navigating to it again, as an operator moving between pages does),
+and medians are reported over the rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+from playwright.async_api import async_playwright
+
+from services.common.embedded import free_port, port_free
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "gateway" / "console_dist"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+# path, then a selector present only once the page's data is rendered.
+PAGES = {
+    "agents (opens the first agent)": ("/console/agents", ".studio-header h2"),
+    "agent studio": ("/console/agents/EXCEPTION_AGENT", "form.thresholds input"),
+    "decisions": ("/console/decisions", "table tbody tr"),
+    "decision": ("/console/decisions/{decision}", "#precedents-heading ~ .table-wrap tbody tr"),
+    "insights": ("/console/insights", "svg[role=img]"),
+    "routing": ("/console/routing?decision_type=stall_response", "svg[role=img]"),
+    "playground": ("/console/playground", "#pg-prompt"),
+    "audit": ("/console/audit", ".state-empty, table tbody tr"),
+    "human decisions": ("/console/subjects/{subject}", ".state-empty, .timeline"),
+}
+
+
+def initial_bundle() -> dict[str, int]:
+    """Bytes, raw and gzipped (level 9), of what the first page load fetches."""
+    index = (DIST / "index.html").read_text()
+    names = re.findall(r'(?:src|href)="/console/(assets/[^"]+)"', index)
+    files = {"index.html": (DIST / "index.html").read_bytes(), **{n: (DIST / n).read_bytes() for n in names}}
+    return {
+        "files": len(files),
+        "raw": sum(len(b) for b in files.values()),
+        "gzip": sum(len(gzip.compress(b, compresslevel=9)) for b in files.values()),
+    }
+
+
+async def ready_at(page, selector: str) -> float:
+    handle = await page.wait_for_function(
+        "sel => document.querySelector(sel) ? performance.now() : null", arg=selector, timeout=30_000, polling="raf"
+    )
+    return float(await handle.json_value())
+
+
+async def measure(base: str, token: str, pages: dict[str, tuple[str, str]], rounds: int,
+                  breakdown: bool = False) -> dict[str, dict[str, float]]:
+    cold: dict[str, list[float]] = {name: [] for name in pages}
+    warm: dict[str, list[float]] = {name: [] for name in pages}
+    async with async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+        try:
+            for _ in range(rounds):
+                for name, (path, selector) in pages.items():
+                    context = await browser.new_context(viewport={"width": 1360, "height": 900})
+                    page = await context.new_page()
+                    await page.goto(f"{base}{path}#token={token}")
+                    cold[name].append(await ready_at(page, selector))
+                    if breakdown:
+                        entries = await page.evaluate(
+                            "() => [performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,"
+                            " ...performance.getEntriesByType('resource').map(e => [e.name.split('/').slice(3).join('/'),"
+                            " Math.round(e.startTime), Math.round(e.duration)])]")
+                        print(name, round(entries[0]), entries[1:])
+                    # Warm: back on the first page, then this one again with the cache filled.
+                    await page.goto(f"{base}/console/audit")
+                    await page.wait_for_selector("nav")
+                    await page.goto(f"{base}{path}")
+                    warm[name].append(await ready_at(page, selector))
+                    await context.close()
+        finally:
+            await browser.close()
+    return {name: {"cold_ms": statistics.median(cold[name]), "warm_ms": statistics.median(warm[name]),
+                   "cold_max_ms": max(cold[name])} for name in pages}
+
+
+def outrider(*args: str, env: dict[str, str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "outrider.cli", *args], env=env, check=True, text=True,
+                          capture_output=True, **kwargs)
+
+
+def wait_ready(base: str, up: subprocess.Popen, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if up.poll() is not None:
+            raise SystemExit("outrider up exited before it was ready")
+        try:
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit("outrider up never became ready")
+
+
+def grpc_base() -> int:
+    while True:
+        base = free_port()
+        if base + 4 < 65535 and all(port_free("127.0.0.1", base + i) for i in range(5)):
+            return base
+
+
+async def main(scale: int, rounds: int, breakdown: bool) -> None:
+    data_dir = Path(tempfile.mkdtemp(prefix="outrider-bench-console-"))
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
+    env.update({"OUTRIDER_DATA_DIR": str(data_dir / "data"), "OUTRIDER_HTTP_PORT": str(port),
+                "OUTRIDER_GRPC_PORT": str(grpc_base()), "OUTRIDER_NATS_PORT": str(free_port())})
+    base = f"http://127.0.0.1:{port}"
+    up = subprocess.Popen([sys.executable, "-m", "outrider.cli", "up"], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    try:
+        wait_ready(base, up)
+        demo = outrider("demo", "--scale", str(scale), "--backend-port", str(free_port()), env=env, timeout=900)
+        summary = next((line for line in demo.stdout.splitlines() if "decisions" in line), "")
+        token = outrider("token", "--role", "1", env=env).stdout.strip()
+        async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}) as api:
+            first = (await api.get("/admin/ai/decisions", params={"limit": 1})).json()["items"][0]
+        pages = {name: (path.format(decision=first["id"], subject=first["subject_id"]), selector)
+                 for name, (path, selector) in PAGES.items()}
+        results = await measure(base, token, pages, rounds, breakdown)
+    finally:
+        up.send_signal(signal.SIGINT)
+        up.wait(60)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    bundle = initial_bundle()
+    print(f"outrider up with `outrider demo --scale {scale}` loaded; {rounds} rounds")
+    print(f"demo: {summary.strip()}")
+    print(f"initial bundle: {bundle['files']} files, {bundle['raw'] / 1024:.1f} KiB raw, "
+          f"{bundle['gzip'] / 1024:.1f} KiB gzipped")
+    print(f"{'page':<32} {'cold median':>12} {'cold max':>10} {'warm median':>12}")
+    for name, figures in results.items():
+        print(f"{name:<32} {figures['cold_ms']:>9.0f} ms {figures['cold_max_ms']:>7.0f} ms {figures['warm_ms']:>9.0f} ms")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, default=120, help="demo booking rounds, as `outrider demo --scale`")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--breakdown", action="store_true",
+                        help="print each cold load's DOMContentLoaded and its requests (start, duration in ms)")
+    args = parser.parse_args()
+    asyncio.run(main(args.scale, args.rounds, args.breakdown))

@@ -1,0 +1,53 @@
+import type { ReactNode } from "react";
+import { Link, useLocation } from "../lib/router";
+import { roleLabel } from "../lib/session";
+import { useSession } from "../lib/SessionContext";
+
+const SECTIONS = [
+  { to: "/agents", label: "Agents" },
+  { to: "/decisions", label: "Decisions" },
+  { to: "/insights", label: "Insights" },
+  { to: "/routing", label: "Routing" },
+  { to: "/playground", label: "Playground" },
+  { to: "/audit", label: "Audit" },
+];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { claims, signOut } = useSession();
+  const { path } = useLocation();
+  return (
+    <>
+      <a className="skip" href="#content">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/agents" className="brand">
+          Outrider
+        </Link>
+        <nav aria-label="Console sections">
+          <ul>
+            {SECTIONS.map((section) => (
+              <li key={section.to}>
+                <Link to={section.to} aria-current={path.startsWith(section.to) ? "page" : undefined}>
+                  {section.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        {claims ? (
+          <div className="who">
+            <span>{claims.email || claims.sub}</span>
+            <span className="who-role">{roleLabel(claims)}</span>
+            <button type="button" className="button button-quiet" onClick={() => signOut()}>
+              Sign out
+            </button>
+          </div>
+        ) : null}
+      </header>
+      <main id="content" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

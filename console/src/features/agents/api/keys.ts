@@ -1,0 +1,27 @@
+// One key factory for the agents feature. A write invalidates exactly the
+// queries whose answer it changes, listed beside it here so a test pins them.
+
+export const agentKeys = {
+  all: ["agents"] as const,
+  list: () => [...agentKeys.all, "list"] as const,
+  detail: (id: string) => [...agentKeys.all, "detail", id] as const,
+  live: () => [...agentKeys.all, "live"] as const,
+  history: (entity: "agent" | "skill", id: string) => [...agentKeys.all, "history", entity, id] as const,
+};
+
+export type QueryKey = readonly unknown[];
+
+/** Enabling a skill or tuning it changes that agent's detail and that skill's history. */
+export function keysChangedBySkillUpdate(agentId: string, skillId: string): QueryKey[] {
+  return [agentKeys.detail(agentId), agentKeys.history("skill", skillId)];
+}
+
+/** Autonomy and the model pin show in the list as well as the detail. */
+export function keysChangedByAgentUpdate(agentId: string): QueryKey[] {
+  return [agentKeys.list(), agentKeys.detail(agentId), agentKeys.history("agent", agentId)];
+}
+
+/** A new skill changes the agent's skill count (list) and its skills (detail). */
+export function keysChangedBySkillCreation(agentId: string): QueryKey[] {
+  return [agentKeys.list(), agentKeys.detail(agentId)];
+}

@@ -1,0 +1,34 @@
+import { useState } from "react";
+import { Time } from "../../../components/Time";
+import { Empty, QueryView } from "../../../components/States";
+import { formatJson } from "../../../lib/format";
+import { useHistory } from "../api/queries";
+
+/** The last changes of one agent or skill, read when opened. */
+export function History({ entity, id }: { entity: "agent" | "skill"; id: string }) {
+  const [open, setOpen] = useState(false);
+  const history = useHistory(entity, id, open);
+  return (
+    <details className="history" onToggle={(event) => setOpen((event.target as HTMLDetailsElement).open)}>
+      <summary>Recent changes</summary>
+      {open ? (
+        <QueryView query={history} what="changes">
+          {(page) =>
+            page.items.length === 0 ? (
+              <Empty>No changes recorded.</Empty>
+            ) : (
+              <ul className="history-list">
+                {page.items.map((row) => (
+                  <li key={row.id}>
+                    <Time iso={row.changed_at} /> · <strong>{row.field}</strong> {formatJson(row.old)} → {formatJson(row.new)}{" "}
+                    by {row.changed_by_email || row.changed_by}
+                  </li>
+                ))}
+              </ul>
+            )
+          }
+        </QueryView>
+      ) : null}
+    </details>
+  );
+}

@@ -1,0 +1,49 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { apiGet, apiPatch } from "../../../api/client";
+import { filtersToQuery, type DecisionFilters } from "../logic/filters";
+import { decisionKeys, keysChangedByRejudge } from "./keys";
+
+export const PAGE_SIZE = 25;
+
+export function useDecisions(filters: DecisionFilters, cursor: string) {
+  return useQuery({
+    queryKey: decisionKeys.list(filters, cursor),
+    queryFn: () =>
+      apiGet("/admin/ai/decisions", { query: { ...filtersToQuery(filters), cursor, limit: PAGE_SIZE } }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** What the filters offer: agents from the registry, decision types seen in the last 30 days. */
+export function useFilterChoices() {
+  return useQuery({
+    queryKey: decisionKeys.choices(),
+    queryFn: async () => {
+      const [agents, insights] = await Promise.all([
+        apiGet("/admin/ai/agents"),
+        apiGet("/admin/ai/insights", { query: { days: 30 } }),
+      ]);
+      return {
+        agents: agents.items.map((a) => a.id),
+        types: [...new Set(insights.decisions.map((d) => d.decision_type))].sort(),
+      };
+    },
+    staleTime: 60_000,
+  });
+}
+
+export function useDecision(id: string) {
+  return useQuery({
+    queryKey: decisionKeys.detail(id),
+    queryFn: () => apiGet("/admin/ai/decisions/{decision_id}", { path: { decision_id: id } }),
+  });
+}
+
+export function useRejudge(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (verdict: { outcome: string; reason: string }) =>
+      apiPatch("/admin/ai/decisions/{decision_id}/outcome", verdict, { path: { decision_id: id } }),
+    onSuccess: () => Promise.all(keysChangedByRejudge(id).map((queryKey) => client.invalidateQueries({ queryKey }))),
+  });
+}

@@ -1,0 +1,189 @@
+import { useState, type FormEvent } from "react";
+import { PageHeader } from "../../../components/PageHeader";
+import { OutcomeBadge } from "../../../components/Badges";
+import { Empty, QueryView } from "../../../components/States";
+import { Time } from "../../../components/Time";
+import { formatRate } from "../../../lib/format";
+import { Link, useSearch } from "../../../lib/router";
+import { activeFilterCount, filtersFromSearch, filtersToSearch, OUTCOMES, type DecisionFilters } from "../logic/filters";
+import { PAGE_SIZE, useDecisions, useFilterChoices } from "../api/queries";
+
+export function DecisionsPage() {
+  const [search, setSearch] = useSearch();
+  const filters = filtersFromSearch(search);
+  const cursor = search.get("cursor") ?? "";
+  // Cursors of the pages before this one, so "Previous" can walk back.
+  const [trail, setTrail] = useState<string[]>([]);
+  const decisions = useDecisions(filters, cursor);
+
+  const apply = (next: DecisionFilters) => {
+    setTrail([]);
+    setSearch(filtersToSearch(next));
+  };
+
+  return (
+    <>
+      <PageHeader title="Decisions" />
+      <Filters filters={filters} onApply={apply} />
+      <QueryView query={decisions} what="decisions">
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty>
+              {activeFilterCount(filters) > 0 ? "No decision matches these filters." : "No agent has recorded a decision yet."}
+            </Empty>
+          ) : (
+            <>
+              <div className="table-wrap">
+                <table aria-describedby="decisions-note">
+                  <caption id="decisions-note" className="caption">
+                    Newest first. The context each agent saw is not shown: it holds rider and customer data.
+                  </caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Decided</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Agent</th>
+                      <th scope="col">Subject</th>
+                      <th scope="col">Action</th>
+                      <th scope="col" className="num">
+                        Confidence
+                      </th>
+                      <th scope="col">Model</th>
+                      <th scope="col">Outcome</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.items.map((decision) => (
+                      <tr key={decision.id}>
+                        <td>
+                          <Link to={`/decisions/${decision.id}`}>
+                            <Time iso={decision.decided_at} />
+                          </Link>
+                        </td>
+                        <td>{decision.decision_type}</td>
+                        <td>{decision.agent_id}</td>
+                        <td>
+                          <Link to={`/subjects/${encodeURIComponent(decision.subject_id)}`}>{decision.subject_id}</Link>
+                        </td>
+                        <td>{decision.action}</td>
+                        <td className="num">{formatRate(decision.confidence)}</td>
+                        <td>{decision.model ?? "—"}</td>
+                        <td>
+                          <OutcomeBadge outcome={decision.outcome} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav className="pager" aria-label="Decision pages">
+                <button
+                  type="button"
+                  className="button"
+                  disabled={trail.length === 0}
+                  onClick={() => {
+                    const previous = trail[trail.length - 1] ?? "";
+                    setTrail(trail.slice(0, -1));
+                    setSearch(filtersToSearch(filters, previous));
+                  }}
+                >
+                  Previous page
+                </button>
+                <span className="hint" aria-live="polite">
+                  Page {trail.length + 1} · {page.items.length} of at most {PAGE_SIZE}
+                </span>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={!page.next_cursor}
+                  onClick={() => {
+                    setTrail([...trail, cursor]);
+                    setSearch(filtersToSearch(filters, page.next_cursor ?? ""));
+                  }}
+                >
+                  Next page
+                </button>
+              </nav>
+            </>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}
+
+function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (next: DecisionFilters) => void }) {
+  const [draft, setDraft] = useState(filters);
+  const choices = useFilterChoices();
+  const set = (field: keyof DecisionFilters) => (event: { target: { value: string } }) =>
+    setDraft({ ...draft, [field]: event.target.value });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply(draft);
+  };
+  const empty: DecisionFilters = { decision_type: "", agent_id: "", outcome: "", model: "", from: "", to: "" };
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Filter decisions">
+      <div className="field">
+        <label htmlFor="f-type">Type</label>
+        <select id="f-type" value={draft.decision_type} onChange={set("decision_type")}>
+          <option value="">Any type</option>
+          {[...new Set([...(choices.data?.types ?? []), ...(draft.decision_type ? [draft.decision_type] : [])])].map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="f-agent">Agent</label>
+        <select id="f-agent" value={draft.agent_id} onChange={set("agent_id")}>
+          <option value="">Any agent</option>
+          {[...new Set([...(choices.data?.agents ?? []), ...(draft.agent_id ? [draft.agent_id] : [])])].map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="f-outcome">Outcome</label>
+        <select id="f-outcome" value={draft.outcome} onChange={set("outcome")}>
+          <option value="">Any outcome</option>
+          {OUTCOMES.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="f-model">Model</label>
+        <input id="f-model" value={draft.model} onChange={set("model")} placeholder="any model" autoComplete="off" />
+      </div>
+      <div className="field">
+        <label htmlFor="f-from">Decided from</label>
+        <input id="f-from" type="datetime-local" value={draft.from} onChange={set("from")} />
+      </div>
+      <div className="field">
+        <label htmlFor="f-to">Decided before</label>
+        <input id="f-to" type="datetime-local" value={draft.to} onChange={set("to")} />
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="button button-primary">
+          Apply filters
+        </button>
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            setDraft(empty);
+            onApply(empty);
+          }}
+        >
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { activeFilterCount, filtersFromSearch, filtersToQuery, filtersToSearch } from "./filters";
+
+describe("decision filters", () => {
+  it("round-trip through the URL", () => {
+    const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=pending&from=2026-09-29T10:00"));
+    expect(filters).toEqual({ decision_type: "stall_response", agent_id: "", outcome: "pending", model: "", from: "2026-09-29T10:00", to: "" });
+    expect(filtersToSearch(filters, "abc")).toMatchObject({ decision_type: "stall_response", cursor: "abc" });
+    expect(activeFilterCount(filters)).toBe(3);
+  });
+  it("send times as instants, and no bound when a time is empty", () => {
+    const query = filtersToQuery({ decision_type: "", agent_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "" });
+    expect(query.decided_from).toBe(new Date("2026-09-29T10:00").toISOString());
+    expect(query.decided_to).toBeUndefined();
+    expect(query.model).toBe("m");
+  });
+});

@@ -1,0 +1,39 @@
+import { localInputToInstant } from "../../../lib/format";
+
+export const OUTCOMES = ["success", "failure", "unknown", "pending"] as const;
+
+/** The listing's filters as the URL keeps them: times as local input values. */
+export type DecisionFilters = {
+  decision_type: string;
+  agent_id: string;
+  outcome: string;
+  model: string;
+  from: string;
+  to: string;
+};
+
+const FIELDS: (keyof DecisionFilters)[] = ["decision_type", "agent_id", "outcome", "model", "from", "to"];
+
+export function filtersFromSearch(search: URLSearchParams): DecisionFilters {
+  return Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as DecisionFilters;
+}
+
+export function filtersToSearch(filters: DecisionFilters, cursor = ""): Record<string, string> {
+  return { ...filters, cursor };
+}
+
+/** The gateway's query: the operator's wall times become instants with an offset. */
+export function filtersToQuery(filters: DecisionFilters) {
+  return {
+    decision_type: filters.decision_type,
+    agent_id: filters.agent_id,
+    outcome: OUTCOMES.find((outcome) => outcome === filters.outcome),
+    model: filters.model,
+    decided_from: localInputToInstant(filters.from) || undefined,
+    decided_to: localInputToInstant(filters.to) || undefined,
+  };
+}
+
+export function activeFilterCount(filters: DecisionFilters): number {
+  return FIELDS.filter((field) => filters[field] !== "").length;
+}

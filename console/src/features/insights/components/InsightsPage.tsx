@@ -1,0 +1,189 @@
+import { PageHeader } from "../../../components/PageHeader";
+import { StateBadge } from "../../../components/Badges";
+import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
+import { Time } from "../../../components/Time";
+import { formatCount, formatMs, formatRate } from "../../../lib/format";
+import { Link, useSearch } from "../../../lib/router";
+import { outcomeGrid } from "../logic/chart";
+import { useInsights, useRunSeries } from "../api/queries";
+import { RunChart } from "./RunChart";
+
+const WINDOWS = [
+  { days: 1, label: "24 h" },
+  { days: 7, label: "7 d" },
+  { days: 30, label: "30 d" },
+];
+
+export function InsightsPage() {
+  const [search, setSearch] = useSearch();
+  const asked = Number(search.get("days") ?? "1");
+  const days = WINDOWS.some((w) => w.days === asked) ? asked : 1;
+  const insights = useInsights(days);
+  const series = useRunSeries(days);
+
+  return (
+    <>
+      <PageHeader title="Insights">
+        <fieldset className="segmented">
+          <legend className="visually-hidden">Window</legend>
+          {WINDOWS.map((w) => (
+            <label key={w.days} className={w.days === days ? "segment segment-on" : "segment"}>
+              <input
+                type="radio"
+                name="window"
+                value={w.days}
+                checked={w.days === days}
+                onChange={() => setSearch({ days: String(w.days) })}
+              />
+              {w.label}
+            </label>
+          ))}
+        </fieldset>
+      </PageHeader>
+      <QueryView query={insights} what="insights">
+        {(data) => (
+          <>
+            {!data.receiving ? (
+              <div className="notice notice-error banner" role="alert">
+                <p className="notice-title">Telemetry is not arriving</p>
+                <p>
+                  No run and no heartbeat reached Outrider in the last 5 minutes
+                  {data.last_received_at ? (
+                    <>
+                      ; the last run arrived <Time iso={data.last_received_at} />
+                    </>
+                  ) : (
+                    "; none has ever arrived"
+                  )}
+                  . The figures below are what was received, not a quiet fleet: check that the engines publish to this
+                  Outrider's NATS.
+                </p>
+              </div>
+            ) : null}
+            {data.degraded.map((d) => (
+              <p key={d.source} className="notice notice-warn">
+                {d.source} did not answer ({d.reason}); its part of this page is missing, not zero.
+              </p>
+            ))}
+
+            <section aria-labelledby="agents-runs">
+              <h2 id="agents-runs">Agents, last {WINDOWS.find((w) => w.days === days)?.label}</h2>
+              {data.agents.length === 0 ? (
+                <Empty>No agent is registered or reporting.</Empty>
+              ) : (
+                <div className="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Agent</th>
+                        <th scope="col">State</th>
+                        <th scope="col" className="num">
+                          Runs
+                        </th>
+                        <th scope="col" className="num">
+                          Failures
+                        </th>
+                        <th scope="col" className="num">
+                          Average
+                        </th>
+                        <th scope="col" className="num">
+                          p95
+                        </th>
+                        <th scope="col">Last run</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {data.agents.map((a) => (
+                        <tr key={a.agent_id} className={a.runs === 0 ? "row-quiet" : undefined}>
+                          <td>
+                            {a.registered ? <Link to={`/agents/${encodeURIComponent(a.agent_id)}`}>{a.agent_id}</Link> : a.agent_id}
+                            {!a.registered ? <span className="hint"> (not in the registry)</span> : null}
+                          </td>
+                          <td>
+                            <StateBadge state={a.state} />
+                          </td>
+                          <td className="num">{formatCount(a.runs)}</td>
+                          <td className="num">
+                            {formatCount(a.failures)}
+                            {a.runs > 0 ? <span className="hint"> ({formatRate(a.failures / a.runs)})</span> : null}
+                          </td>
+                          <td className="num">{formatMs(a.avg_ms)}</td>
+                          <td className="num">{formatMs(a.p95_ms)}</td>
+                          <td>
+                            <Time iso={a.last_run_at} empty="no run in this window" />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </section>
+
+            <section aria-labelledby="runs-over-time">
+              <h2 id="runs-over-time">Runs and failures over time</h2>
+              {series.isPending ? (
+                <Loading what="the run series" />
+              ) : series.error || !series.data ? (
+                <ErrorNotice error={series.error} retry={() => void series.refetch()} />
+              ) : series.data.agents.length === 0 ? (
+                <Empty>No agent ran in this window.</Empty>
+              ) : (
+                <div className="charts">
+                  {series.data.agents.map((s) => (
+                    <RunChart key={s.agent_id} agentId={s.agent_id} points={s.points} bucketSeconds={series.data.bucket_seconds} />
+                  ))}
+                </div>
+              )}
+            </section>
+
+            <section aria-labelledby="decision-outcomes">
+              <h2 id="decision-outcomes">Decisions by type and outcome</h2>
+              <DecisionGrid data={data} />
+            </section>
+          </>
+        )}
+      </QueryView>
+    </>
+  );
+}
+
+function DecisionGrid({ data }: { data: { decisions_available: boolean; decisions: { decision_type: string; outcome: string; count: number }[] } }) {
+  if (!data.decisions_available) return <p className="notice notice-warn">Decision memory did not answer; these counts are missing.</p>;
+  const grid = outcomeGrid(data.decisions);
+  if (grid.rows.length === 0) return <Empty>No decision was recorded in this window.</Empty>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Type</th>
+            {grid.outcomes.map((o) => (
+              <th key={o} scope="col" className="num">
+                {o}
+              </th>
+            ))}
+            <th scope="col" className="num">
+              total
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {grid.rows.map((row) => (
+            <tr key={row.type}>
+              <th scope="row">
+                <Link to={`/decisions?decision_type=${encodeURIComponent(row.type)}`}>{row.type}</Link>
+              </th>
+              {grid.outcomes.map((o) => (
+                <td key={o} className="num">
+                  {formatCount(row.cells[o] ?? 0)}
+                </td>
+              ))}
+              <td className="num">{formatCount(row.total)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

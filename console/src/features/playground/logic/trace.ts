@@ -1,0 +1,71 @@
+// A playground run as it streams in: one pure reducer over the server's
+// events, so the page only renders state.
+import type { RunTrace, TraceStep } from "../../../api/resources";
+
+export const PROMPT_LIMIT = 2000;
+
+/** The prompt's length as the server counts it (Unicode code points, not UTF-16 units). */
+export function promptBudget(prompt: string): { used: number; left: number; over: boolean } {
+  const used = [...prompt].length;
+  return { used, left: PROMPT_LIMIT - used, over: used > PROMPT_LIMIT };
+}
+
+export type RunState = {
+  status: "idle" | "running" | "done" | "failed";
+  started: { id: string; agent_id: string; skill_id: string; model: string } | null;
+  steps: TraceStep[];
+  trace: RunTrace | null;
+  error: { code: string; message: string; details: Record<string, unknown> } | null;
+};
+
+export const IDLE: RunState = { status: "idle", started: null, steps: [], trace: null, error: null };
+
+export function startRun(): RunState {
+  return { ...IDLE, status: "running" };
+}
+
+export function applyEvent(state: RunState, event: string, data: unknown): RunState {
+  switch (event) {
+    case "started":
+      return { ...state, started: data as RunState["started"] };
+    case "step":
+      return { ...state, steps: [...state.steps, data as TraceStep] };
+    case "done": {
+      const trace = data as RunTrace;
+      return { ...state, status: "done", trace, steps: trace.steps ?? state.steps };
+    }
+    case "error": {
+      const body = (data as { error?: RunState["error"] }).error;
+      return { ...state, status: "failed", error: body ?? { code: "UNKNOWN", message: "the run failed", details: {} } };
+    }
+    default:
+      return state;
+  }
+}
+
+export function failRun(state: RunState, code: string, message: string, details: Record<string, unknown> = {}): RunState {
+  return { ...state, status: "failed", error: { code, message, details } };
+}
+
+/** What the operator should read for a refused or failed run. */
+export function explainFailure(error: { code: string; message: string; details: Record<string, unknown> }): string {
+  switch (error.code) {
+    case "PLAYGROUND_NOT_CONFIGURED":
+      return "The playground is not configured on this Outrider: it needs ANTHROPIC_API_KEY to call the model. Nothing was run.";
+    case "RATE_LIMITED": {
+      const wait = error.details.retry_after_s;
+      return `Rate limit reached: ${error.message}${typeof wait === "number" ? ` Try again in ${Math.ceil(wait / 60)} min.` : ""}`;
+    }
+    case "PROMPT_TOO_LONG":
+      return `The prompt is too long: ${error.message}`;
+    default:
+      return error.message;
+  }
+}
+
+export const OUTCOME_LABEL: Record<string, string> = {
+  executed: "executed",
+  proposed: "proposal — not executed",
+  unavailable: "unavailable in the playground",
+  rejected: "refused",
+};

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import {
+  formatCount,
+  formatCredit,
+  formatJson,
+  formatLocal,
+  formatMs,
+  formatRate,
+  formatTick,
+  formatUtc,
+  instantToLocalInput,
+  localInputToInstant,
+} from "./format";
+
+describe("numbers", () => {
+  it("formats counts, rates, credit and durations", () => {
+    expect(formatCount(1234)).toMatch(/1.234/);
+    expect(formatCount(null)).toBe("—");
+    expect(formatRate(0.756)).toBe("76 %");
+    expect(formatRate(0.756, 1)).toBe("75.6 %");
+    expect(formatRate(null)).toBe("—");
+    expect(formatCredit(3)).toBe("3");
+    expect(formatCredit(2.25)).toBe("2.3");
+    expect(formatCredit(0.04)).toBe("0");
+    expect(formatMs(850.4)).toBe("850 ms");
+    expect(formatMs(1250)).toBe("1.3 s");
+    expect(formatMs(90_000)).toBe("1.5 min");
+    expect(formatMs(null)).toBe("—");
+  });
+});
+
+describe("times", () => {
+  const iso = "2026-09-29T15:27:00+00:00";
+  it("shows the operator's zone and keeps UTC for the hover", () => {
+    expect(formatLocal(iso, "Asia/Kolkata")).toBe("29 Sept 2026, 20:57:00 GMT+5:30");
+    expect(formatLocal(iso, "UTC")).toBe("29 Sept 2026, 15:27:00 UTC");
+    expect(formatUtc("2026-09-29T20:57:00+05:30")).toBe("2026-09-29 15:27:00 UTC");
+    expect(formatLocal("not a time")).toBe("not a time");
+  });
+  it("labels chart ticks by hour or by day", () => {
+    expect(formatTick(iso, 3600, "UTC")).toBe("15:27");
+    expect(formatTick(iso, 86_400, "Asia/Kolkata")).toBe("29 Sept");
+  });
+  it("turns a local input into an instant and back", () => {
+    const instant = localInputToInstant("2026-09-29T10:00");
+    expect(instant).toMatch(/Z$/);
+    expect(instantToLocalInput(instant)).toBe("2026-09-29T10:00");
+    expect(localInputToInstant("")).toBe("");
+    expect(localInputToInstant("garbage")).toBe("");
+  });
+  it("renders audit values", () => {
+    expect(formatJson({ stallMinutes: 12 })).toBe('{"stallMinutes":12}');
+    expect(formatJson(true)).toBe("true");
+    expect(formatJson(null)).toBe("—");
+  });
+});

@@ -1,0 +1,71 @@
+"""The console's committed API types and bundle must be exactly what its
+sources build, and its pure logic must pass its own tests (vitest).
+
+Run `make console` to rebuild both after changing a route or the console.
+Without Node a developer's run skips these; CI fails them (see console_tools).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.console_tools import CONSOLE, ROOT, node_modules
+
+SCRIPT = ROOT / "scripts" / "console.py"
+COMMITTED_TYPES = CONSOLE / "src" / "api" / "schema.d.ts"
+COMMITTED_BUNDLE = ROOT / "gateway" / "console_dist"
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_api_types_match_the_gateways_openapi(tmp_path):
+    node_modules()
+    out = tmp_path / "schema.d.ts"
+    subprocess.run([sys.executable, str(SCRIPT), "--types-only", "--types-out", str(out),
+                    "--openapi-out", str(tmp_path / "openapi.json")], check=True)
+    assert out.read_text() == COMMITTED_TYPES.read_text(), "stale console API types: run `make console`"
+
+
+def test_committed_bundle_is_what_the_sources_build(tmp_path):
+    node_modules()
+    out = tmp_path / "dist"
+    subprocess.run([str(CONSOLE / "node_modules" / ".bin" / "vite"), "build", "--outDir", str(out), "--emptyOutDir",
+                    "--logLevel", "warn"], cwd=CONSOLE, check=True)
+    built, committed = tree(out), tree(COMMITTED_BUNDLE)
+    assert sorted(built) == sorted(committed), "the console bundle is stale: run `make console`"
+    stale = [name for name in built if built[name] != committed[name]]
+    assert stale == [], f"stale console files {stale}: run `make console`"
+
+
+def test_the_consoles_pure_logic_passes_vitest():
+    node_modules()
+    run = subprocess.run([str(CONSOLE / "node_modules" / ".bin" / "vitest"), "run", "--reporter=dot"], cwd=CONSOLE,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+
+
+def test_the_console_type_checks():
+    node_modules()
+    run = subprocess.run([str(CONSOLE / "node_modules" / ".bin" / "tsc"), "--noEmit"], cwd=CONSOLE,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-4000:]
+
+
+def test_features_import_only_shared_code_and_themselves():
+    # The app composes features; a feature reaching into another (or back into
+    # the app) would tie page families together that must change apart.
+    features = CONSOLE / "src" / "features"
+    shared = {CONSOLE / "src" / name for name in ("api", "lib", "components")}
+    crossings = []
+    for source in sorted(features.rglob("*.ts*")):
+        own = features / source.relative_to(features).parts[0]
+        for target in re.findall(r'from "(\.[^"]+)"', source.read_text()):
+            resolved = (source.parent / target).resolve()
+            if not (own in resolved.parents or any(root in resolved.parents for root in shared)):
+                crossings.append(f"{source.relative_to(CONSOLE)} imports {target}")
+    assert crossings == []
