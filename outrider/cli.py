@@ -47,8 +47,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = _settings()
     logs.configure(args.context, settings.log_level, settings.log_format)
-    asyncio.run(serve_forever(args.context, settings))
-    return 0
+    return asyncio.run(serve_forever(args.context, settings))
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:

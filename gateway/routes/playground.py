@@ -26,6 +26,7 @@ from gateway.errors import ApiError, from_rpc_error
 from gateway.upstream import actor, instant, stub
 from outrider.v1 import common_pb2, playground_pb2, playground_pb2_grpc
 from outrider.wire import json_value
+from services.playground.rules import RUN_DEADLINE_S
 
 router = APIRouter(tags=["playground"])
 
@@ -134,7 +135,8 @@ async def run(body: RunIn, request: Request, who: Principal = Depends(writer)) -
         return StreamingResponse(
             _stream(call, first), media_type=EVENT_STREAM, headers={"Cache-Control": "no-cache"}
         )
-    return trace_json(await _playground(request).Run(message))
+    # The run keeps its own deadline; the call waits that long and a little more.
+    return trace_json(await _playground(request).Run(message, timeout=RUN_DEADLINE_S + 15))
 
 
 @router.get("/admin/ai/playground/runs", summary="Stored playground runs, newest first",

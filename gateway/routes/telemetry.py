@@ -21,7 +21,11 @@ from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.errors import ApiError
 from gateway.upstream import instant, stub
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-from services.telemetry.rules import DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, MIN_WINDOW_DAYS
+from services.telemetry.rules import (
+    DEFAULT_WINDOW_DAYS,
+    MAX_WINDOW_DAYS,
+    MIN_WINDOW_DAYS,
+)
 
 router = APIRouter(tags=["telemetry"])
 
@@ -33,6 +37,7 @@ METRICS: dict[str, str] = {
     "malformed": "Task messages terminated and heartbeats dropped as malformed.",
     "redelivered": "Deliveries the stream had delivered before.",
     "heartbeats": "Heartbeats written to the agent_heartbeats bucket.",
+    "dead_lettered": "Task runs given up on after their last allowed delivery still failed to write.",
 }
 
 
@@ -125,6 +130,10 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
     for name, help_text in METRICS.items():
         metric = f"outrider_telemetry_{name}_total"
         lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} counter", f"{metric} {getattr(counters, name)}"]
+    metric = "outrider_telemetry_malformed_by_field_total"
+    lines += [f"# HELP {metric} Malformed telemetry messages by the field at fault.", f"# TYPE {metric} counter"]
+    # Field names come from the parser's own vocabulary, never from the message.
+    lines += [f'{metric}{{field="{field}"}} {count}' for field, count in sorted(counters.malformed_by_field.items())]
     return "\n".join(lines) + "\n"
 
 

@@ -116,17 +116,28 @@ class GetCountersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Counters(_message.Message):
-    __slots__ = ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats")
+    __slots__ = ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats", "dead_lettered", "malformed_by_field")
+    class MalformedByFieldEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     RECEIVED_FIELD_NUMBER: _ClassVar[int]
     INSERTED_FIELD_NUMBER: _ClassVar[int]
     DUPLICATES_FIELD_NUMBER: _ClassVar[int]
     MALFORMED_FIELD_NUMBER: _ClassVar[int]
     REDELIVERED_FIELD_NUMBER: _ClassVar[int]
     HEARTBEATS_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
+    MALFORMED_BY_FIELD_FIELD_NUMBER: _ClassVar[int]
     received: int
     inserted: int
     duplicates: int
     malformed: int
     redelivered: int
     heartbeats: int
-    def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ...) -> None: ...
+    dead_lettered: int
+    malformed_by_field: _containers.ScalarMap[str, int]
+    def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ..., dead_lettered: _Optional[int] = ..., malformed_by_field: _Optional[_Mapping[str, int]] = ...) -> None: ...

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import nats
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BadRequestError, BucketNotFoundError
+from nats.js.api import DiscardPolicy, KeyValueConfig, StorageType, StreamConfig
+from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
 
 from services.common.errors import Unavailable
 
@@ -56,15 +56,56 @@ async def connect(url: str, *, name: str, timeout: float = 10.0) -> Client:
         raise Unavailable(f"NATS_URL is unreachable at {url}: {type(exc).__name__}", code="NATS_UNREACHABLE") from exc
 
 
-async def ensure_topology(js: JetStreamContext) -> None:
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    """How much a stream keeps while its consumer is behind or away."""
+
+    max_age_s: float
+    max_bytes: int
+
+
+def new_stream(spec: StreamSpec, limits: StreamLimits) -> StreamConfig:
+    # Full means refuse new events, not drop old ones: a publisher that is
+    # refused knows and can retry; an event dropped from the back is lost
+    # without anyone being told.
+    return StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
+                        max_age=limits.max_age_s, max_bytes=limits.max_bytes, discard=DiscardPolicy.NEW)
+
+
+def merged_stream(existing: StreamConfig, spec: StreamSpec) -> StreamConfig | None:
+    """The existing stream with our subjects added, everything else as its operator set it;
+    None when it already carries them."""
+    missing = [subject for subject in spec.subjects if subject not in (existing.subjects or [])]
+    if not missing:
+        return None
+    return replace(existing, subjects=[*(existing.subjects or []), *missing])
+
+
+async def ensure_topology(js: JetStreamContext, limits: StreamLimits) -> None:
+    """Create what is missing; never overwrite what an operator set.
+
+    A stream that exists keeps its limits, retention and replicas even when
+    they differ from this deployment's settings (an operator may have raised
+    them by hand during an incident); only subjects it lacks are added.
+    """
     for spec in STREAMS:
-        config = StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE)
         try:
-            await js.add_stream(config)
-        except BadRequestError:
-            # Exists with another configuration (e.g. an older subject list):
-            # bring it to ours rather than refuse to start.
-            await js.update_stream(config)
+            info = await js.stream_info(spec.name)
+        except NotFoundError:
+            try:
+                await js.add_stream(new_stream(spec, limits))
+                continue
+            except BadRequestError:
+                # Another replica created it between the lookup and here.
+                info = await js.stream_info(spec.name)
+        merged = merged_stream(info.config, spec)
+        if merged is not None:
+            await js.update_stream(merged)
+        kept = info.config
+        if (kept.max_age, kept.max_bytes) != (limits.max_age_s, limits.max_bytes):
+            _log.info("stream keeps the limits it has", extra={
+                "stream": spec.name, "max_age_s": kept.max_age, "max_bytes": kept.max_bytes,
+                "configured_max_age_s": limits.max_age_s, "configured_max_bytes": limits.max_bytes})
     try:
         await js.key_value(HEARTBEAT_BUCKET)
     except BucketNotFoundError:

@@ -71,6 +71,12 @@ class Settings:
     telemetry_batch_size: int = 200
     telemetry_batch_wait_ms: int = 2000
     telemetry_ack_wait_s: int = 30
+    max_deliver: int = 100
+    max_body_kb: int = 1024
+    call_timeout_s: int = 10
+    grpc_max_concurrent_rpcs: int = 1000
+    stream_max_age_hours: int = 168
+    stream_max_mb: int = 1024
     # The playground's redaction, beside its built-in rules: extra key words
     # whose fields are replaced whole, and extra {kind: regex} text patterns.
     redact_keys: tuple[str, ...] = ()
@@ -268,6 +274,23 @@ DECLARED: tuple[Declared, ...] = (
              integer(10, 60_000), 2000),
     Declared("OUTRIDER_TELEMETRY_ACK_WAIT_S", "telemetry_ack_wait_s",
              "seconds before an unacked run is redelivered; must exceed the batch wait", integer(1, 3600), 30),
+    Declared("OUTRIDER_MAX_BODY_KB", "max_body_kb",
+             "KiB a request body may have before the gateway answers 413 without reading on (human inputs: 64)",
+             integer(1, 64 * 1024), 1024),
+    Declared("OUTRIDER_CALL_TIMEOUT_S", "call_timeout_s",
+             "deadline of a call between gateway and contexts; longer only for a playground run, a sweep, a lease",
+             integer(1, 300), 10),
+    Declared("OUTRIDER_GRPC_MAX_CONCURRENT_RPCS", "grpc_max_concurrent_rpcs",
+             "calls one context serves at once (open registry watches count); more are refused RESOURCE_EXHAUSTED",
+             integer(10, 100_000), 1000),
+    Declared("OUTRIDER_MAX_DELIVER", "max_deliver",
+             "deliveries of one event before a consumer gives up on it, terminates it and counts it dead-lettered",
+             integer(5, 10_000), 100),
+    Declared("OUTRIDER_STREAM_MAX_AGE_HOURS", "stream_max_age_hours",
+             "hours an event waits in a new stream for its consumer before it expires", integer(1, 24 * 365), 168),
+    Declared("OUTRIDER_STREAM_MAX_MB", "stream_max_mb",
+             "MiB a new stream holds; when full, new events are refused (the publisher is told), old ones kept",
+             integer(1, 1024 * 1024), 1024),
     Declared("OUTRIDER_REDACT_KEYS", "redact_keys",
              "comma-separated extra key words whose fields the playground redacts whole", words, (),
              shown="unset"),

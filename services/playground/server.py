@@ -13,6 +13,8 @@ from services.playground.rules import TOOL_TIMEOUT_S
 from services.playground.service import PlaygroundService
 
 SERVICE_NAMES = (playground_pb2.DESCRIPTOR.services_by_name["Playground"].full_name,)
+# The largest request this context takes. A run request is an agent, a skill and a 2,000-character prompt.
+MAX_REQUEST_BYTES = 1024 * 1024
 USES_NATS = False
 
 

@@ -35,6 +35,8 @@ MAX_ID_LENGTH = 128
 MAX_TASK_ID_LENGTH = 256
 MAX_STATE_LENGTH = 64
 MAX_ERROR_LENGTH = 4000
+# A run or a heartbeat is a dozen fields and a truncated error.
+MAX_MESSAGE_BYTES = 64 * 1024
 
 # Agent ids become keys in the heartbeat bucket, so both messages hold them to
 # the key alphabet: an id a key cannot carry would let an agent report runs but
@@ -129,6 +131,8 @@ class OutcomeCount:
 
 
 def _decode(raw: bytes | str) -> Mapping[str, Any]:
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise MalformedTelemetry("payload", f"is {len(raw):,} bytes; a telemetry message is at most {MAX_MESSAGE_BYTES:,}")
     try:
         payload = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -15,6 +15,8 @@ from services.telemetry.ingest import Ingest, IngestConfig
 from services.telemetry.service import TelemetryService
 
 SERVICE_NAMES = (telemetry_pb2.DESCRIPTOR.services_by_name["Telemetry"].full_name,)
+# The largest request this context takes. Queries only; runs arrive over JetStream, not gRPC.
+MAX_REQUEST_BYTES = 1024 * 1024
 USES_NATS = True
 
 

@@ -903,7 +903,7 @@ export interface components {
             booking_id?: number | string;
             /**
              * Context
-             * @description any JSON object; numbers come back exactly as sent
+             * @description any JSON object, nesting at most 16 levels; at most 32,768 bytes as compact JSON; numbers come back exactly as sent
              */
             context?: {
                 [key: string]: unknown;
@@ -1538,7 +1538,7 @@ export interface components {
         SimilarIn: {
             /**
              * Context
-             * @description any JSON object; numbers come back exactly as sent
+             * @description any JSON object, nesting at most 16 levels; at most 32,768 bytes as compact JSON; numbers come back exactly as sent
              */
             context?: {
                 [key: string]: unknown;
@@ -2085,6 +2085,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -2436,6 +2445,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -2617,6 +2635,15 @@ export interface operations {
             };
             /** @description the thing named does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2973,6 +3000,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3046,6 +3082,15 @@ export interface operations {
             };
             /** @description the current state refuses the change (stale version, already judged, …) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3274,6 +3319,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3318,6 +3372,15 @@ export interface operations {
             };
             /** @description no or bad credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3397,6 +3460,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3429,6 +3501,9 @@ export interface operations {
             /** @description the snapshot document */
             200: {
                 headers: {
+                    ETag?: string;
+                    /** @description live: the gateway's watch on the registry is open; confirmed: the registry answered this request; stale: the registry is not answering and this is the last copy it confirmed */
+                    "X-Outrider-Snapshot"?: "live" | "confirmed" | "stale";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3438,6 +3513,9 @@ export interface operations {
             /** @description the snapshot is unchanged since the ETag sent */
             304: {
                 headers: {
+                    ETag?: string;
+                    /** @description live: the gateway's watch on the registry is open; confirmed: the registry answered this request; stale: the registry is not answering and this is the last copy it confirmed */
+                    "X-Outrider-Snapshot"?: "live" | "confirmed" | "stale";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3511,6 +3589,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3555,6 +3642,15 @@ export interface operations {
             };
             /** @description no or bad credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3624,6 +3720,15 @@ export interface operations {
             };
             /** @description the current state refuses the change (stale version, already judged, …) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3728,6 +3833,15 @@ export interface operations {
             };
             /** @description no or bad credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -49,11 +49,14 @@ async def broker(settings: Settings) -> AsyncIterator[tuple[nats.NATS, JetStream
         await client.close()
 
 
-async def counters(settings: Settings) -> dict[str, int]:
+async def counters(settings: Settings) -> dict[str, Any]:
     async with channel(settings.addr("telemetry"), INTERNAL_KEY) as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
-    return {name: getattr(reply, name) for name in
-            ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats")}
+    seen: dict[str, Any] = {name: getattr(reply, name) for name in
+                            ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats",
+                             "dead_lettered")}
+    seen["malformed_by_field"] = dict(reply.malformed_by_field)
+    return seen
 
 
 async def run_keys(stack: Stack, database: str) -> list[tuple[str, str]]:

@@ -80,6 +80,8 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
         "outrider_telemetry_malformed_total": 1,
         "outrider_telemetry_redelivered_total": 0,
         "outrider_telemetry_heartbeats_total": 0,
+        "outrider_telemetry_dead_lettered_total": 0,
+        'outrider_telemetry_malformed_by_field_total{field="agent_id"}': 1,
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
 

@@ -49,11 +49,13 @@ def test_an_agent_with_runs_shows_its_figures_and_instants():
 
 def test_exposition_is_prometheus_text_with_every_counter():
     text = exposition(codec.counters_to_proto({
-        "received": 9, "inserted": 5, "duplicates": 2, "malformed": 1, "redelivered": 3, "heartbeats": 4,
+        "received": 9, "inserted": 5, "duplicates": 2, "malformed": 3, "redelivered": 3, "heartbeats": 4,
+        "dead_lettered": 1, "malformed_by_field": {"payload": 2, "started_at": 1},
     }))
     assert text.endswith("\n")
     lines = text.splitlines()
-    assert len(lines) == 3 * len(METRICS)
+    assert len(lines) == 3 * len(METRICS) + 2 + 2
+    assert 'outrider_telemetry_malformed_by_field_total{field="payload"} 2' in lines
     assert "outrider_telemetry_redelivered_total 3" in lines
     assert lines[0].startswith("# HELP outrider_telemetry_received_total ")
     assert lines[1] == "# TYPE outrider_telemetry_received_total counter"
