@@ -1041,7 +1041,10 @@ export interface components {
             /** Subject Id */
             subject_id: string;
         };
-        /** FieldProblems */
+        /**
+         * FieldProblems
+         * @description The fields at fault; a rule with particulars (a length and its limit) adds them beside.
+         */
         FieldProblems: {
             /**
              * Fields
@@ -1053,6 +1056,8 @@ export interface components {
             fields: {
                 [key: string]: string;
             };
+        } & {
+            [key: string]: unknown;
         };
         /** Health */
         Health: {
@@ -1626,6 +1631,27 @@ export interface components {
         /**
          * SkillDraft
          * @description A new skill on a console agent, built only from tools that exist.
+         * @example {
+         *       "agent_id": "CONSOLE_OPS_AGENT",
+         *       "id": "late_rider_digest",
+         *       "thresholds": {
+         *         "lateMinutes": 20
+         *       },
+         *       "thresholds_schema": {
+         *         "lateMinutes": {
+         *           "default": 15,
+         *           "max": 60,
+         *           "min": 5,
+         *           "step": 5,
+         *           "type": "integer"
+         *         }
+         *       },
+         *       "title": "Late rider digest",
+         *       "tool_names": [
+         *         "scan_bookings",
+         *         "notify_riders"
+         *       ]
+         *     }
          */
         SkillDraft: {
             /** Agent Id */
