@@ -20,7 +20,7 @@ from pydantic import Field
 from gateway import console, errors
 from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
-from gateway.routes import decision_humans, decisions, outcomes, playground, registry, telemetry
+from gateway.routes import decision_humans, decisions, otlp, outcomes, playground, registry, telemetry
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
 
@@ -85,7 +85,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (registry, decisions, decision_humans, outcomes, playground, telemetry):
+    for module in (registry, decisions, decision_humans, outcomes, playground, telemetry, otlp):
         app.include_router(module.router)
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     console.mount(app)

@@ -30,7 +30,8 @@ class StreamSpec:
 
 
 STREAMS: tuple[StreamSpec, ...] = (
-    StreamSpec("TELEMETRY", ("telemetry.task",)),
+    # telemetry.otlp carries the spans the gateway took in at /v1/traces.
+    StreamSpec("TELEMETRY", ("telemetry.task", "telemetry.otlp")),
     StreamSpec("FACTS", ("facts.>",)),
 )
 HEARTBEAT_BUCKET = "agent_heartbeats"

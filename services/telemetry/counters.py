@@ -21,6 +21,13 @@ class Counters:
     malformed: int = 0
     redelivered: int = 0
     heartbeats: int = 0
+    otlp_received: int = 0
+    otlp_malformed: int = 0
+    otlp_spans_rejected: int = 0
+    otlp_runs_inserted: int = 0
+    model_calls_inserted: int = 0
+    otlp_duplicates: int = 0
+    otlp_unwritable: int = 0
 
     def snapshot(self) -> dict[str, int]:
         return asdict(self)
