@@ -52,8 +52,7 @@ async def broker(settings: Settings) -> AsyncIterator[tuple[nats.NATS, JetStream
 async def counters(settings: Settings) -> dict[str, int]:
     async with channel(settings.addr("telemetry"), INTERNAL_KEY) as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
-    return {name: getattr(reply, name) for name in
-            ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats")}
+    return {field.name: getattr(reply, field.name) for field in telemetry_pb2.Counters.DESCRIPTOR.fields}
 
 
 async def run_keys(stack: Stack, database: str) -> list[tuple[str, str]]:
