@@ -114,14 +114,13 @@ class Mapped:
 IGNORED = Mapped()
 
 
-def _text(span: Span, key: str, limit: int, *, on_resource: bool = False) -> str | None:
-    """A string attribute, stripped and cut to `limit`; None when absent or blank.
+def _text(span: Span, key: str, limit: int) -> str | None:
+    """A span's string attribute, stripped and cut to `limit`; None when absent or blank.
 
     A label longer than its column is cut rather than refused: the span's
     figures matter more than the tail of a model or type name.
     """
-    source = span.resource if on_resource else span.attributes
-    value = source.get(key)
+    value = span.attributes.get(key)
     if value is None:
         return None
     if not isinstance(value, str):
