@@ -7,6 +7,8 @@ import json
 
 import pytest
 from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from google.rpc import status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -186,3 +188,38 @@ def test_a_refusal_is_a_google_rpc_status_in_either_encoding():
     assert status_pb2.Status.FromString(otlp_codec.status(3, "bad", json_encoded=False)) == status_pb2.Status(
         code=3, message="bad")
     assert json.loads(otlp_codec.status(16, "who", json_encoded=True)) == {"code": 16, "message": "who"}
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["resourceSpans", "scopeSpans", "spans", "traceId", "spanId", "parentSpanId", "name",
+                         "attributes", "key", "value", "stringValue", "intValue", "resource", "status", "code",
+                         "startTimeUnixNano", "links", "x"]), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_any_json_body_decodes_or_is_undecodable(payload):
+    try:
+        request = otlp_codec.decode_request(json.dumps(payload).encode(), json_encoded=True)
+    except otlp_codec.UndecodableTraces:
+        return
+    otlp_codec.admit(request)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_any_bytes_decode_or_are_refused_and_never_raise_anything_else(data):
+    try:
+        request = otlp_codec.decode_request(data, json_encoded=False)
+    except otlp_codec.UndecodableTraces:
+        request = None
+    if request is not None:
+        otlp_codec.admit(request)
+    try:
+        otlp_codec.read_message(data)
+    except MalformedTelemetry:
+        pass
