@@ -217,8 +217,10 @@ async def verify(stack: Stack, js, size: int, before: dict[str, int]) -> None:
         raise SystemExit(f"token counts differ: {tokens}")
     after = await counters(stack)
     delta = {k: after[k] - before[k] for k in after}
-    if (delta["otlp_runs_inserted"], delta["model_calls_inserted"], delta["otlp_duplicates"],
-            delta["otlp_malformed"], delta["otlp_spans_rejected"], delta["otlp_unwritable"]) != (half, half, 0, 0, 0, 0):
+    written = (delta["otlp_runs_inserted"], delta["model_calls_inserted"])
+    refused = (delta["otlp_duplicates"], delta["otlp_malformed"], delta["otlp_spans_rejected"],
+               delta["otlp_unwritable"])
+    if written != (half, half) or refused != (0, 0, 0, 0):
         raise SystemExit(f"counters disagree: {delta}")
     info = await js.consumer_info("TELEMETRY", "telemetry-otlp-ingest")
     if info.num_pending or info.num_ack_pending:

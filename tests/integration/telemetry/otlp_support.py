@@ -12,12 +12,12 @@ from typing import Any
 import asyncpg
 import uvicorn
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from gateway.app import create_app
 from services.common.embedded import free_port
@@ -46,14 +46,13 @@ async def live_gateway(settings: Settings) -> AsyncIterator[str]:
 
 
 @contextmanager
-def tracer_provider(base_url: str, service: str, *, headers: dict[str, str] | None = None,
-                    compression: Any = None) -> Iterator[TracerProvider]:
+def tracer_provider(base_url: str, service: str, *,
+                    headers: dict[str, str] | None = None) -> Iterator[TracerProvider]:
     """An SDK provider whose every finished span is exported at once, as
     protobuf over HTTP, to the gateway. Use it from a worker thread: the
     export blocks until the gateway answers."""
     exporter = OTLPSpanExporter(endpoint=f"{base_url}/v1/traces",
-                                headers=headers if headers is not None else {"x-internal-key": INTERNAL_KEY},
-                                compression=compression)
+                                headers=headers if headers is not None else {"x-internal-key": INTERNAL_KEY})
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     try:

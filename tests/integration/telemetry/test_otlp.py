@@ -12,7 +12,6 @@ import json
 import httpx
 from google.protobuf import json_format
 from google.rpc import status_pb2
-from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.trace import Status, StatusCode
 

@@ -39,7 +39,8 @@ def test_a_root_span_is_a_task_run_of_its_service():
     assert mapped.model_call is None
     run = mapped.run
     assert run is not None
-    assert (run.agent_id, run.task_type, run.status, run.error) == ("booking-engine", "handle_booking", "succeeded", None)
+    assert (run.agent_id, run.task_type, run.status, run.error) == (
+        "booking-engine", "handle_booking", "succeeded", None)
     assert run.task_id == f"{TRACE.hex()}-{SPAN.hex()}"
     assert run.duration_ms == 1500.0
     assert run.started_at == "2026-09-21T14:13:20.123456+00:00"
