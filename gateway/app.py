@@ -24,6 +24,7 @@ from gateway.limits import BodyCap
 from gateway.routes import (
     decision_humans,
     decisions,
+    otlp,
     outcomes,
     playground,
     registry,
@@ -101,13 +102,14 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (registry, decisions, decision_humans, outcomes, playground, telemetry):
+    for module in (registry, decisions, decision_humans, outcomes, playground, telemetry, otlp):
         app.include_router(module.router)
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     console.mount(app)
     app.add_middleware(BodyCap, default_bytes=settings.max_body_kb * 1024,
                        by_prefix=[("/internal/human-inputs", HUMAN_INPUT_BODY_BYTES),
-                                  ("/internal/facts", MAX_EVENT_BYTES)])
+                                  ("/internal/facts", MAX_EVENT_BYTES)],
+                       capped_by_route=[otlp.PATH])
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up", response_model=Health)
     async def healthz() -> dict[str, str]:

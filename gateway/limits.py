@@ -20,9 +20,14 @@ CODE = "BODY_TOO_LARGE"
 class BodyCap:
     """ASGI middleware: `default_bytes` for every route, tighter caps by path prefix."""
 
-    def __init__(self, app: ASGIApp, *, default_bytes: int, by_prefix: Sequence[tuple[str, int]] = ()) -> None:
+    def __init__(self, app: ASGIApp, *, default_bytes: int, by_prefix: Sequence[tuple[str, int]] = (),
+                 capped_by_route: Sequence[str] = ()) -> None:
         self.app = app
         self.default_bytes = default_bytes
+        # Paths whose route reads and caps its own body, because its clients
+        # understand only their protocol's refusal (OTLP exporters read a
+        # google.rpc.Status, never this envelope).
+        self.capped_by_route = tuple(capped_by_route)
         # Longest prefix first, so /internal/human-inputs beats /internal.
         self.by_prefix = sorted(by_prefix, key=lambda pair: len(pair[0]), reverse=True)
 
@@ -30,7 +35,7 @@ class BodyCap:
         return next((limit for prefix, limit in self.by_prefix if path.startswith(prefix)), self.default_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"].startswith(self.capped_by_route):
             await self.app(scope, receive, send)
             return
         limit = self.limit_for(scope["path"])

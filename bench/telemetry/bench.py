@@ -180,7 +180,8 @@ def stop_service(stack: Stack) -> None:
 async def counters(stack: Stack) -> dict[str, int]:
     async with channel(stack.address, KEY) as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
-    return {f.name: getattr(reply, f.name) for f in telemetry_pb2.Counters.DESCRIPTOR.fields}
+    # The totals only: the per-field breakdown of malformed runs is a map.
+    return {f.name: getattr(reply, f.name) for f in telemetry_pb2.Counters.DESCRIPTOR.fields if not f.is_repeated}
 
 
 def service_cpu_s(stack: Stack) -> float:

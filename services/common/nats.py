@@ -17,6 +17,7 @@ from nats.js.api import DiscardPolicy, KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
 
 from services.common.errors import Unavailable
+from services.common.settings import Settings
 
 _log = logging.getLogger(__name__)
 
@@ -30,7 +31,8 @@ class StreamSpec:
 
 
 STREAMS: tuple[StreamSpec, ...] = (
-    StreamSpec("TELEMETRY", ("telemetry.task",)),
+    # telemetry.otlp carries the spans the gateway took in at /v1/traces.
+    StreamSpec("TELEMETRY", ("telemetry.task", "telemetry.otlp")),
     StreamSpec("FACTS", ("facts.>",)),
 )
 HEARTBEAT_BUCKET = "agent_heartbeats"
@@ -62,6 +64,10 @@ class StreamLimits:
 
     max_age_s: float
     max_bytes: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> StreamLimits:
+        return cls(max_age_s=settings.stream_max_age_hours * 3600.0, max_bytes=settings.stream_max_mb * 2**20)
 
 
 def new_stream(spec: StreamSpec, limits: StreamLimits) -> StreamConfig:

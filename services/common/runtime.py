@@ -107,8 +107,7 @@ class ContextServer:
                 raise SettingsError("NATS_URL is not set (outrider up provides the embedded one)")
             runtime.nats = await nats_helper.connect(settings.nats_url, name=f"outrider-{self.name}")
             runtime.js = runtime.nats.jetstream()
-            await nats_helper.ensure_topology(runtime.js, nats_helper.StreamLimits(
-                max_age_s=settings.stream_max_age_hours * 3600.0, max_bytes=settings.stream_max_mb * 2**20))
+            await nats_helper.ensure_topology(runtime.js, nats_helper.StreamLimits.of(settings))
 
         server, health_servicer = build_server(
             settings.internal_key,

@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 CONTEXTS: tuple[str, ...] = ("registry", "decisions", "outcomes", "playground", "telemetry")
@@ -81,6 +82,10 @@ class Settings:
     # whose fields are replaced whole, and extra {kind: regex} text patterns.
     redact_keys: tuple[str, ...] = ()
     redact_patterns: Mapping[str, str] = field(default_factory=dict)
+    # OTLP traces in: the largest body /v1/traces takes (as sent and as
+    # decompressed), and the price table that turns tokens into an estimate.
+    otlp_max_body_bytes: int = 8 * 1024 * 1024
+    model_prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     @property
     def production(self) -> bool:
@@ -173,6 +178,22 @@ def redaction_patterns(raw: str) -> dict[str, str]:
         except re.error as exc:
             raise ValueError(f"the pattern for {kind} does not compile ({exc})") from None
     return value
+
+
+def model_prices(raw: str) -> Mapping[str, Mapping[str, float]]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f'must be a JSON object of model to {{"input": n, "output": n}} ({exc})') from None
+    if not isinstance(value, dict):
+        raise ValueError('must be a JSON object of model to {"input": n, "output": n}')
+    for model, entry in value.items():
+        if not isinstance(entry, dict) or set(entry) != {"input", "output"}:
+            raise ValueError(f'the entry for {model!r} must be {{"input": n, "output": n}}')
+        for side, price in entry.items():
+            if isinstance(price, bool) or not isinstance(price, int | float) or not 0 <= price < 1e9:
+                raise ValueError(f"the {side} price of {model!r} must be a number of at least 0")
+    return MappingProxyType({model: MappingProxyType(dict(entry)) for model, entry in value.items()})
 
 
 def directory(raw: str) -> Path:
@@ -297,6 +318,14 @@ DECLARED: tuple[Declared, ...] = (
     Declared("OUTRIDER_REDACT_PATTERNS", "redact_patterns",
              'JSON `{"kind": "regex"}`: extra text the playground replaces with `<kind#n>`', redaction_patterns,
              shown="unset"),
+    # OTLP traces in (POST /v1/traces).
+    Declared("OUTRIDER_OTLP_MAX_BODY_BYTES", "otlp_max_body_bytes",
+             "largest OTLP body `/v1/traces` takes, as sent and once decompressed; larger answers 413",
+             integer(1024, 256 * 1024 * 1024), 8 * 1024 * 1024),
+    Declared("OUTRIDER_MODEL_PRICES", "model_prices",
+             'JSON `{"<model or glob>": {"input": n, "output": n}}`, prices per million tokens: insights then '
+             "estimate cost (exact name first, else the longest matching glob)",
+             model_prices, MappingProxyType({}), shown="unset"),
 )
 
 FAMILIES: tuple[Family, ...] = (

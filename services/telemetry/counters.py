@@ -9,7 +9,7 @@ ingest it measures.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -25,14 +25,17 @@ class Counters:
     heartbeats: int = 0
     dead_lettered: int = 0
     malformed_by_field: Counter[str] = field(default_factory=Counter)
+    otlp_received: int = 0
+    otlp_malformed: int = 0
+    otlp_spans_rejected: int = 0
+    otlp_runs_inserted: int = 0
+    model_calls_inserted: int = 0
+    otlp_duplicates: int = 0
+    otlp_unwritable: int = 0
 
     def count_malformed(self, field_name: str) -> None:
         self.malformed += 1
         self.malformed_by_field[field_name] += 1
 
     def snapshot(self) -> dict[str, Any]:
-        return {
-            "received": self.received, "inserted": self.inserted, "duplicates": self.duplicates,
-            "malformed": self.malformed, "redelivered": self.redelivered, "heartbeats": self.heartbeats,
-            "dead_lettered": self.dead_lettered, "malformed_by_field": dict(self.malformed_by_field),
-        }
+        return {**asdict(self), "malformed_by_field": dict(self.malformed_by_field)}

@@ -80,8 +80,9 @@ class IngestConfig:
         )
 
 
-async def ensure_consumer(js: JetStreamContext, config: IngestConfig) -> None:
-    """Create the shared durable consumer, or bring its settings to ours.
+async def ensure_consumer(js: JetStreamContext, config: IngestConfig, *, durable: str = DURABLE,
+                          subject: str = SUBJECT) -> None:
+    """Create a shared durable consumer, or bring its settings to ours.
 
     Malformed runs are terminated at once and runs the database refuses are
     found and terminated by the write; max_deliver is the backstop against a
@@ -93,9 +94,9 @@ async def ensure_consumer(js: JetStreamContext, config: IngestConfig) -> None:
     await js.add_consumer(
         STREAM,
         ConsumerConfig(
-            name=DURABLE,
-            durable_name=DURABLE,
-            filter_subject=SUBJECT,
+            name=durable,
+            durable_name=durable,
+            filter_subject=subject,
             deliver_policy=DeliverPolicy.ALL,
             ack_policy=AckPolicy.EXPLICIT,
             ack_wait=config.ack_wait_s,
@@ -204,16 +205,21 @@ async def _settle(messages: Iterable[Msg], how: str, delay: float | None = None)
 
 
 class Ingest:
+    # The subject this ingest takes and its consumer; the OTLP ingest, which
+    # shares the pull and write loop, names its own.
+    subject = SUBJECT
+    durable = DURABLE
+
     def __init__(self, nc: NatsClient, js: JetStreamContext, engine: AsyncEngine, counters: Counters,
                  config: IngestConfig) -> None:
         self._js = js
         self._engine = engine
         self._counters = counters
         self._config = config
-        self._puller = BatchPuller(nc, stream=STREAM, durable=DURABLE)
+        self._puller = BatchPuller(nc, stream=STREAM, durable=self.durable)
 
     async def start(self) -> None:
-        await ensure_consumer(self._js, self._config)
+        await ensure_consumer(self._js, self._config, durable=self.durable, subject=self.subject)
         await self._puller.start()
 
     async def run(self) -> None:
@@ -352,6 +358,6 @@ class Ingest:
         _log.warning("telemetry pull refused; recreating the consumer", extra={"problem": problem})
         await asyncio.sleep(self._config.retry_delay_s)
         try:
-            await ensure_consumer(self._js, self._config)
+            await ensure_consumer(self._js, self._config, durable=self.durable, subject=self.subject)
         except Exception as error:  # noqa: BLE001 - retried after the next refused pull
             _log.warning("telemetry consumer not recreated", extra={"error": repr(error)})

@@ -131,7 +131,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs, failures and durations per agent; decisions; live state */
+        /** Runs, failures and durations per agent; model calls and tokens; decisions; live state */
         get: operations["insights_admin_ai_insights_get"];
         put?: never;
         post?: never;
@@ -489,7 +489,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Telemetry ingest counters, Prometheus text; needs the internal key */
+        /** Telemetry ingest and OTLP intake counters, Prometheus text; needs the internal key */
         get: operations["metrics_metrics_get"];
         put?: never;
         post?: never;
@@ -510,6 +510,26 @@ export interface paths {
         get: operations["readyz_readyz_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OTLP/HTTP traces in: spans become task runs and model calls; needs the engine key
+         * @description X-Internal-Key or `Authorization: Bearer <key>`. Answers in the request's encoding. A span that cannot be used is refused alone and counted in `partialSuccess`; spans that are neither a task run nor a model call are accepted and not kept.
+         */
+        post: operations["export_traces_v1_traces_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,8 +621,18 @@ export interface components {
              * @description null for an agent with no runs in the window
              */
             avg_ms: number | null;
+            /**
+             * Estimated Cost
+             * @description from the configured price table; null without one, or when it does not price every model this agent called
+             */
+            estimated_cost: number | null;
             /** Failures */
             failures: number;
+            /**
+             * Input Tokens
+             * @description input tokens of those calls that reported usage
+             */
+            input_tokens: number;
             /**
              * Last Heartbeat At
              * Format: date-time
@@ -613,6 +643,16 @@ export interface components {
              * Format: date-time
              */
             last_run_at: string | null;
+            /**
+             * Model Calls
+             * @description model calls reported over OTLP in the window
+             */
+            model_calls: number;
+            /**
+             * Output Tokens
+             * @description output tokens of those calls that reported usage
+             */
+            output_tokens: number;
             /** P95 Ms */
             p95_ms: number | null;
             /**
@@ -1161,10 +1201,25 @@ export interface components {
              */
             last_received_at: string | null;
             /**
+             * Models
+             * @description model calls per agent and model in the window
+             */
+            models: components["schemas"]["ModelUsage"][];
+            /**
+             * Prices Configured
+             * @description whether a price table (OUTRIDER_MODEL_PRICES) is configured
+             */
+            prices_configured: boolean;
+            /**
              * Receiving
              * @description false when no run or heartbeat arrived for 5 minutes
              */
             receiving: boolean;
+            /**
+             * Unpriced Models
+             * @description models called in the window that the price table does not price
+             */
+            unpriced_models: string[];
             /** Window Days */
             window_days: number;
         };
@@ -1203,6 +1258,35 @@ export interface components {
             posterior_mean: number;
             /** Successes */
             successes: number;
+        };
+        /** ModelUsage */
+        ModelUsage: {
+            /** Agent Id */
+            agent_id: string;
+            /** Avg Ms */
+            avg_ms: number;
+            /** Calls */
+            calls: number;
+            /**
+             * Estimated Cost
+             * @description null without a price table or when it does not price this model
+             */
+            estimated_cost: number | null;
+            /** Failures */
+            failures: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /**
+             * Model
+             * @description the model that answered, else the one asked for; null when neither was reported
+             */
+            model: string | null;
+            /** Output Tokens */
+            output_tokens: number;
+            /** P95 Ms */
+            p95_ms: number;
+            /** Provider */
+            provider: string | null;
         };
         /** NearDecision */
         NearDecision: {
@@ -1256,6 +1340,44 @@ export interface components {
              * @description the newest value seen (text, a date-time or a boolean)
              */
             value: unknown;
+        };
+        /**
+         * OtlpExportResponse
+         * @description An ExportTraceServiceResponse.
+         */
+        OtlpExportResponse: {
+            /** @description present only when some spans were refused; the others were accepted */
+            partialSuccess?: components["schemas"]["OtlpPartialSuccess"] | null;
+        };
+        /** OtlpPartialSuccess */
+        OtlpPartialSuccess: {
+            /**
+             * Errormessage
+             * @description how many were refused and the first reasons, each naming the attribute
+             */
+            errorMessage: string;
+            /**
+             * Rejectedspans
+             * @description spans refused, as a decimal string (proto3 JSON's int64)
+             */
+            rejectedSpans: string;
+        };
+        /**
+         * OtlpStatus
+         * @description A google.rpc.Status: OTLP/HTTP's body for every refusal.
+         */
+        OtlpStatus: {
+            /**
+             * Code
+             * @description a google.rpc.Code: 3 invalid argument, 14 unavailable, 16 unauthenticated
+             */
+            code: number;
+            /** Details */
+            details?: {
+                [key: string]: unknown;
+            }[] | null;
+            /** Message */
+            message: string;
         };
         /** OutcomeChange */
         OutcomeChange: {
@@ -4036,6 +4158,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    export_traces_v1_traces_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An ExportTraceServiceRequest, protobuf or JSON, optionally gzip-compressed (`Content-Encoding: gzip`). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Resourcespans
+                     * @description ResourceSpans: a resource, its scopes and their spans
+                     */
+                    resourceSpans?: {
+                        [key: string]: unknown;
+                    }[] | null;
+                };
+                "application/x-protobuf": string;
+            };
+        };
+        responses: {
+            /** @description stored for ingest; refused spans are counted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpExportResponse"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description the body does not decode as the encoding it names */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description no or wrong engine key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description over OUTRIDER_OTLP_MAX_BODY_BYTES, as sent or inflated */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description a Content-Type or Content-Encoding OTLP/HTTP does not define */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description JetStream is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
                 };
             };
         };

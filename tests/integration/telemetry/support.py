@@ -52,9 +52,7 @@ async def broker(settings: Settings) -> AsyncIterator[tuple[nats.NATS, JetStream
 async def counters(settings: Settings) -> dict[str, Any]:
     async with channel(settings.addr("telemetry"), INTERNAL_KEY) as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
-    seen: dict[str, Any] = {name: getattr(reply, name) for name in
-                            ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats",
-                             "dead_lettered")}
+    seen: dict[str, Any] = {field.name: getattr(reply, field.name) for field in telemetry_pb2.Counters.DESCRIPTOR.fields}
     seen["malformed_by_field"] = dict(reply.malformed_by_field)
     return seen
 

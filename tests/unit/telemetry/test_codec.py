@@ -33,6 +33,7 @@ def test_insights_say_when_decisions_were_not_read():
     assert agent_json(reply.agents[0]) == {
         "agent_id": "B", "runs": 0, "failures": 0, "avg_ms": None, "p95_ms": None, "last_run_at": None,
         "state": "silent", "last_heartbeat_at": None, "registered": True,
+        "model_calls": 0, "input_tokens": 0, "output_tokens": 0, "estimated_cost": None,
     }
 
 
