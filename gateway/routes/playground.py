@@ -4,7 +4,8 @@ read the stored runs.
 A console that sends `Accept: text/event-stream` gets the run as Server-Sent
 Events: `started`, one `step` per tool call as it happens, then `done` with
 the whole trace (or `error` with the usual envelope). Anything else gets the
-trace as one JSON answer when the run ends.
+trace as one JSON answer when the run ends. A console that closes the
+stream ends the run; it is stored with its steps and stop reason `cancelled`.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def trace_json(trace: playground_pb2.RunTrace, *, with_steps: bool = True) -> di
         "output_tokens": trace.output_tokens,
         "total_ms": trace.total_ms,
         "final_text": trace.final_text,
+        "status": trace.status,
         "stop_reason": trace.stop_reason,
         "error": trace.error or None,
         "step_count": trace.step_count,
