@@ -34,7 +34,7 @@ from services.playground.redaction import (
     Redactor,
     cap_result,
 )
-from services.playground.rules import RunLimits, result_allowance
+from services.playground.rules import RunLimits, result_allowance, storable
 from services.playground.tool_policy import (
     PlaygroundTool,
     ToolDecision,
@@ -175,7 +175,7 @@ class RunLoop:
                  limits: RunLimits = RunLimits(), redactor: Redactor | None = None) -> None:
         self.plan, self.client, self.execute, self.limits = plan, client, execute, limits
         self.redactor = redactor or Redactor()
-        self.prompt = self.redactor.text(plan.prompt)
+        self.prompt = storable(self.redactor.text(plan.prompt))
         self.turns = 0
         self.input_tokens = 0
         self.output_tokens = 0
@@ -226,9 +226,9 @@ class RunLoop:
                 input_tokens=self.input_tokens,
                 output_tokens=self.output_tokens,
                 total_ms=_ms_since(self._started),
-                final_text=self.redactor.text(self.final_text),
+                final_text=storable(self.redactor.text(self.final_text)),
                 stop_reason=stop_reason,
-                error=self.redactor.text(error),
+                error=storable(self.redactor.text(error)),
                 steps=tuple(self.steps),
                 redactions=self.redactor.report(),
             )
@@ -288,6 +288,7 @@ class RunLoop:
         started = time.monotonic()
         tool_input: dict[str, Any] = dict(raw_input) if isinstance(raw_input, Mapping) else {}
         spec = self.plan.catalog.get(name)
+        name = storable(name)
         limits = self.limits
         allowance = result_allowance(self.result_bytes, limits.result_bytes_per_run, DEFAULT_RESULT_LIMIT,
                                      SMALLEST_RESULT)
@@ -312,11 +313,12 @@ class RunLoop:
             except TimeoutError:
                 error = f"{name} did not answer within {limits.tool_timeout_s:g} s"
             except ToolFailure as failure:
-                error = self.redactor.text(str(failure))
+                error = storable(self.redactor.text(str(failure)))
             except Exception as failure:  # noqa: BLE001 - a broken read is the model's to hear about
                 fields = failure_fields(failure, self.redactor)
                 _log.warning("playground tool failed", extra={"tool": name, **fields})
-                error = f"{name} failed: {fields['error_type']}" + (f": {fields['detail']}" if fields["detail"] else "")
+                detail = storable(fields["detail"])
+                error = f"{name} failed: {fields['error_type']}" + (f": {detail}" if detail else "")
             if error:
                 payload = {"error": error}
         elif decision.outcome is ToolOutcome.PROPOSED and spec is not None:
@@ -351,7 +353,7 @@ class RunLoop:
         the result could not be read, and the run goes on.
         """
         try:
-            shown = self.redactor.value(payload)
+            shown = self.redactor.value(storable(payload))
             return shown, cap_result(shown, limit), ""
         except (TypeError, ValueError, RecursionError) as failure:
             error = f"{name} answered a result that could not be read ({type(failure).__name__})"
@@ -360,7 +362,7 @@ class RunLoop:
 
     def _input(self, tool_input: Mapping[str, Any]) -> Mapping[str, Any]:
         try:
-            shown = self.redactor.value(tool_input)
+            shown = self.redactor.value(storable(tool_input))
         except (TypeError, ValueError, RecursionError):
             # Only a model's input nested past the interpreter's depth gets
             # here; no part of it is kept, since no part of it was redacted.

@@ -136,7 +136,7 @@ async def read_capped(reply: httpx.Response, limit: int, *, what: str) -> bytes:
         raise ToolFailure(f"{what} answered {int(declared):,} bytes; the playground reads at most {limit:,}")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in reply.aiter_raw():
+    async for chunk in reply.aiter_bytes():
         size += len(chunk)
         if size > limit:
             raise ToolFailure(f"{what} answered more than {limit:,} bytes; reading stopped there, none of it used")

@@ -35,6 +35,7 @@ INTERRUPTED = "interrupted"
 INTERRUPTED_AFTER_S = 60.0
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,23 @@ def result_allowance(spent: int, per_run: int, per_result: int, smallest: int) -
     """
     left = per_run - spent
     return 0 if left < smallest else min(per_result, left)
+
+
+def storable(value: Any) -> Any:
+    """JSON-like data with every string fit to store and to send on.
+
+    NUL and lone surrogates become U+FFFD. Postgres refuses NUL in text and
+    jsonb, and neither UTF-8 (so protobuf, and the model API) nor jsonb has
+    a lone surrogate: left in, one such character in a tool's answer or the
+    model's text would fail the write of the whole run.
+    """
+    if isinstance(value, str):
+        return _UNSTORABLE.sub("\ufffd", value)
+    if isinstance(value, Mapping):
+        return {storable(key) if isinstance(key, str) else key: storable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable(item) for item in value]
+    return value
 
 
 class PlaygroundInputError(FieldError):
