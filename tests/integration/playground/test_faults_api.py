@@ -79,6 +79,45 @@ async def test_a_console_that_hangs_up_leaves_its_run_stored_with_the_steps_it_s
     assert (admissions, stored) == (3, 3)
 
 
+async def test_whenever_the_console_hangs_up_every_admitted_run_is_stored_once_and_ended(settings, template, database):
+    # Hang-ups every 50 ms over a run of three reads, from before the first
+    # step to after the answer.
+    moments = [0.05 * n for n in range(16)]
+    dsn = template.raw_dsn(database)
+    async with playground(settings) as pg, served_gateway(pg.settings) as url:
+        outcomes = []
+        async with httpx.AsyncClient(base_url=url, timeout=20) as http:
+            for n, moment in enumerate(moments):
+                pg.model.script(*[Call(READ, delay_s=0.1)] * 3, Say("All read.", delay_s=0.1))
+                events: list = []
+
+                async def follow(reply: httpx.Response) -> None:
+                    async for event in sse_events(reply):
+                        events.append(event)
+
+                async with http.stream("POST", RUN, json=body(), headers={**bearer(sub=f"u-{n}"), **STREAM}) as reply:
+                    try:
+                        await asyncio.wait_for(follow(reply), moment)
+                    except TimeoutError:
+                        pass
+                if events:
+                    outcomes.append((events, await stored_run(pg, events[0][1]["id"])))
+        listed = (await pg.client.get("/admin/ai/playground/runs?limit=50", headers=bearer(role=3))).json()["items"]
+        admissions = await count_rows(dsn, "run_admissions")
+
+    # Every admission has its run, stored once and ended, however far it got.
+    assert admissions == len(listed) == len(moments)
+    assert {item["status"] for item in listed} == {"finished"}
+    assert {item["stop_reason"] for item in listed} <= {"cancelled", "end_turn"}
+    for events, run in outcomes:
+        seen = [data for name, data in events if name == "step"]
+        assert run["steps"][: len(seen)] == seen
+        if run["stop_reason"] == "end_turn":
+            assert len(run["steps"]) == 3 and run["final_text"] == "All read."
+        else:
+            assert len(run["steps"]) < 3 or run["final_text"] == ""
+
+
 async def test_the_deadline_ends_a_run_stored_with_what_it_did(settings):
     async with playground(with_env(settings, playground_run_deadline_s=1)) as pg:
         pg.model.script(Call(READ), Say("too late", delay_s=3))
