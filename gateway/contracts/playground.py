@@ -57,7 +57,14 @@ class RunSummary(Reply):
     output_tokens: int
     total_ms: int
     final_text: str
-    stop_reason: str
+    status: Literal["running", "finished", "interrupted"] = Field(
+        description="running: steps so far are stored; finished: ended, stop_reason says how;"
+        " interrupted: the playground stopped before the run ended"
+    )
+    stop_reason: str = Field(
+        description="the model's own (end_turn, …), or turn_limit, deadline, error, cancelled (the caller went"
+        " away), interrupted; empty while running"
+    )
     error: str | None
     step_count: int
     created_by: str

@@ -86,6 +86,13 @@ class Settings:
     # decompressed), and the price table that turns tokens into an estimate.
     otlp_max_body_bytes: int = 8 * 1024 * 1024
     model_prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    # The playground's run limits: the run's deadline, tool calls carried out
+    # per model turn, result bytes handed to the model per run, and the bytes
+    # read of one HTTP tool's answer.
+    playground_run_deadline_s: int = 120
+    playground_tool_calls_per_turn: int = 8
+    playground_result_bytes_per_run: int = 128 * 1024
+    playground_http_read_bytes: int = 1024 * 1024
 
     @property
     def production(self) -> bool:
@@ -326,6 +333,17 @@ DECLARED: tuple[Declared, ...] = (
              'JSON `{"<model or glob>": {"input": n, "output": n}}`, prices per million tokens: insights then '
              "estimate cost (exact name first, else the longest matching glob)",
              model_prices, MappingProxyType({}), shown="unset"),
+    Declared("OUTRIDER_PLAYGROUND_RUN_DEADLINE_S", "playground_run_deadline_s",
+             "seconds a playground run may take; past it the run ends, stored with `deadline`",
+             integer(1, 3600), 120),
+    Declared("OUTRIDER_PLAYGROUND_TOOL_CALLS_PER_TURN", "playground_tool_calls_per_turn",
+             "tool calls carried out per model turn; the model is told the rest were not run", integer(1, 64), 8),
+    Declared("OUTRIDER_PLAYGROUND_RESULT_BYTES_PER_RUN", "playground_result_bytes_per_run",
+             "tool-result bytes a run hands the model; once spent, further reads are refused and the model told",
+             integer(4096, 16 * 1024 * 1024), 128 * 1024),
+    Declared("OUTRIDER_PLAYGROUND_HTTP_READ_BYTES", "playground_http_read_bytes",
+             "bytes read of one HTTP tool's answer; a longer answer is refused unread past this",
+             integer(1024, 64 * 1024 * 1024), 1024 * 1024),
 )
 
 FAMILIES: tuple[Family, ...] = (

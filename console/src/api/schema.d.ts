@@ -1584,9 +1584,18 @@ export interface components {
             };
             /** Skill Id */
             skill_id: string;
+            /**
+             * Status
+             * @description running: steps so far are stored; finished: ended, stop_reason says how; interrupted: the playground stopped before the run ended
+             * @enum {string}
+             */
+            status: "running" | "finished" | "interrupted";
             /** Step Count */
             step_count: number;
-            /** Stop Reason */
+            /**
+             * Stop Reason
+             * @description the model's own (end_turn, …), or turn_limit, deadline, error, cancelled (the caller went away), interrupted; empty while running
+             */
             stop_reason: string;
             /** Total Ms */
             total_ms: number;
@@ -1632,11 +1641,20 @@ export interface components {
             };
             /** Skill Id */
             skill_id: string;
+            /**
+             * Status
+             * @description running: steps so far are stored; finished: ended, stop_reason says how; interrupted: the playground stopped before the run ended
+             * @enum {string}
+             */
+            status: "running" | "finished" | "interrupted";
             /** Step Count */
             step_count: number;
             /** Steps */
             steps: components["schemas"]["TraceStep"][];
-            /** Stop Reason */
+            /**
+             * Stop Reason
+             * @description the model's own (end_turn, …), or turn_limit, deadline, error, cancelled (the caller went away), interrupted; empty while running
+             */
             stop_reason: string;
             /** Total Ms */
             total_ms: number;
