@@ -161,11 +161,11 @@ def run_platform(settings: Settings) -> int:
     if settings.database_url or settings.nats_url:
         check_external(settings)
 
-    # Where an engine finds its NATS password: only a development password of
-    # the embedded server is kept in the data dir.
-    engine_secret = (settings.data_dir / "secrets" / "nats_engine_password"
-                     if not (settings.production or settings.nats_url or os.environ.get("OUTRIDER_NATS_ENGINE_PASSWORD"))
-                     else None)
+    # Where an engine finds the embedded server's NATS password: named only
+    # when it is the one generated in the data dir, not one an operator set.
+    kept = settings.data_dir / "secrets" / "nats_engine_password"
+    engine_secret = kept if (not settings.nats_url and kept.is_file()
+                             and kept.read_text().strip() == settings.nats_engine_password) else None
     stop_requested = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop_requested.set())
@@ -216,7 +216,8 @@ def print_banner(settings: Settings, base: str, elapsed: float, engine_secret: P
         *(f"  {c:<11} {settings.addr(c)}   (gRPC)" for c in CONTEXTS),
         f"  postgres    {settings.database_url}",
         f"  nats        {settings.nats_url}",
-        *([f"  engines     NATS user {settings.nats_engine_user}, password in {engine_secret}"] if engine_secret else []),
+        *([f"  engines     NATS user {settings.nats_engine_user}, password in {engine_secret}"]
+          if engine_secret else []),
         f"  data        {settings.data_dir}",
         "",
         "  a console token:   outrider token --role 1",

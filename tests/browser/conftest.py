@@ -26,7 +26,16 @@ from outrider.demo.fleet import DemoTarget, run_fleet
 from services.common.embedded import free_port
 from services.common.settings import CONTEXTS, Settings
 from tests.console_tools import ROOT, chromium, node_modules
-from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, fresh_database, make_settings, reset_nats, running, with_env
+from tests.harness import (
+    INTERNAL_KEY,
+    JWT_SECRET,
+    NATS_ENGINE,
+    fresh_database,
+    make_settings,
+    reset_nats,
+    running,
+    with_env,
+)
 from tests.integration.playground.scripted import Backend, ScriptedModel, serving
 
 ARTIFACTS = ROOT / "artifacts" / "console"
