@@ -39,7 +39,6 @@ from pathlib import Path
 
 import asyncpg
 import httpx
-import nats
 import psutil
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
@@ -47,7 +46,7 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 
 from bench.telemetry.bench import KEY, Stack, counters, live_round, start_service, stop_service
 from services.common.embedded import free_port
-from tests.harness import create_database, embedded_stack
+from tests.harness import NATS_SERVICE, create_database, embedded_stack, service_nats
 
 ROOT = Path(__file__).resolve().parents[2]
 DATABASE = "telemetry_otlp_bench"
@@ -238,6 +237,7 @@ async def bench(args: argparse.Namespace) -> None:
             "NATS_URL": embedded.nats_url,
             "OUTRIDER_INTERNAL_KEY": KEY,
             "OUTRIDER_JWT_SECRET": KEY,
+            "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
             "OUTRIDER_DATA_DIR": str(directory / "data"),
             "OUTRIDER_TELEMETRY_ADDR": address,
             "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
@@ -251,7 +251,7 @@ async def bench(args: argparse.Namespace) -> None:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         gateway = start_gateway(stack, port)
-        client = await nats.connect(embedded.nats_url)
+        client = await service_nats(embedded.nats_url)
         js = client.jetstream()
         print(f"OTLP bench: {args.size:,} spans x {args.rounds} rounds, {SPANS_PER_REQUEST} spans per request,"
               f" {CONCURRENCY} in flight; batch {args.batch_size} / {args.batch_wait_ms} ms;"

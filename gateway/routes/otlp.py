@@ -60,7 +60,7 @@ class Intake:
     and this process's counts of what it took and refused."""
 
     def __init__(self, settings: Settings) -> None:
-        self._url = settings.nats_url
+        self._settings = settings
         self._stream_limits = nats_helper.StreamLimits.of(settings)
         self._client: NatsClient | None = None
         self._js: JetStreamContext | None = None
@@ -73,9 +73,10 @@ class Intake:
         # while NATS is away; an exporter retries the 503 meanwhile.
         async with self._lock:
             if self._js is None:
-                if not self._url:
+                if not self._settings.nats_url:
                     raise ApiError(503, "OTLP_UNAVAILABLE", "OTLP intake needs NATS_URL")
-                client = await nats_helper.connect(self._url, name="outrider-gateway", timeout=CONNECT_TIMEOUT_S)
+                client = await nats_helper.connect_service(self._settings, name="outrider-gateway",
+                                                           timeout=CONNECT_TIMEOUT_S)
                 js = client.jetstream()
                 try:
                     await nats_helper.ensure_topology(js, self._stream_limits)

@@ -103,9 +103,9 @@ class ContextServer:
         extra = getattr(self.module, "migration_settings", lambda s: {})(settings)
         await migrate(engine, self.name, extra=extra)
         if getattr(self.module, "USES_NATS", False):
-            if not settings.nats_url:
-                raise SettingsError("NATS_URL is not set (outrider up provides the embedded one)")
-            runtime.nats = await nats_helper.connect(settings.nats_url, name=f"outrider-{self.name}")
+            runtime.nats = await nats_helper.connect_service(settings, name=f"outrider-{self.name}")
+            if settings.production:
+                await nats_helper.warn_if_open(settings)
             runtime.js = runtime.nats.jetstream()
             await nats_helper.ensure_topology(runtime.js, nats_helper.StreamLimits.of(settings))
 

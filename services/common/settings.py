@@ -48,6 +48,16 @@ class Settings:
     grpc_host: str = "127.0.0.1"
     grpc_port: int = 50051
     nats_port: int = 4222
+    # NATS credentials and TLS: the services' user, the engines' user (the
+    # embedded server admits it; production with an external server may
+    # leave its password to the engines), and TLS files when configured.
+    nats_user: str = "outrider"
+    nats_password: str = ""
+    nats_engine_user: str = "engine"
+    nats_engine_password: str | None = None
+    nats_tls_ca: Path | None = None
+    nats_tls_cert: Path | None = None
+    nats_tls_key: Path | None = None
     context_addrs: Mapping[str, str] = field(default_factory=dict)
     database_url: str | None = None
     nats_url: str | None = None
@@ -155,6 +165,26 @@ def host_port(raw: str) -> str:
     return raw
 
 
+MIN_NATS_PASSWORD = 32
+
+
+def nats_password(raw: str) -> str:
+    # Printable and without blanks: the value is written into nats-server's
+    # configuration, where a control character has no escape.
+    if len(raw) < MIN_NATS_PASSWORD:
+        raise ValueError(f"must be at least {MIN_NATS_PASSWORD} characters")
+    if not raw.isprintable() or any(c.isspace() for c in raw):
+        raise ValueError("must be printable characters without blanks")
+    return raw
+
+
+def readable_file(raw: str) -> Path:
+    path = Path(raw).expanduser().resolve()
+    if not path.is_file():
+        raise ValueError("must name an existing file")
+    return path
+
+
 def json_objects(raw: str) -> dict[str, Mapping[str, object]]:
     try:
         value = json.loads(raw)
@@ -225,6 +255,8 @@ class Declared:
     # The seed's rule for the outcome window and retention: a bad value is an
     # operator typo, not a reason to stop judging; warn loudly, use the default.
     lenient: bool = False
+    # A secret's refusal names the variable and the rule, never the value.
+    secret: bool = False
 
     @property
     def shown_default(self) -> str:
@@ -255,6 +287,21 @@ DECLARED: tuple[Declared, ...] = (
              "base port: registry +0, decisions +1, outcomes +2, playground +3, telemetry +4",
              integer(1, 65535 - len(CONTEXTS)), 50051),
     Declared("OUTRIDER_NATS_PORT", "nats_port", "port of the embedded NATS server", integer(1, 65535), 4222),
+    Declared("OUTRIDER_NATS_USER", "nats_user", "NATS user of the services (unrestricted)", text, "outrider"),
+    Declared("OUTRIDER_NATS_PASSWORD", "nats_password",
+             "its password, 32+ characters; production refuses to boot without it", nats_password,
+             shown="random per data dir", secret=True),
+    Declared("OUTRIDER_NATS_ENGINE_USER", "nats_engine_user",
+             "NATS user of engines: may publish telemetry and facts, nothing else", text, "engine"),
+    Declared("OUTRIDER_NATS_ENGINE_PASSWORD", "nats_engine_password",
+             "its password, 32+ characters; production with the embedded NATS refuses to boot without it",
+             nats_password, shown="random per data dir", secret=True),
+    Declared("OUTRIDER_NATS_TLS_CA", "nats_tls_ca",
+             "CA file NATS clients verify the server with; set (or a `tls://` NATS_URL), they connect over TLS",
+             readable_file),
+    Declared("OUTRIDER_NATS_TLS_CERT", "nats_tls_cert", "certificate the embedded NATS serves TLS with",
+             readable_file),
+    Declared("OUTRIDER_NATS_TLS_KEY", "nats_tls_key", "private key of that certificate", readable_file),
     *(
         Declared(f"OUTRIDER_{context.upper()}_ADDR", f"{context}_addr",
                  f"where the {context} context is reached (`host:port`); compose sets these",
@@ -371,7 +418,8 @@ def _read(declared: Declared, env: Mapping[str, str]) -> Any:
         if declared.lenient:
             _log.warning("%s %s (%r); using %s", declared.env, exc, raw, declared.default)
             return declared.default
-        raise SettingsError(f"{declared.env} {exc}, got {raw!r}") from None
+        got = "" if declared.secret else f", got {raw!r}"
+        raise SettingsError(f"{declared.env} {exc}{got}") from None
 
 
 def _dev_secret(data_dir: Path, name: str) -> str:
@@ -414,7 +462,32 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     values["human_sources"] = values["human_sources"] or {}
     values["redact_patterns"] = values["redact_patterns"] or {}
     values["sweep_interval_s"] = float(values["sweep_interval_s"])
+    values.update(_nats_credentials(values))
     return Settings(**values)
+
+
+def _nats_credentials(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The services' NATS password is required in production whatever the
+    server: without it they could only reach a server that admits anyone. The
+    engines' password is required there only when the embedded server runs,
+    since that server admits engines with it; an external server's engine
+    credential is handed to the engines, not to us. Development generates
+    both once per data dir, like the other secrets."""
+    embedded = not values["nats_url"]
+    if values["env"] == "production":
+        needed = ["nats_password", *(["nats_engine_password"] if embedded else [])]
+        missing = [f"OUTRIDER_{name.upper()}" for name in needed if not values[name]]
+        if missing:
+            raise SettingsError(f"production refuses to boot without {', '.join(missing)}")
+    if values["nats_user"] == values["nats_engine_user"]:
+        raise SettingsError("OUTRIDER_NATS_ENGINE_USER must differ from OUTRIDER_NATS_USER: engines and"
+                            f" services hold different permissions, got {values['nats_user']!r} for both")
+    if (values["nats_tls_cert"] is None) != (values["nats_tls_key"] is None):
+        raise SettingsError("OUTRIDER_NATS_TLS_CERT and OUTRIDER_NATS_TLS_KEY go together: set both or neither")
+    if values["env"] == "production":
+        return {}
+    return {name: values[name] or _dev_secret(values["data_dir"], name)
+            for name in ("nats_password", "nats_engine_password")}
 
 
 # ─── The README's table ────────────────────────────────────────────────────

@@ -8,7 +8,6 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
-import nats
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.clients import channel
@@ -16,7 +15,7 @@ from services.outcomes.consumer import DURABLE as FACTS_DURABLE
 from services.outcomes.consumer import STREAM as FACTS_STREAM
 from services.telemetry.ingest import DURABLE as TASK_DURABLE
 from services.telemetry.ingest import STREAM as TASK_STREAM
-from tests.harness import INTERNAL_KEY, eventually, running
+from tests.harness import INTERNAL_KEY, eventually, running, service_nats
 from tests.integration.telemetry.support import counters, execute, run_keys, task
 
 # Bytes a careless or hostile producer sends, each a member of a class that
@@ -62,7 +61,7 @@ async def test_task_runs_survive_poison_and_a_run_the_database_refuses(settings,
         for each row execute function telemetry.refuse_poison();
     """)
     async with running(settings, ["telemetry"]):
-        client = await nats.connect(settings.nats_url)
+        client = await service_nats(settings.nats_url)
         try:
             js = client.jetstream()
             for n in range(GOOD):
@@ -98,7 +97,7 @@ async def test_facts_survive_poison_and_an_event_the_database_refuses(settings, 
         await conn.close()
     at = datetime(2026, 9, 29, 10, tzinfo=UTC)
     async with running(settings, ["outcomes"]):
-        client = await nats.connect(settings.nats_url)
+        client = await service_nats(settings.nats_url)
         try:
             js = client.jetstream()
             for n in range(GOOD):

@@ -3,16 +3,16 @@ operator set on a stream that exists."""
 
 from __future__ import annotations
 
-import nats
 from nats.js.api import DiscardPolicy, StorageType, StreamConfig
 
 from services.common.nats import STREAMS, StreamLimits, ensure_topology
+from tests.harness import service_nats
 
 LIMITS = StreamLimits(max_age_s=7200.0, max_bytes=64 * 2**20)
 
 
 async def test_new_streams_get_the_configured_limits_and_refuse_when_full(template):
-    client = await nats.connect(template.nats_url)
+    client = await service_nats(template.nats_url)
     try:
         js = client.jetstream()
         for info in await js.streams_info():
@@ -29,7 +29,7 @@ async def test_new_streams_get_the_configured_limits_and_refuse_when_full(templa
 
 
 async def test_an_operators_limits_survive_a_start_and_missing_subjects_are_added(template):
-    client = await nats.connect(template.nats_url)
+    client = await service_nats(template.nats_url)
     try:
         js = client.jetstream()
         for info in await js.streams_info():

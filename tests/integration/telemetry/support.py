@@ -16,7 +16,7 @@ from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.common.clients import channel
 from services.common.settings import Settings
 from services.telemetry.ingest import DURABLE, STREAM
-from tests.harness import INTERNAL_KEY, Stack
+from tests.harness import INTERNAL_KEY, Stack, service_nats
 
 
 def task(agent_id: str, task_id: str, *, status: str = "succeeded", ms: int = 1000,
@@ -42,7 +42,7 @@ def heartbeat(agent_id: str, state: str) -> bytes:
 
 @asynccontextmanager
 async def broker(settings: Settings) -> AsyncIterator[tuple[nats.NATS, JetStreamContext]]:
-    client = await nats.connect(settings.nats_url)
+    client = await service_nats(settings.nats_url)
     try:
         yield client, client.jetstream()
     finally:
