@@ -499,7 +499,7 @@ def _dev_secret(data_dir: Path, name: str) -> str:
     """
     path = data_dir / "secrets" / name
     if path.exists():
-        return path.read_text().strip()
+        return _kept_secret(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.parent.chmod(0o700)
     value = secrets.token_urlsafe(32)
@@ -512,7 +512,7 @@ def _dev_secret(data_dir: Path, name: str) -> str:
         try:
             os.link(draft, path)
         except FileExistsError:
-            return path.read_text().strip()
+            return _kept_secret(path)
         directory_fd = os.open(path.parent, os.O_RDONLY)
         try:
             os.fsync(directory_fd)
@@ -521,6 +521,15 @@ def _dev_secret(data_dir: Path, name: str) -> str:
         return value
     finally:
         os.unlink(draft)
+
+
+def _kept_secret(path: Path) -> str:
+    # Earlier versions could leave a file empty after a crash; using it would
+    # make a key that matches a request sending none.
+    try:
+        return secret_text(path.read_text().strip())
+    except ValueError as exc:
+        raise SettingsError(f"the generated secret {path} {exc}; delete it to have a new one made") from None
 
 
 def load(env: Mapping[str, str] | None = None) -> Settings:
