@@ -58,6 +58,9 @@ class Settings:
     nats_tls_ca: Path | None = None
     nats_tls_cert: Path | None = None
     nats_tls_key: Path | None = None
+    # Servers each stream and the heartbeat bucket are stored on: 1 on the
+    # embedded single server, 3 on a three-node cluster.
+    nats_replicas: int = 1
     context_addrs: Mapping[str, str] = field(default_factory=dict)
     database_url: str | None = None
     nats_url: str | None = None
@@ -302,6 +305,9 @@ DECLARED: tuple[Declared, ...] = (
     Declared("OUTRIDER_NATS_TLS_CERT", "nats_tls_cert", "certificate the embedded NATS serves TLS with",
              readable_file),
     Declared("OUTRIDER_NATS_TLS_KEY", "nats_tls_key", "private key of that certificate", readable_file),
+    Declared("OUTRIDER_NATS_REPLICAS", "nats_replicas",
+             "servers a new stream and the heartbeat bucket are stored on: 1 on one server, 3 on a cluster",
+             integer(1, 5), 1),
     *(
         Declared(f"OUTRIDER_{context.upper()}_ADDR", f"{context}_addr",
                  f"where the {context} context is reached (`host:port`); compose sets these",
@@ -311,7 +317,9 @@ DECLARED: tuple[Declared, ...] = (
     Declared("DATABASE_URL", "database_url",
              "`postgresql+asyncpg://user:pass@host:5432/db` or `…@/db?host=/socket/dir`",
              optional_text, shown="embedded"),
-    Declared("NATS_URL", "nats_url", "`nats://host:4222`", optional_text, shown="embedded"),
+    Declared("NATS_URL", "nats_url",
+             "`nats://host:4222`, or a cluster's servers comma-separated (`nats://a:4222,nats://b:4222`)",
+             optional_text, shown="embedded"),
     Declared("OUTRIDER_JWT_SECRET", "jwt_secret", "HS256 secret of console tokens", text,
              shown="random per data dir"),
     Declared("OUTRIDER_INTERNAL_KEY", "internal_key", "the `X-Internal-Key` engines and services send", text,
