@@ -13,6 +13,8 @@ from typing import Any
 
 import grpc
 
+from outrider import balancing
+
 INTERNAL_KEY_HEADER = "x-internal-key"
 
 # Trailing metadata of a refused call: the machine-readable error code
@@ -58,9 +60,10 @@ CHANNEL_OPTIONS = (
 
 
 def keyed_channel(address: str, internal_key: str) -> grpc.aio.Channel:
-    """An insecure channel to `host:port` that sends `x-internal-key` on every call."""
+    """An insecure channel to `host:port` (or several replicas' addresses,
+    see outrider.balancing) that sends `x-internal-key` on every call."""
     return grpc.aio.insecure_channel(
-        address,
+        balancing.target(address),
         interceptors=[_UnaryKeyInterceptor(internal_key), _StreamKeyInterceptor(internal_key)],
-        options=list(CHANNEL_OPTIONS),
+        options=[*CHANNEL_OPTIONS, *balancing.OPTIONS],
     )

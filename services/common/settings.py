@@ -22,6 +22,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from outrider.balancing import AddressError, target
+
 CONTEXTS: tuple[str, ...] = ("registry", "decisions", "outcomes", "playground", "telemetry")
 
 _log = logging.getLogger(__name__)
@@ -120,7 +122,14 @@ class Settings:
         return f"{self.grpc_host}:{self.grpc_port + CONTEXTS.index(context)}"
 
     def port(self, context: str) -> int:
-        return int(self.addr(context).rsplit(":", 1)[1])
+        """The port a context listens on: the one its addresses share. Replicas
+        listening on different ports of one host are each started with their
+        own address instead."""
+        ports = {int(address.rsplit(":", 1)[1]) for address in self.addr(context).split(",")}
+        if len(ports) != 1:
+            raise SettingsError(f"OUTRIDER_{context.upper()}_ADDR lists several ports; start each replica with"
+                                " its own address")
+        return ports.pop()
 
 
 # ─── Parsers: text in, value out, ValueError with the reason otherwise ──────
@@ -161,10 +170,12 @@ def choice(*allowed: str, fold: Callable[[str], str] = str) -> Parser:
     return parse
 
 
-def host_port(raw: str) -> str:
-    host, colon, port = raw.rpartition(":")
-    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise ValueError("must be host:port")
+def replica_addresses(raw: str) -> str:
+    """`host:port`, or the IP `host:port` of each replica comma-separated."""
+    try:
+        target(raw)
+    except AddressError as exc:
+        raise ValueError(str(exc)) from None
     return raw
 
 
@@ -310,8 +321,9 @@ DECLARED: tuple[Declared, ...] = (
              integer(1, 5), 1),
     *(
         Declared(f"OUTRIDER_{context.upper()}_ADDR", f"{context}_addr",
-                 f"where the {context} context is reached (`host:port`); compose sets these",
-                 host_port, shown="derived")
+                 f"where the {context} context is reached (`host:port`, a DNS name of every replica, or"
+                 " replicas' IP `host:port` comma-separated); compose sets these",
+                 replica_addresses, shown="derived")
         for context in CONTEXTS
     ),
     Declared("DATABASE_URL", "database_url",
