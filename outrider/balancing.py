@@ -76,26 +76,33 @@ def target(address: str) -> str:
     raise AddressError(f"several addresses must all be IPv4 or all IPv6, got {address!r}")
 
 
-def service_config() -> str:
-    """Round-robin over the replicas that answer their health check as
-    SERVING (a context whose consumer died says NOT_SERVING and is skipped),
-    with the idempotent calls retried."""
-    return json.dumps({
+def service_config(*, health_checked: bool = True) -> str:
+    """Round-robin over the replicas, with the idempotent calls retried; when
+    health-checked, only over those whose health check says SERVING (a
+    context whose consumer died says NOT_SERVING and is skipped).
+
+    A channel that asks the health service itself is not health-checked:
+    through a health-checked one, a replica that says NOT_SERVING cannot be
+    asked at all, and the question "what does it say" gets no answer."""
+    config: dict[str, object] = {
         "loadBalancingConfig": [{"round_robin": {}}],
-        "healthCheckConfig": {"serviceName": ""},
         "methodConfig": [{
             "name": [{"service": service, "method": method} for service, methods in IDEMPOTENT.items()
                      for method in methods],
             "retryPolicy": RETRY_POLICY,
         }],
-    })
+    }
+    if health_checked:
+        config["healthCheckConfig"] = {"serviceName": ""}
+    return json.dumps(config)
 
 
-# Channel options of a balanced channel. The policy is named twice: as the
-# service config's choice and as the channel's, which wins over any config a
-# resolver might hand back.
-OPTIONS: tuple[tuple[str, object], ...] = (
-    ("grpc.lb_policy_name", "round_robin"),
-    ("grpc.service_config", service_config()),
-    ("grpc.enable_retries", 1),
-)
+def options(*, health_checked: bool = True) -> list[tuple[str, object]]:
+    """Channel options of a balanced channel. The policy is named twice: as
+    the service config's choice and as the channel's, which wins over any
+    config a resolver might hand back."""
+    return [
+        ("grpc.lb_policy_name", "round_robin"),
+        ("grpc.service_config", service_config(health_checked=health_checked)),
+        ("grpc.enable_retries", 1),
+    ]

@@ -59,11 +59,11 @@ CHANNEL_OPTIONS = (
 )
 
 
-def keyed_channel(address: str, internal_key: str) -> grpc.aio.Channel:
+def keyed_channel(address: str, internal_key: str, *, health_checked: bool = True) -> grpc.aio.Channel:
     """An insecure channel to `host:port` (or several replicas' addresses,
     see outrider.balancing) that sends `x-internal-key` on every call."""
     return grpc.aio.insecure_channel(
         balancing.target(address),
         interceptors=[_UnaryKeyInterceptor(internal_key), _StreamKeyInterceptor(internal_key)],
-        options=[*CHANNEL_OPTIONS, *balancing.OPTIONS],
+        options=[*CHANNEL_OPTIONS, *balancing.options(health_checked=health_checked)],
     )

@@ -76,11 +76,20 @@ class ContextClients:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._probes: dict[str, grpc.aio.Channel] = {}
 
     def channel(self, context: str) -> grpc.aio.Channel:
         if context not in self._channels:
             self._channels[context] = channel(self._settings.addr(context), self._settings.internal_key)
         return self._channels[context]
+
+    def probe_channel(self, context: str) -> grpc.aio.Channel:
+        """A channel that reaches replicas whatever their health says: for
+        asking the health service itself (see outrider.balancing)."""
+        if context not in self._probes:
+            self._probes[context] = channel(self._settings.addr(context), self._settings.internal_key,
+                                            health_checked=False)
+        return self._probes[context]
 
     def stub(self, context: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
         # Typed as the stub itself: callers use it exactly like one.
@@ -89,6 +98,7 @@ class ContextClients:
         )
 
     async def close(self) -> None:
-        for ch in self._channels.values():
+        for ch in [*self._channels.values(), *self._probes.values()]:
             await ch.close()
         self._channels.clear()
+        self._probes.clear()

@@ -62,7 +62,7 @@ def registry_replica(template, database: str, port: int, data_dir) -> Iterator[s
 
 
 async def serving(port: int) -> None:
-    channel = keyed_channel(f"127.0.0.1:{port}", INTERNAL_KEY)
+    channel = keyed_channel(f"127.0.0.1:{port}", INTERNAL_KEY, health_checked=False)
     stub = health_pb2_grpc.HealthStub(channel)
 
     async def status() -> int:

@@ -39,7 +39,9 @@ def test_the_channel_balances_round_robin_over_healthy_replicas():
     config = json.loads(service_config())
     assert config["loadBalancingConfig"] == [{"round_robin": {}}]
     assert config["healthCheckConfig"] == {"serviceName": ""}
-    assert ("grpc.lb_policy_name", "round_robin") in balancing.OPTIONS
+    assert ("grpc.lb_policy_name", "round_robin") in balancing.options()
+    # A channel that asks the health service reaches every replica.
+    assert "healthCheckConfig" not in json.loads(service_config(health_checked=False))
 
 
 def test_only_calls_named_idempotent_are_retried_and_each_names_a_real_method():
