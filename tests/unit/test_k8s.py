@@ -19,6 +19,7 @@ from gateway.app import create_app
 from outrider.cli import parser
 from services.common.embedded import nats_server_binary
 from services.common.nats import NatsUser, authorization
+from services.common.runtime import LIVENESS_SERVICE
 from services.common.settings import CONTEXTS, ENV_PREFIXES, ENV_VARS, Settings, load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,8 +112,9 @@ def test_each_context_is_reached_at_a_headless_service_on_its_port(context):
     spec = container(DEPLOYMENTS[f"outrider-{context}"])
     assert [p["port"] for p in service["spec"]["ports"]] == [int(port)] == [named_port(spec, "grpc")]
     assert settings.port(context) == int(port) and settings.grpc_host == "0.0.0.0"
-    for probe in ("readinessProbe", "livenessProbe"):
-        assert spec[probe]["grpc"]["port"] == settings.port(context)
+    # Ready means serving (the overall health); alive means no job died.
+    assert spec["readinessProbe"]["grpc"] == {"port": settings.port(context)}
+    assert spec["livenessProbe"]["grpc"] == {"port": settings.port(context), "service": LIVENESS_SERVICE}
 
 
 def test_the_gateway_listens_where_its_service_and_probes_look():
