@@ -27,7 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from outrider.rpc import keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, JWT_SECRET, bearer, eventually, gateway_client, make_settings
+from tests.harness import INTERNAL_KEY, JWT_SECRET, SERVICE_KEY, bearer, eventually, gateway_client, make_settings
 
 pytestmark = pytest.mark.cluster
 
@@ -44,6 +44,7 @@ def registry_replica(template, database: str, port: int, data_dir) -> Iterator[s
         "OUTRIDER_REGISTRY_ADDR": f"127.0.0.1:{port}",
         "OUTRIDER_JWT_SECRET": JWT_SECRET,
         "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+        "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
         "OUTRIDER_DATA_DIR": str(data_dir),
         "OUTRIDER_LOG_LEVEL": "WARNING",
     }

@@ -20,7 +20,7 @@ async def test_calls_go_only_to_replicas_that_say_they_serve(settings):
 
         async def answered() -> str:
             try:
-                await stub.ListAgents(registry_pb2.ListAgentsRequest(), timeout=2)
+                await stub.GetSnapshot(registry_pb2.GetSnapshotRequest(), timeout=2)
             except grpc.aio.AioRpcError as error:
                 return error.code().name
             return "OK"
