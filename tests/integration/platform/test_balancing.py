@@ -4,6 +4,7 @@ SERVING: a replica whose background job died, and which says so, gets none."""
 from __future__ import annotations
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from outrider.rpc import keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
@@ -40,3 +41,21 @@ async def test_calls_go_only_to_replicas_that_say_they_serve(settings):
     finally:
         for replica in replicas:
             await replica.stop(grace=0.2)
+
+
+async def test_a_health_watch_streams_each_change(settings):
+    """What a health-checked channel listens to: the Watch stream."""
+    server = ContextServer("registry", settings)
+    try:
+        port = await server.start("127.0.0.1:0")
+        channel = keyed_channel(f"127.0.0.1:{port}", INTERNAL_KEY, health_checked=False)
+        try:
+            watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=10)
+            assert (await watch.read()).status == health_pb2.HealthCheckResponse.SERVING
+            server.runtime.failed.set()
+            assert (await watch.read()).status == health_pb2.HealthCheckResponse.NOT_SERVING
+            watch.cancel()
+        finally:
+            await channel.close()
+    finally:
+        await server.stop(grace=0.2)
