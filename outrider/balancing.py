@@ -38,6 +38,13 @@ RETRY_POLICY = {
 }
 
 
+# The health service a balanced channel watches: NOT_SERVING once a replica
+# can no longer do its work (a background job died). Not the overall health,
+# which is also NOT_SERVING while the replica's database is away: calls that
+# need no database still work then, and the rest get a reason, not a refusal.
+HEALTH_SERVICE = "outrider.liveness"
+
+
 class AddressError(ValueError):
     pass
 
@@ -78,7 +85,7 @@ def target(address: str) -> str:
 
 def service_config(*, health_checked: bool = True) -> str:
     """Round-robin over the replicas, with the idempotent calls retried; when
-    health-checked, only over those whose health check says SERVING (a
+    health-checked, only over those whose HEALTH_SERVICE says SERVING (a
     context whose consumer died says NOT_SERVING and is skipped).
 
     A channel that asks the health service itself is not health-checked:
@@ -93,7 +100,7 @@ def service_config(*, health_checked: bool = True) -> str:
         }],
     }
     if health_checked:
-        config["healthCheckConfig"] = {"serviceName": ""}
+        config["healthCheckConfig"] = {"serviceName": HEALTH_SERVICE}
     return json.dumps(config)
 
 

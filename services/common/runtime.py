@@ -22,6 +22,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from outrider import balancing
 from services.common import nats as nats_helper
 from services.common.clients import ContextClients
 from services.common.db import answers, context_engine, migrate, wait_reachable
@@ -33,18 +34,20 @@ _log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_S = 5.0
 # How often a context asks Postgres whether it answers, and how long it
-# waits; while it does not, more often, since every moment a replica says
-# NOT_SERVING after its database is back, callers are turned away for nothing.
+# waits; while it does not, more often, so readiness comes back promptly.
 DATABASE_CHECK_INTERVAL_S = 2.0
 DATABASE_RECHECK_INTERVAL_S = 0.25
 DATABASE_CHECK_TIMEOUT_S = 2.0
-# The health service that answers "is this process still doing its work":
-# NOT_SERVING only once a background job died (and the process exits). The
-# overall health ("" and each API) also goes NOT_SERVING while Postgres is
-# away, which should take a replica out of rotation, never restart it: a
-# restart cannot bring the database back, and every replica would restart
-# at once. Liveness probes ask this one; readiness probes ask "".
-LIVENESS_SERVICE = "outrider.liveness"
+# Two questions, two health service names. The overall health ("" and each
+# API) is readiness: NOT_SERVING while Postgres is away or once a background
+# job died. LIVENESS_SERVICE is "is this process still doing its work":
+# NOT_SERVING only once a job died (and the process exits). Liveness probes
+# and balancing callers ask the second: a Postgres outage must neither
+# restart every replica at once (a restart cannot bring the database back)
+# nor turn away the calls that need no database (counters, metrics), and
+# the calls that do need it are better answered DATABASE_UNAVAILABLE than
+# refused unsent.
+LIVENESS_SERVICE = balancing.HEALTH_SERVICE
 # What a context accepts in one request unless its server module says more.
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 

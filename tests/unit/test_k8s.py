@@ -106,8 +106,9 @@ def test_each_context_is_reached_at_a_headless_service_on_its_port(context):
     settings = load(environment(DEPLOYMENTS[f"outrider-{context}"]))
     host, port = settings.addr(context).rsplit(":", 1)
     service = SERVICES[host]
-    # Headless: the name resolves to every replica, which round_robin needs.
-    assert service["spec"]["clusterIP"] == "None"
+    # Headless: the name resolves to every replica, which round_robin needs,
+    # ready or not, since callers pick replicas by their liveness.
+    assert service["spec"]["clusterIP"] == "None" and service["spec"]["publishNotReadyAddresses"] is True
     assert service["spec"]["selector"] == DEPLOYMENTS[f"outrider-{context}"]["spec"]["selector"]["matchLabels"]
     spec = container(DEPLOYMENTS[f"outrider-{context}"])
     assert [p["port"] for p in service["spec"]["ports"]] == [int(port)] == [named_port(spec, "grpc")]

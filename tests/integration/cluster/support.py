@@ -12,6 +12,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -109,6 +111,60 @@ class NatsCluster:
 
         await eventually(leader, lambda current: current == server, timeout=20, step=0.5,
                          what=f"{stream} led by {server}")
+
+
+# Runs the embedded Postgres in a process of its own, taking "start" and
+# "stop" on stdin. pgserver starts pg_ctl as another user, which makes
+# Python fork without exec'ing at once; forked from a process with gRPC's
+# threads running, that child can crash (SIGSEGV) before it runs pg_ctl.
+_POSTGRES_CONTROLLER = """
+import sys
+from pathlib import Path
+from services.common.embedded import EmbeddedPostgres
+server = EmbeddedPostgres(Path(sys.argv[1]))
+for line in sys.stdin:
+    if line.strip() == "start":
+        print(server.start(), flush=True)
+    elif line.strip() == "stop":
+        server.stop()
+        print("stopped", flush=True)
+server.stop()
+"""
+
+
+class SeparatePostgres:
+    """An embedded Postgres this test may stop and start at will."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", _POSTGRES_CONTROLLER, str(data_dir)], cwd=Path(__file__).resolve().parents[3],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    async def _ask(self, command: str) -> str:
+        def ask() -> str:
+            assert self._process.stdin is not None and self._process.stdout is not None
+            self._process.stdin.write(command + "\n")
+            self._process.stdin.flush()
+            return self._process.stdout.readline().strip()
+
+        answer = await asyncio.to_thread(ask)
+        assert answer, f"the Postgres controller ended instead of answering {command!r}"
+        return answer
+
+    async def start(self) -> str:
+        return await self._ask("start")
+
+    async def stop(self) -> None:
+        await self._ask("stop")
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(30)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
 
 
 @asynccontextmanager

@@ -13,14 +13,15 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import asyncpg
+import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.nats_access import ENGINE_INBOX_PREFIX, open_connection
-from outrider.rpc import keyed_channel
+from outrider.rpc import ERROR_CODE_KEY, keyed_channel
+from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.common import runtime as runtime_module
-from services.common.embedded import EmbeddedPostgres
 from services.common.runtime import LIVENESS_SERVICE
 from tests.harness import (
     INTERNAL_KEY,
@@ -31,7 +32,9 @@ from tests.harness import (
     make_settings,
     reset_nats,
     running,
+    service_channel,
 )
+from tests.integration.cluster.support import SeparatePostgres
 
 pytestmark = pytest.mark.cluster
 
@@ -46,13 +49,13 @@ async def own_postgres(stack, monkeypatch):
     """A Postgres of this test's own, so stopping it stops no other test's."""
     monkeypatch.setattr(runtime_module, "DATABASE_CHECK_INTERVAL_S", 0.5)
     data_dir = Path(tempfile.mkdtemp(prefix="outrider-restart-"))
-    server = EmbeddedPostgres(data_dir)
+    server = SeparatePostgres(data_dir)
     try:
-        own = Stack(data_dir, server.start(), stack.nats_url)
+        own = Stack(data_dir, await server.start(), stack.nats_url)
         await build_template(own)
         yield own, server
     finally:
-        server.stop()
+        server.close()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 
@@ -91,15 +94,25 @@ async def test_contexts_ride_through_a_postgres_restart(own_postgres):
             publishing = asyncio.create_task(publish())
             await eventually(lambda: _now(sent), lambda count: count >= RUNS // 4, what="a quarter published")
             stopped_at = time.monotonic()
-            postgres.stop()
+            await postgres.stop()
             for name, stub in stubs.items():
                 await eventually(lambda stub=stub: health(stub), lambda status: status == NOT_SERVING,
                                  timeout=15, what=f"{name} NOT_SERVING without Postgres")
                 # Alive all the same: nothing to restart.
                 assert await health(stub, LIVENESS_SERVICE) == SERVING
             noticed_s = time.monotonic() - stopped_at
+            # Callers still reach it, through a balanced channel: what needs
+            # no database answers, what needs it says why it cannot.
+            async with service_channel(settings, "telemetry") as balanced:
+                telemetry = telemetry_pb2_grpc.TelemetryStub(balanced)
+                counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest(), timeout=5)
+                assert counters.received > 0
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await telemetry.GetInsights(telemetry_pb2.GetInsightsRequest(), timeout=5)
+                assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+                assert dict(refused.value.trailing_metadata() or ()).get(ERROR_CODE_KEY) == "DATABASE_UNAVAILABLE"
             await asyncio.sleep(2.0)
-            postgres.start()
+            await postgres.start()
             restarted_at = time.monotonic()
             for name, stub in stubs.items():
                 await eventually(lambda stub=stub: health(stub), lambda status: status == SERVING,

@@ -38,7 +38,7 @@ def test_lists_grpc_cannot_dial_are_refused(address):
 def test_the_channel_balances_round_robin_over_healthy_replicas():
     config = json.loads(service_config())
     assert config["loadBalancingConfig"] == [{"round_robin": {}}]
-    assert config["healthCheckConfig"] == {"serviceName": ""}
+    assert config["healthCheckConfig"] == {"serviceName": balancing.HEALTH_SERVICE}
     assert ("grpc.lb_policy_name", "round_robin") in balancing.options()
     # A channel that asks the health service reaches every replica.
     assert "healthCheckConfig" not in json.loads(service_config(health_checked=False))
