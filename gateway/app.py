@@ -124,12 +124,21 @@ def create_app(settings: Settings) -> FastAPI:
              responses={503: {"model": Readiness, "description": "a context is not serving; its entry says why"}})
     async def readyz(request: Request) -> JSONResponse:
         async def check(context: str) -> tuple[str, str]:
-            health = health_pb2_grpc.HealthStub(request.app.state.clients.channel(context))
-            try:
-                reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=READINESS_TIMEOUT_S)
-            except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
-                return context, f"unavailable: {type(exc).__name__}"
-            return context, health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
+            # First through the channel calls take, which reaches only
+            # replicas that say SERVING: one answering means the context
+            # serves. When none does, ask any replica what it says, so the
+            # answer tells NOT_SERVING from unreachable.
+            clients = request.app.state.clients
+            failure = ""
+            for channel in (clients.channel(context), clients.probe_channel(context)):
+                try:
+                    reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(),
+                                                                            timeout=READINESS_TIMEOUT_S)
+                except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
+                    failure = f"unavailable: {type(exc).__name__}"
+                    continue
+                return context, health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
+            return context, failure
 
         results: dict[str, Any] = dict(await asyncio.gather(*(check(c) for c in CONTEXTS)))
         ready = all(state == "serving" for state in results.values())

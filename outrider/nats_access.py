@@ -30,8 +30,18 @@ class CredentialRefused(Exception):
     """NATS refused the user and password; retrying with them cannot help."""
 
 
+def servers(url: str) -> list[str]:
+    """The servers of a NATS URL that may list a cluster's members
+    comma-separated. The client tries them in turn and moves to another when
+    the one it holds goes away: handing it only the first would make that one
+    server a single point of failure at connect time."""
+    return [server.strip() for server in url.split(",") if server.strip()]
+
+
 def shown(url: str) -> str:
     """The URL without any user or password in it, for messages and logs."""
+    if "," in url:
+        return ",".join(shown(server) for server in servers(url))
     parts = urlsplit(url)
     if parts.hostname is None or "@" not in parts.netloc:
         return url
@@ -86,7 +96,7 @@ async def open_connection(url: str, *, name: str, user: str | None = None, passw
     if uses_tls(url, tls_ca):
         options.update(tls=_tls_context(tls_ca), tls_handshake_first=True)
 
-    connecting = asyncio.ensure_future(nats.connect(url, **options))
+    connecting = asyncio.ensure_future(nats.connect(servers(url), **options))
     refusal = asyncio.ensure_future(refused.wait())
     try:
         done, _ = await asyncio.wait({connecting, refusal}, timeout=timeout,

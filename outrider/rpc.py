@@ -16,6 +16,8 @@ from typing import Any
 
 import grpc
 
+from outrider import balancing
+
 INTERNAL_KEY_HEADER = "x-internal-key"
 
 # Trailing metadata of a refused call: the machine-readable error code
@@ -86,16 +88,21 @@ CHANNEL_OPTIONS = (
 )
 
 
-def channel_with(address: str, pairs: Pairs, tls: TlsFiles | None = None) -> grpc.aio.Channel:
-    """A channel to `host:port` that adds `pairs()` to every call's metadata; TLS when `tls` is given."""
+def channel_with(address: str, pairs: Pairs, tls: TlsFiles | None = None, *,
+                 health_checked: bool = True) -> grpc.aio.Channel:
+    """A channel to `host:port` (or several replicas' addresses, see
+    outrider.balancing) that adds `pairs()` to every call's metadata; TLS
+    when `tls` is given."""
     interceptors = [_Unary(pairs), _UnaryStream(pairs), _StreamUnary(pairs)]
+    target = balancing.target(address)
+    options = [*CHANNEL_OPTIONS, *balancing.options(health_checked=health_checked)]
     if tls is not None:
-        return grpc.aio.secure_channel(address, tls.credentials(), interceptors=interceptors,
-                                       options=list(CHANNEL_OPTIONS))
-    return grpc.aio.insecure_channel(address, interceptors=interceptors, options=list(CHANNEL_OPTIONS))
+        return grpc.aio.secure_channel(target, tls.credentials(), interceptors=interceptors, options=options)
+    return grpc.aio.insecure_channel(target, interceptors=interceptors, options=options)
 
 
-def keyed_channel(address: str, internal_key: str, *, tls: TlsFiles | None = None) -> grpc.aio.Channel:
+def keyed_channel(address: str, internal_key: str, *, tls: TlsFiles | None = None,
+                  health_checked: bool = True) -> grpc.aio.Channel:
     """A channel that presents an engine key (`x-internal-key`) on every call."""
     pair = ((INTERNAL_KEY_HEADER, internal_key),)
-    return channel_with(address, lambda: pair, tls)
+    return channel_with(address, lambda: pair, tls, health_checked=health_checked)

@@ -1,8 +1,10 @@
 """Publishing task runs and heartbeats to Outrider's telemetry.
 
-Task runs go to the JetStream stream with a message id of agent:task, so a
-publish retried after a lost acknowledgement is de-duplicated by the server
-rather than counted twice. Heartbeats go on plain NATS: a heartbeat is worth
+Task runs go to the JetStream stream with a message id of agent:task, and a
+publish is retried with that same id until the stream acknowledges it (a NATS
+server of a cluster going away, a stream leader moving): a retry of a run
+that was stored after all is de-duplicated by the server rather than counted
+twice. Heartbeats go on plain NATS: a heartbeat is worth
 something only while it is fresh, and the next one replaces a lost one.
 """
 
@@ -15,6 +17,7 @@ from os import PathLike
 from nats.aio.client import Client
 
 from outrider.nats_access import ENGINE_INBOX_PREFIX, open_connection
+from outrider.publishing import DEFAULT_RETRY, Retry, publish_once
 
 TASK_SUBJECT = "telemetry.task"
 HEARTBEAT_SUBJECT = "telemetry.agent"
@@ -33,9 +36,10 @@ class TelemetryPublisher:
     >>> await publisher.heartbeat(agent_id="EXCEPTION_AGENT", state="running")
     """
 
-    def __init__(self, client: Client, *, publish_timeout_s: float = 2.0) -> None:
+    def __init__(self, client: Client, *, retry: Retry = DEFAULT_RETRY) -> None:
         self._client = client
-        self._js = client.jetstream(timeout=publish_timeout_s)
+        self._js = client.jetstream()
+        self._retry = retry
 
     @classmethod
     async def connect(cls, url: str, *, name: str = "outrider-engine", user: str | None = None,
@@ -50,7 +54,8 @@ class TelemetryPublisher:
 
     async def task_run(self, *, agent_id: str, task_id: str, task_type: str, status: str,
                        started_at: datetime, finished_at: datetime, error: str | None = None) -> None:
-        """Publish one finished run; raises when JetStream does not acknowledge it."""
+        """Publish one finished run; raises when JetStream has not acknowledged
+        it after every retry."""
         if status not in ("succeeded", "failed"):
             raise ValueError(f"status must be succeeded or failed, got {status!r}")
         body = {
@@ -59,8 +64,8 @@ class TelemetryPublisher:
         }
         if error:
             body["error"] = error
-        await self._js.publish(TASK_SUBJECT, json.dumps(body).encode(),
-                               headers={"Nats-Msg-Id": f"{agent_id}:{task_id}"})
+        await publish_once(self._js, TASK_SUBJECT, json.dumps(body).encode(), msg_id=f"{agent_id}:{task_id}",
+                           retry=self._retry)
 
     async def heartbeat(self, *, agent_id: str, state: str, at: datetime | None = None) -> None:
         body = {"agent_id": agent_id, "state": state, "at": _instant(at or datetime.now(timezone.utc))}

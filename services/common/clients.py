@@ -95,8 +95,8 @@ def tls_files(settings: Settings) -> TlsFiles | None:
                     key=settings.grpc_tls_key if client else None)
 
 
-def service_channel(address: str, settings: Settings) -> grpc.aio.Channel:
-    return channel_with(address, service_credentials(settings), tls_files(settings))
+def service_channel(address: str, settings: Settings, *, health_checked: bool = True) -> grpc.aio.Channel:
+    return channel_with(address, service_credentials(settings), tls_files(settings), health_checked=health_checked)
 
 
 class ContextClients:
@@ -105,11 +105,20 @@ class ContextClients:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._probes: dict[str, grpc.aio.Channel] = {}
 
     def channel(self, context: str) -> grpc.aio.Channel:
         if context not in self._channels:
             self._channels[context] = service_channel(self._settings.addr(context), self._settings)
         return self._channels[context]
+
+    def probe_channel(self, context: str) -> grpc.aio.Channel:
+        """A channel that reaches replicas whatever their health says: for
+        asking the health service itself (see outrider.balancing)."""
+        if context not in self._probes:
+            self._probes[context] = service_channel(self._settings.addr(context), self._settings,
+                                                    health_checked=False)
+        return self._probes[context]
 
     def stub(self, context: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
         # Typed as the stub itself: callers use it exactly like one.
@@ -118,6 +127,7 @@ class ContextClients:
         )
 
     async def close(self) -> None:
-        for ch in self._channels.values():
+        for ch in [*self._channels.values(), *self._probes.values()]:
             await ch.close()
         self._channels.clear()
+        self._probes.clear()

@@ -43,6 +43,17 @@ def describe(url: str) -> str:
     return f"{host}{port}{parts.path}"
 
 
+async def answers(engine: AsyncEngine, *, timeout: float) -> bool:
+    """Whether Postgres answers a trivial query within `timeout` seconds."""
+    try:
+        async with asyncio.timeout(timeout):
+            async with engine.connect() as conn:
+                await conn.execute(text("select 1"))
+    except Exception:  # noqa: BLE001 - any failure means "does not answer"
+        return False
+    return True
+
+
 async def wait_reachable(engine: AsyncEngine, *, timeout: float = 10.0) -> None:
     """Fail with a named setting and address when Postgres does not answer."""
     deadline = asyncio.get_running_loop().time() + timeout

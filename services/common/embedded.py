@@ -103,15 +103,32 @@ def write_private(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
+@dataclass(frozen=True, slots=True)
+class ClusterMember:
+    """One server's place in a NATS cluster: its name (unique in the
+    cluster, and how JetStream names a stream's leader), the port it takes
+    routes from its peers on, and its peers' route URLs."""
+
+    cluster_name: str
+    server_name: str
+    route_port: int
+    routes: tuple[str, ...]
+
+    def flags(self, host: str) -> list[str]:
+        return ["-n", self.server_name, "--cluster_name", self.cluster_name,
+                "--cluster", f"nats://{host}:{self.route_port}", "--routes", ",".join(self.routes)]
+
+
 class EmbeddedNats:
     def __init__(self, data_dir: Path, port: int, host: str = "127.0.0.1", *, service: NatsUser,
-                 engine: NatsUser, tls: ServedTls | None = None) -> None:
+                 engine: NatsUser, tls: ServedTls | None = None, cluster: ClusterMember | None = None) -> None:
         self.store = data_dir / "nats"
         self.config = self.store / "outrider-nats.conf"
         self.host = host
         self.port = port
         self._users = (service, engine)
         self._tls = tls
+        self._cluster = cluster
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self, *, timeout: float = 15.0) -> str:
@@ -127,7 +144,7 @@ class EmbeddedNats:
         log = open(self.store / "nats-server.log", "ab")
         self._process = subprocess.Popen(
             [nats_server_binary(), "-c", str(self.config), "-js", "-sd", str(self.store),
-             "-a", self.host, "-p", str(self.port)],
+             "-a", self.host, "-p", str(self.port), *(self._cluster.flags(self.host) if self._cluster else [])],
             stdout=log,
             stderr=subprocess.STDOUT,
             # Its own process group: Ctrl-C reaches the supervisor, which then

@@ -7,6 +7,7 @@ table below) with the machine-readable code in trailing metadata.
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
@@ -198,14 +199,21 @@ class _WatchLimit:
         self.open = 0
 
     def wrap(self, behavior: Callable[..., Any]) -> Callable[..., Any]:
-        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> None:
             if self.open >= self.cap:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                     f"at most {self.cap} health watches at once; poll Check instead")
             self.open += 1
             try:
-                async for item in behavior(request, context):
-                    yield item
+                # grpc_health's Watch writes with context.write and returns
+                # nothing; iterating it as a generator would fail every
+                # watch, and with it every client that balances on health.
+                answered = behavior(request, context)
+                if inspect.isasyncgen(answered):
+                    async for item in answered:
+                        await context.write(item)
+                else:
+                    await answered
             finally:
                 self.open -= 1
 

@@ -17,6 +17,7 @@ from nats.js.api import DiscardPolicy, KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
 
 from outrider.nats_access import ENGINE_INBOX_PREFIX, CredentialRefused, open_connection, shown
+from outrider.publishing import DUPLICATE_WINDOW_S
 from services.common.errors import Unavailable
 from services.common.settings import Settings, SettingsError
 
@@ -118,22 +119,34 @@ async def warn_if_open(settings: Settings) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class StreamLimits:
-    """How much a stream keeps while its consumer is behind or away."""
+    """How much a stream keeps while its consumer is behind or away, and on
+    how many servers of the cluster it is stored."""
 
     max_age_s: float
     max_bytes: int
+    replicas: int = 1
 
     @classmethod
     def of(cls, settings: Settings) -> StreamLimits:
-        return cls(max_age_s=settings.stream_max_age_hours * 3600.0, max_bytes=settings.stream_max_mb * 2**20)
+        return cls(max_age_s=settings.stream_max_age_hours * 3600.0, max_bytes=settings.stream_max_mb * 2**20,
+                   replicas=settings.nats_replicas)
 
 
 def new_stream(spec: StreamSpec, limits: StreamLimits) -> StreamConfig:
     # Full means refuse new events, not drop old ones: a publisher that is
     # refused knows and can retry; an event dropped from the back is lost
-    # without anyone being told.
+    # without anyone being told. The duplicate window is stated rather than
+    # left to the server's default: publishers size their retries to it.
+    # The durable consumers inherit the stream's replicas (they set none), so
+    # their positions survive the loss of a server as the messages do.
     return StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
-                        max_age=limits.max_age_s, max_bytes=limits.max_bytes, discard=DiscardPolicy.NEW)
+                        max_age=limits.max_age_s, max_bytes=limits.max_bytes, discard=DiscardPolicy.NEW,
+                        num_replicas=limits.replicas, duplicate_window=DUPLICATE_WINDOW_S)
+
+
+def heartbeat_bucket(limits: StreamLimits) -> KeyValueConfig:
+    return KeyValueConfig(bucket=HEARTBEAT_BUCKET, ttl=HEARTBEAT_TTL_S, storage=StorageType.FILE, history=1,
+                          replicas=limits.replicas)
 
 
 def merged_stream(existing: StreamConfig, spec: StreamSpec) -> StreamConfig | None:
@@ -148,7 +161,8 @@ def merged_stream(existing: StreamConfig, spec: StreamSpec) -> StreamConfig | No
 async def ensure_topology(js: JetStreamContext, limits: StreamLimits) -> None:
     """Create what is missing; never overwrite what an operator set.
 
-    A stream that exists keeps its limits, retention and replicas even when
+    New streams and the heartbeat bucket are stored on `limits.replicas`
+    servers. A stream that exists keeps its limits, retention and replicas even when
     they differ from this deployment's settings (an operator may have raised
     them by hand during an incident); only subjects it lacks are added.
     """
@@ -166,13 +180,13 @@ async def ensure_topology(js: JetStreamContext, limits: StreamLimits) -> None:
         if merged is not None:
             await js.update_stream(merged)
         kept = info.config
-        if (kept.max_age, kept.max_bytes) != (limits.max_age_s, limits.max_bytes):
+        if (kept.max_age, kept.max_bytes, kept.num_replicas or 1) != (limits.max_age_s, limits.max_bytes,
+                                                                     limits.replicas):
             _log.info("stream keeps the limits it has", extra={
                 "stream": spec.name, "max_age_s": kept.max_age, "max_bytes": kept.max_bytes,
-                "configured_max_age_s": limits.max_age_s, "configured_max_bytes": limits.max_bytes})
+                "replicas": kept.num_replicas, "configured_max_age_s": limits.max_age_s,
+                "configured_max_bytes": limits.max_bytes, "configured_replicas": limits.replicas})
     try:
         await js.key_value(HEARTBEAT_BUCKET)
     except BucketNotFoundError:
-        await js.create_key_value(
-            KeyValueConfig(bucket=HEARTBEAT_BUCKET, ttl=HEARTBEAT_TTL_S, storage=StorageType.FILE, history=1)
-        )
+        await js.create_key_value(heartbeat_bucket(limits))

@@ -22,9 +22,10 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from outrider import balancing
 from services.common import nats as nats_helper
 from services.common.clients import ContextClients
-from services.common.db import context_engine, migrate, wait_reachable
+from services.common.db import answers, context_engine, migrate, wait_reachable
 from services.common.callers import Access
 from services.common.grpc_server import Keys, bind, build_server, enable_reflection
 from services.common.settings import CONTEXTS, Settings, SettingsError
@@ -32,6 +33,21 @@ from services.common.settings import CONTEXTS, Settings, SettingsError
 _log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_S = 5.0
+# How often a context asks Postgres whether it answers, and how long it
+# waits; while it does not, more often, so readiness comes back promptly.
+DATABASE_CHECK_INTERVAL_S = 2.0
+DATABASE_RECHECK_INTERVAL_S = 0.25
+DATABASE_CHECK_TIMEOUT_S = 2.0
+# Two questions, two health service names. The overall health ("" and each
+# API) is readiness: NOT_SERVING while Postgres is away or once a background
+# job died. LIVENESS_SERVICE is "is this process still doing its work":
+# NOT_SERVING only once a job died (and the process exits). Liveness probes
+# and balancing callers ask the second: a Postgres outage must neither
+# restart every replica at once (a restart cannot bring the database back)
+# nor turn away the calls that need no database (counters, metrics), and
+# the calls that do need it are better answered DATABASE_UNAVAILABLE than
+# refused unsent.
+LIVENESS_SERVICE = balancing.HEALTH_SERVICE
 # What a context accepts in one request unless its server module says more.
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 
@@ -111,6 +127,7 @@ class ContextServer:
         self.server: grpc.aio.Server | None = None
         self._health = None
         self._watch: asyncio.Task[None] | None = None
+        self._database_watch: asyncio.Task[None] | None = None
         self.port = 0
 
     async def start(self, address: str | None = None) -> int:
@@ -153,17 +170,40 @@ class ContextServer:
                          " set OUTRIDER_GRPC_TLS_CERT and OUTRIDER_GRPC_TLS_KEY", extra={"listen": listen})
         self.port = bind(server, listen, credentials)
         await server.start()
-        for service in ("", *self.module.SERVICE_NAMES):
+        for service in ("", *self.module.SERVICE_NAMES, LIVENESS_SERVICE):
             await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
         self._watch = asyncio.create_task(self._not_serving_when_failed(runtime), name=f"{self.name}.watch")
+        self._database_watch = asyncio.create_task(self._not_serving_without_database(runtime),
+                                                   name=f"{self.name}.database")
         _log.info("serving", extra={"context": self.name, "port": self.port})
         return self.port
 
+    async def _set_health(self, status: int, *, liveness: bool = False) -> None:
+        if self._health is not None:
+            for service in ("", *self.module.SERVICE_NAMES, *([LIVENESS_SERVICE] if liveness else [])):
+                await self._health.set(service, status)
+
     async def _not_serving_when_failed(self, runtime: Runtime) -> None:
         await runtime.failed.wait()
-        if self._health is not None:
-            for service in ("", *self.module.SERVICE_NAMES):
-                await self._health.set(service, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING, liveness=True)
+
+    async def _not_serving_without_database(self, runtime: Runtime) -> None:
+        """NOT_SERVING while Postgres does not answer, SERVING again once it
+        does: callers balance away from a replica that can only fail, and
+        the replica itself needs no restart, since its pool reconnects."""
+        reachable = True
+        while not runtime.failed.is_set():
+            await asyncio.sleep(DATABASE_CHECK_INTERVAL_S if reachable else DATABASE_RECHECK_INTERVAL_S)
+            now = await answers(runtime.engine, timeout=DATABASE_CHECK_TIMEOUT_S)
+            if now == reachable or runtime.failed.is_set():
+                continue
+            reachable = now
+            if now:
+                _log.info("database answers again; serving", extra={"context": self.name})
+            else:
+                _log.warning("database does not answer; not serving", extra={"context": self.name})
+            await self._set_health(health_pb2.HealthCheckResponse.SERVING if now
+                                   else health_pb2.HealthCheckResponse.NOT_SERVING)
 
     async def failure(self) -> None:
         """Return when a background job of this context has ended on its own."""
@@ -173,8 +213,9 @@ class ContextServer:
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
         if self.runtime is not None:
             self.runtime.stopping = True
-        if self._watch is not None:
-            self._watch.cancel()
+        for watch in (self._watch, self._database_watch):
+            if watch is not None:
+                watch.cancel()
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
         if self.server is not None:

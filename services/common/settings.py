@@ -23,6 +23,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from outrider.balancing import AddressError, target
+
 CONTEXTS: tuple[str, ...] = ("registry", "decisions", "outcomes", "playground", "telemetry")
 
 _log = logging.getLogger(__name__)
@@ -59,6 +61,9 @@ class Settings:
     nats_tls_ca: Path | None = None
     nats_tls_cert: Path | None = None
     nats_tls_key: Path | None = None
+    # Servers each stream and the heartbeat bucket are stored on: 1 on the
+    # embedded single server, 3 on a three-node cluster.
+    nats_replicas: int = 1
     context_addrs: Mapping[str, str] = field(default_factory=dict)
     database_url: str | None = None
     nats_url: str | None = None
@@ -132,7 +137,14 @@ class Settings:
         return f"{self.grpc_host}:{self.grpc_port + CONTEXTS.index(context)}"
 
     def port(self, context: str) -> int:
-        return int(self.addr(context).rsplit(":", 1)[1])
+        """The port a context listens on: the one its addresses share. Replicas
+        listening on different ports of one host are each started with their
+        own address instead."""
+        ports = {int(address.rsplit(":", 1)[1]) for address in self.addr(context).split(",")}
+        if len(ports) != 1:
+            raise SettingsError(f"OUTRIDER_{context.upper()}_ADDR lists several ports; start each replica with"
+                                " its own address")
+        return ports.pop()
 
 
 # ─── Parsers: text in, value out, ValueError with the reason otherwise ──────
@@ -173,10 +185,12 @@ def choice(*allowed: str, fold: Callable[[str], str] = str) -> Parser:
     return parse
 
 
-def host_port(raw: str) -> str:
-    host, colon, port = raw.rpartition(":")
-    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise ValueError("must be host:port")
+def replica_addresses(raw: str) -> str:
+    """`host:port`, or the IP `host:port` of each replica comma-separated."""
+    try:
+        target(raw)
+    except AddressError as exc:
+        raise ValueError(str(exc)) from None
     return raw
 
 
@@ -348,16 +362,22 @@ DECLARED: tuple[Declared, ...] = (
     Declared("OUTRIDER_NATS_TLS_CERT", "nats_tls_cert", "certificate the embedded NATS serves TLS with",
              readable_file),
     Declared("OUTRIDER_NATS_TLS_KEY", "nats_tls_key", "private key of that certificate", readable_file),
+    Declared("OUTRIDER_NATS_REPLICAS", "nats_replicas",
+             "servers a new stream and the heartbeat bucket are stored on: 1 on one server, 3 on a cluster",
+             integer(1, 5), 1),
     *(
         Declared(f"OUTRIDER_{context.upper()}_ADDR", f"{context}_addr",
-                 f"where the {context} context is reached (`host:port`); compose sets these",
-                 host_port, shown="derived")
+                 f"where the {context} context is reached (`host:port`, a DNS name of every replica, or"
+                 " replicas' IP `host:port` comma-separated); compose sets these",
+                 replica_addresses, shown="derived")
         for context in CONTEXTS
     ),
     Declared("DATABASE_URL", "database_url",
              "`postgresql+asyncpg://user:pass@host:5432/db` or `…@/db?host=/socket/dir`",
              optional_text, shown="embedded"),
-    Declared("NATS_URL", "nats_url", "`nats://host:4222`", optional_text, shown="embedded"),
+    Declared("NATS_URL", "nats_url",
+             "`nats://host:4222`, or a cluster's servers comma-separated (`nats://a:4222,nats://b:4222`)",
+             optional_text, shown="embedded"),
     Declared("OUTRIDER_JWT_SECRET", "jwt_secret", "HS256 secret of console tokens; at least 32 characters",
              secret_text, shown="random per data dir", secret=True),
     Declared("OUTRIDER_INTERNAL_KEY", "internal_key",

@@ -18,6 +18,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from outrider.publishing import TRANSIENT
 from services.common.consuming import Malformed, guarded, preview, printable, write_apart
 
 from services.outcomes import intake, store
@@ -80,6 +81,12 @@ class FactsConsumer:
                 continue
             except asyncio.CancelledError:
                 raise
+            except TRANSIENT as error:
+                # A NATS server of the cluster gone, the consumer's leader
+                # moving: expected during a loss, and over once it is.
+                _log.warning("fetching facts paused by NATS; retrying", extra={"error": type(error).__name__})
+                await asyncio.sleep(RETRY_DELAY_S)
+                continue
             except Exception:  # noqa: BLE001 - a broker hiccup must not end consumption for good
                 _log.exception("fetching facts failed; retrying")
                 await asyncio.sleep(RETRY_DELAY_S)

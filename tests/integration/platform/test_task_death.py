@@ -16,7 +16,7 @@ from tests.harness import INTERNAL_KEY, eventually, gateway_client
 
 async def health(settings, context: str) -> int | None:
     """The context's health status; None while nothing listens yet."""
-    async with channel(settings.addr(context), INTERNAL_KEY) as ch:
+    async with channel(settings.addr(context), INTERNAL_KEY, health_checked=False) as ch:
         try:
             reply = await health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=2)
         except grpc.aio.AioRpcError:
