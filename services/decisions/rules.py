@@ -214,7 +214,7 @@ def _required_text(field: str, value: object) -> str:
         raise InvalidDecision(field, "is required")
     if not isinstance(value, str):
         raise InvalidDecision(field, f"must be a string, got {type(value).__name__}")
-    return value.strip()
+    return _storable(field, value.strip())
 
 
 def _optional_text(field: str, value: object) -> str | None:
@@ -222,7 +222,16 @@ def _optional_text(field: str, value: object) -> str | None:
         return None
     if not isinstance(value, str):
         raise InvalidDecision(field, f"must be a string, got {type(value).__name__}")
-    return value if value.strip() else None
+    return _storable(field, value) if value.strip() else None
+
+
+def _storable(field: str, value: str, where: str | None = None) -> str:
+    # Postgres text and jsonb hold no NUL. Decisions are stored many to a
+    # statement, so one that the database would refuse must be refused here,
+    # by name, or it would fail every other decision sent with it.
+    if "\x00" in value:
+        raise InvalidDecision(field, f"{where or field} must not contain NUL characters")
+    return value
 
 
 def _is_number(value: object) -> TypeGuard[int | float]:
@@ -292,7 +301,10 @@ def _check_json(value: object, path: str) -> None:
     # The context is stored as jsonb, which has no NaN or Infinity and only
     # string keys; refusing here names the offending path instead of failing
     # deep inside the insert.
-    if value is None or isinstance(value, str | bool):
+    if isinstance(value, str):
+        _storable("context", value, path)
+        return
+    if value is None or isinstance(value, bool):
         return
     if _is_number(value):
         if not _is_finite(value):
@@ -302,6 +314,7 @@ def _check_json(value: object, path: str) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidDecision("context", f"{path} has a non-string key {key!r}")
+            _storable("context", key, f"{path} key {key!r}")
             _check_json(item, f"{path}.{key}")
         return
     if isinstance(value, list | tuple):

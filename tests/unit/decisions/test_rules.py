@@ -237,6 +237,9 @@ def test_default_decided_at_is_now_in_utc():
         ({"count": 10**400}, "context.count is not a finite number"),
         ({"facts": {1: "numeric key"}}, "non-string key"),
         ({"at": datetime(2026, 9, 29, tzinfo=timezone.utc)}, "context.at"),
+        ({"facts": {"zone": "north\x00"}}, "context.facts.zone must not contain NUL"),
+        ({"facts": ["ok", "\x00"]}, "context.facts[1] must not contain NUL"),
+        ({"fa\x00cts": 1}, "must not contain NUL"),
     ],
 )
 def test_context_must_be_json_that_jsonb_can_hold(context, detail):
@@ -245,6 +248,13 @@ def test_context_must_be_json_that_jsonb_can_hold(context, detail):
 
     assert caught.value.field == "context"
     assert detail in caught.value.message
+
+
+@pytest.mark.parametrize("field", ["agent_id", "subject_id", "action", "reasoning", "model"])
+def test_text_postgres_cannot_store_is_refused_by_name(field):
+    # Decisions are stored many to a statement: one the database would
+    # refuse must be refused before it fails the others.
+    assert refused_field(**{field: "BK\x00-1"}) == field
 
 
 def test_context_is_copied_not_shared():
