@@ -6,9 +6,12 @@ Engines reach the /internal paths with the internal key; the console reads
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from google.protobuf.timestamp_pb2 import Timestamp
+from pydantic_core import to_json
 
 from gateway.auth import Principal, internal, staff, writer
 from gateway.contracts.common import ENGINE_ERRORS, STAFF_ERRORS, WRITER_ERRORS, errors
@@ -106,20 +109,46 @@ async def record_decision(
     return {"id": reply.id, "created": reply.created}
 
 
-@router.post("/internal/agent-decisions/similar", summary="Judged precedents nearest to a context",
-             response_model=SimilarReply, responses=ENGINE_ERRORS)
-async def find_similar(body: SimilarIn, request: Request, _: None = Depends(internal)) -> dict[str, Any]:
-    if body.context is None and body.embedding is None:
-        raise invalid("context", "context or embedding is required")
-    message = decisions_pb2.FindSimilarRequest(
-        decision_type=body.decision_type, embedding=_embedding(request, body.embedding), k=body.k,
-        context_json=json_bytes(body.context) if body.context is not None else b"",
-    )
-    reply = await _decisions(request).FindSimilar(message)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _instant_text(stamp: Timestamp, present: bool = True) -> str | None:
+    # upstream.instant, without protobuf's ToDatetime (pure Python), for the
+    # twenty timestamps of every precedent answer.
+    if not present or (stamp.seconds == 0 and stamp.nanos == 0):
+        return None
+    return (_EPOCH + timedelta(seconds=stamp.seconds, microseconds=stamp.nanos // 1000)).isoformat()
+
+
+def similar_body(reply: decisions_pb2.FindSimilarResponse) -> bytes:
+    """The SimilarReply document of a FindSimilar answer, as JSON bytes.
+
+    Engines ask on every decision. The response model would validate what
+    this function builds from a typed message and then print it; here it is
+    printed by the same serializer without the second look, which was a
+    third of the route's own time. The fields, their order and their text
+    are the model's (tests/unit/decisions/test_similar_answer.py).
+    """
     summary = reply.summary
-    return {
+    return to_json({
         "items": [
-            {**decision_json(d), "context": json_value(d.context_json) or {}, "similarity": d.similarity}
+            {
+                "id": d.id,
+                "decision_type": d.decision_type,
+                "agent_id": d.agent_id,
+                "subject_id": d.subject_id,
+                "action": d.action,
+                "confidence": d.confidence,
+                "reasoning": d.reasoning or None,
+                "model": d.model or None,
+                "decided_at": _instant_text(d.decided_at),
+                "outcome": d.outcome or None,
+                "outcome_reason": d.outcome_reason or None,
+                "judged_at": _instant_text(d.judged_at, d.HasField("judged_at")),
+                "judged_by": d.judged_by or None,
+                "context": json_value(d.context_json) or {},
+                "similarity": d.similarity,
+            }
             for d in reply.items
         ],
         "summary": {
@@ -127,7 +156,20 @@ async def find_similar(body: SimilarIn, request: Request, _: None = Depends(inte
             "failures": summary.failures,
             "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
         },
-    }
+    })
+
+
+@router.post("/internal/agent-decisions/similar", summary="Judged precedents nearest to a context",
+             response_model=SimilarReply, responses=ENGINE_ERRORS)
+async def find_similar(body: SimilarIn, request: Request, _: None = Depends(internal)) -> Response:
+    if body.context is None and body.embedding is None:
+        raise invalid("context", "context or embedding is required")
+    message = decisions_pb2.FindSimilarRequest(
+        decision_type=body.decision_type, embedding=_embedding(request, body.embedding), k=body.k,
+        context_json=json_bytes(body.context) if body.context is not None else b"",
+    )
+    reply = await _decisions(request).FindSimilar(message)
+    return Response(similar_body(reply), media_type="application/json")
 
 
 def _outcome_request(decision_id: str, body: OutcomeIn, judged_by: str,
