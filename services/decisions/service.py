@@ -110,17 +110,16 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     ) -> list[tuple[str, bool | DomainError]]:
         """Validate, embed and store decisions in one statement: (id, created or why refused) for each."""
         now = _now()
-        checked: list[tuple[str, rules.NewDecision | InvalidArgument]] = []
+        checked: list[tuple[str, uuid.UUID | None, rules.NewDecision | InvalidArgument]] = []
         recordings: dict[uuid.UUID, store.Recording] = {}
         for request in requests:
             try:
                 decision = self._new_decision(request, now)
             except InvalidArgument as error:
-                checked.append((request.id, error))
+                checked.append((request.id, None, error))
                 continue
             decision_id = decision.id or uuid.uuid4()
-            decision = dataclasses.replace(decision, id=decision_id)
-            checked.append((str(decision_id), decision))
+            checked.append((str(decision_id), decision_id, decision))
             # The same id twice in one call is stored once; the later copy
             # is then checked against it like any retry.
             if decision_id not in recordings:
@@ -135,22 +134,22 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
                 stored = await store.recorded_identities(conn, ids=retried) if retried else {}
         stored.update((decision_id, _identity(recordings[decision_id].decision)) for decision_id in created)
         results: list[tuple[str, bool | DomainError]] = []
-        for decision_id, decision in checked:
+        for text_id, decision_id, decision in checked:
             if isinstance(decision, InvalidArgument):
-                results.append((decision_id, decision))
-            elif decision.id in created and recordings[decision.id].decision is decision:
-                results.append((decision_id, True))
-            elif stored.get(decision.id, _identity(decision)) != _identity(decision):
+                results.append((text_id, decision))
+            elif decision_id in created and recordings[decision_id].decision is decision:
+                results.append((text_id, True))
+            elif stored.get(decision_id, _identity(decision)) != _identity(decision):
                 # A retry repeats the same decision; the same id on a
                 # different one is a caller reusing keys, and answering
                 # "already recorded" would silently drop the second decision.
-                results.append((decision_id, Conflict(
-                    f"id {decision_id} is already recorded for a different decision",
+                results.append((text_id, Conflict(
+                    f"id {text_id} is already recorded for a different decision",
                     code="DECISION_ID_REUSED",
-                    details={"id": decision_id},
+                    details={"id": text_id},
                 )))
             else:
-                results.append((decision_id, False))
+                results.append((text_id, False))
         return results
 
     async def FindSimilar(
