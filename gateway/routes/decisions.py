@@ -32,7 +32,7 @@ from gateway.errors import invalid
 from gateway.upstream import instant, stub
 from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
 from services.decisions.rules import MAX_K
-from outrider.wire import json_bytes, json_value, timestamp
+from outrider.wire import json_bytes, timestamp
 
 router = APIRouter(tags=["decisions"])
 
@@ -126,37 +126,37 @@ def similar_body(reply: decisions_pb2.FindSimilarResponse) -> bytes:
     Engines ask on every decision. The response model would validate what
     this function builds from a typed message and then print it; here it is
     printed by the same serializer without the second look, which was a
-    third of the route's own time. The fields, their order and their text
+    third of the route's own time. Each context goes in as the JSON text the
+    decisions context sent (Postgres printed it from a stored object), not
+    parsed only to be printed again. The fields, their order and their text
     are the model's (tests/unit/decisions/test_similar_answer.py).
     """
+    items = []
+    for d in reply.items:
+        head = to_json({
+            "id": d.id,
+            "decision_type": d.decision_type,
+            "agent_id": d.agent_id,
+            "subject_id": d.subject_id,
+            "action": d.action,
+            "confidence": d.confidence,
+            "reasoning": d.reasoning or None,
+            "model": d.model or None,
+            "decided_at": _instant_text(d.decided_at),
+            "outcome": d.outcome or None,
+            "outcome_reason": d.outcome_reason or None,
+            "judged_at": _instant_text(d.judged_at, d.HasField("judged_at")),
+            "judged_by": d.judged_by or None,
+        })
+        items.append(b"".join((head[:-1], b',"context":', d.context_json or b"{}",
+                               b',"similarity":', to_json(d.similarity), b"}")))
     summary = reply.summary
-    return to_json({
-        "items": [
-            {
-                "id": d.id,
-                "decision_type": d.decision_type,
-                "agent_id": d.agent_id,
-                "subject_id": d.subject_id,
-                "action": d.action,
-                "confidence": d.confidence,
-                "reasoning": d.reasoning or None,
-                "model": d.model or None,
-                "decided_at": _instant_text(d.decided_at),
-                "outcome": d.outcome or None,
-                "outcome_reason": d.outcome_reason or None,
-                "judged_at": _instant_text(d.judged_at, d.HasField("judged_at")),
-                "judged_by": d.judged_by or None,
-                "context": json_value(d.context_json) or {},
-                "similarity": d.similarity,
-            }
-            for d in reply.items
-        ],
-        "summary": {
-            "successes": summary.successes,
-            "failures": summary.failures,
-            "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
-        },
+    tail = to_json({
+        "successes": summary.successes,
+        "failures": summary.failures,
+        "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
     })
+    return b"".join((b'{"items":[', b",".join(items), b'],"summary":', tail, b"}"))
 
 
 @router.post("/internal/agent-decisions/similar", summary="Judged precedents nearest to a context",
