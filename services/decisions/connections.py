@@ -1,11 +1,12 @@
 """Driver connections for the two statements every engine decision runs:
 precedent search and decision recording.
 
-They bypass SQLAlchemy's pool. That pool pings each connection it hands
-out, resets it on return and wraps both ends in Python bookkeeping; on a
-search of about a millisecond of database time that came to a third of the
-context's own CPU per call. Here a checkout is a list pop, and nothing
-crosses to Postgres but the statement itself.
+They bypass SQLAlchemy. Its pool wraps every checkout and return in Python
+bookkeeping (0.2 ms of CPU a call on this project's bench machine, against
+0.01 ms here), and the context's shared engine also pings each connection
+it hands out and opens a transaction around each record: three statements
+more than the one that does the work. Here a checkout is a list pop, and
+nothing crosses to Postgres but the statement itself.
 
 A connection remembers the `hnsw.ef_search` it was last given, and a search
 asking for a width takes an idle connection already set to it when there is
@@ -16,7 +17,6 @@ the types in flight want different widths.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -24,8 +24,6 @@ from dataclasses import dataclass
 import asyncpg
 
 from services.common.errors import Unavailable
-
-_log = logging.getLogger(__name__)
 
 # Closing a connection politely waits for the server; a dead server must not
 # hold up shutdown.

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import asyncpg
+import pytest
+
 from services.common.db import context_engine
 from services.decisions import store
 from services.decisions.precedent import JudgedCounts, PrecedentSearch
@@ -204,3 +209,32 @@ async def test_search_survives_its_connections_being_killed(settings, template, 
     assert before.status_code == 200 and after.status_code == 200, after.text
     assert [i["id"] for i in after.json()["items"]] == [i["id"] for i in before.json()["items"]]
     assert len(after.json()["items"]) == 3
+
+
+async def test_a_search_takes_the_idle_connection_already_set_to_its_width(settings):
+    searches = direct_connections(settings.database_url, "decisions", purpose="search", size=2)
+    try:
+        async with searches.connection(ef_search=100) as narrow, searches.connection(ef_search=300) as wide:
+            widths = (await narrow.fetchval("show hnsw.ef_search"), await wide.fetchval("show hnsw.ef_search"))
+        # `wide` went back last, yet a search for 100 gets the connection
+        # already set to 100: no SET, one round trip.
+        async with searches.connection(ef_search=100) as again:
+            assert again is narrow
+        async with searches.connection(ef_search=300) as again:
+            assert again is wide and await again.fetchval("show hnsw.ef_search") == "300"
+        # The server refusing a statement leaves the connection in use; a
+        # call cancelled mid-statement does not.
+        with pytest.raises(asyncpg.DivisionByZeroError):
+            async with searches.connection(ef_search=300) as refused:
+                await refused.fetchval("select 1 / 0")
+        async with searches.connection(ef_search=300) as again:
+            assert again is refused
+        with pytest.raises(TimeoutError):
+            async with searches.connection(ef_search=300) as cancelled:
+                await asyncio.wait_for(cancelled.fetchval("select pg_sleep(5)"), 0.2)
+        assert cancelled.is_closed()
+        async with searches.connection(ef_search=300) as fresh:
+            assert fresh is not cancelled and await fresh.fetchval("show hnsw.ef_search") == "300"
+    finally:
+        await searches.close()
+    assert widths == ("100", "300")
