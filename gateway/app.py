@@ -20,11 +20,23 @@ from pydantic import Field
 from gateway import console, errors
 from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
-from gateway.routes import decision_humans, decisions, outcomes, playground, registry, telemetry
+from gateway.limits import BodyCap
+from gateway.routes import (
+    decision_humans,
+    decisions,
+    otlp,
+    outcomes,
+    playground,
+    registry,
+    telemetry,
+)
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
+from services.outcomes.facts import MAX_EVENT_BYTES
 
 READINESS_TIMEOUT_S = 2.0
+# A person's message is a few lines; 64 KiB is hundreds of them.
+HUMAN_INPUT_BODY_BYTES = 64 * 1024
 
 
 class Health(Reply):
@@ -45,6 +57,11 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
         # this gateway answers every 422 in the envelope instead.
         for item in document["paths"].values():
             for operation in item.values():
+                if "requestBody" in operation:
+                    operation["responses"].setdefault("413", {
+                        "description": "the body is over the size limit; `details.limit_bytes` says the limit",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+                    })
                 answer = operation.get("responses", {}).get("422")
                 if answer is not None:
                     answer["description"] = "the request breaks a rule; `details.fields` names each field at fault"
@@ -85,10 +102,14 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.settings = settings
     errors.install(app)
-    for module in (registry, decisions, decision_humans, outcomes, playground, telemetry):
+    for module in (registry, decisions, decision_humans, outcomes, playground, telemetry, otlp):
         app.include_router(module.router)
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     console.mount(app)
+    app.add_middleware(BodyCap, default_bytes=settings.max_body_kb * 1024,
+                       by_prefix=[("/internal/human-inputs", HUMAN_INPUT_BODY_BYTES),
+                                  ("/internal/facts", MAX_EVENT_BYTES)],
+                       capped_by_route=[otlp.PATH])
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up", response_model=Health)
     async def healthz() -> dict[str, str]:

@@ -129,9 +129,17 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        fields = validation_fields(exc.errors())
+        errors = exc.errors()
+        fields = validation_fields(errors)
         first = next(iter(fields), "body")
-        return envelope(422, "INVALID_ARGUMENT", f"invalid {first}: {fields.get(first, '')}", {"fields": fields})
+        code, details = "INVALID_ARGUMENT", {"fields": fields}
+        # A contract rule with a documented code of its own (PROMPT_TOO_LONG)
+        # names its error type in that code and carries its particulars.
+        coded = next((error for error in errors if str(error.get("type", "")).isupper()), None)
+        if coded is not None:
+            code = coded["type"]
+            details.update({key: value for key, value in (coded.get("ctx") or {}).items() if key != "fields"})
+        return envelope(422, code, f"invalid {first}: {fields.get(first, '')}", details)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -47,8 +47,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     settings = _settings()
     logs.configure(args.context, settings.log_level, settings.log_format)
-    asyncio.run(serve_forever(args.context, settings))
-    return 0
+    return asyncio.run(serve_forever(args.context, settings))
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:
@@ -124,6 +123,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         nats_url=settings.nats_url or f"nats://127.0.0.1:{settings.nats_port}",
         internal_key=settings.internal_key,
         console_token=issue_token(settings.jwt_secret, sub="demo", role=1, email="demo@outrider.local"),
+        nats_user=settings.nats_engine_user,
+        nats_password=settings.nats_engine_password,
+        nats_tls_ca=settings.nats_tls_ca,
     )
     try:
         report = asyncio.run(run_fleet(target, scale=args.scale, seed=args.seed))

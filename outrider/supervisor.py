@@ -16,8 +16,10 @@ import time
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from services.common.embedded import EmbeddedNats, EmbeddedPostgres, port_free
+from services.common import nats as nats_helper
+from services.common.embedded import EmbeddedNats, EmbeddedPostgres, ServedTls, port_free
 from services.common.grpc_server import PortInUse
 from services.common.settings import CONTEXTS, Settings
 
@@ -31,7 +33,7 @@ MAX_BACKOFF_S = 30.0
 def with_embedded(settings: Settings, body: Callable[[Settings], None], *, nats: bool = True) -> int:
     """Run body with DATABASE_URL (and NATS_URL) filled by embedded servers when unset."""
     pg = EmbeddedPostgres(settings.data_dir) if not settings.database_url else None
-    broker = EmbeddedNats(settings.data_dir, settings.nats_port) if nats and not settings.nats_url else None
+    broker = embedded_nats(settings) if nats and not settings.nats_url else None
     try:
         if pg:
             settings = dataclasses.replace(settings, database_url=pg.start())
@@ -46,9 +48,14 @@ def with_embedded(settings: Settings, body: Callable[[Settings], None], *, nats:
             pg.stop()
 
 
+def embedded_nats(settings: Settings) -> EmbeddedNats:
+    tls = ServedTls(settings.nats_tls_cert, settings.nats_tls_key) if settings.nats_tls_cert else None
+    return EmbeddedNats(settings.data_dir, settings.nats_port, service=nats_helper.service_user(settings),
+                        engine=nats_helper.engine_user(settings), tls=tls)
+
+
 def check_external(settings: Settings) -> None:
     """Fail fast, naming the setting, when an external dependency does not answer."""
-    from services.common import nats as nats_helper
     from services.common.db import context_engine, wait_reachable
 
     async def probe() -> None:
@@ -59,7 +66,7 @@ def check_external(settings: Settings) -> None:
             finally:
                 await engine.dispose()
         if settings.nats_url:
-            client = await nats_helper.connect(settings.nats_url, name="outrider-up", timeout=10)
+            client = await nats_helper.connect_service(settings, name="outrider-up", timeout=10)
             await client.close()
 
     asyncio.run(probe())
@@ -154,6 +161,11 @@ def run_platform(settings: Settings) -> int:
     if settings.database_url or settings.nats_url:
         check_external(settings)
 
+    # Where an engine finds the embedded server's NATS password: named only
+    # when it is the one generated in the data dir, not one an operator set.
+    kept = settings.data_dir / "secrets" / "nats_engine_password"
+    engine_secret = kept if (not settings.nats_url and kept.is_file()
+                             and kept.read_text().strip() == settings.nats_engine_password) else None
     stop_requested = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop_requested.set())
@@ -166,6 +178,7 @@ def run_platform(settings: Settings) -> int:
             "OUTRIDER_DATA_DIR": str(resolved.data_dir),
             "OUTRIDER_JWT_SECRET": resolved.jwt_secret,
             "OUTRIDER_INTERNAL_KEY": resolved.internal_key,
+            "OUTRIDER_NATS_PASSWORD": resolved.nats_password,
         })
         exe = [sys.executable, "-m", "outrider.cli"]
         supervisor = Supervisor(resolved, env, [Child(c, [*exe, "serve", c]) for c in CONTEXTS]
@@ -179,7 +192,7 @@ def run_platform(settings: Settings) -> int:
             while not stop_requested.is_set() and not ready:
                 ready = wait_ready(f"{base}/readyz", timeout=1.0)
             if ready:
-                print_banner(resolved, base, time.monotonic() - started)
+                print_banner(resolved, base, time.monotonic() - started, engine_secret)
             stop_requested.wait()
             print("outrider: stopping…", flush=True)
         finally:
@@ -190,7 +203,7 @@ def run_platform(settings: Settings) -> int:
     return code
 
 
-def print_banner(settings: Settings, base: str, elapsed: float) -> None:
+def print_banner(settings: Settings, base: str, elapsed: float, engine_secret: Path | None = None) -> None:
     from gateway.auth import issue_token
     from gateway.console import LINK_TTL_S, sign_in_link
 
@@ -203,6 +216,8 @@ def print_banner(settings: Settings, base: str, elapsed: float) -> None:
         *(f"  {c:<11} {settings.addr(c)}   (gRPC)" for c in CONTEXTS),
         f"  postgres    {settings.database_url}",
         f"  nats        {settings.nats_url}",
+        *([f"  engines     NATS user {settings.nats_engine_user}, password in {engine_secret}"]
+          if engine_secret else []),
         f"  data        {settings.data_dir}",
         "",
         "  a console token:   outrider token --role 1",

@@ -20,13 +20,18 @@ import nats
 from gateway.app import create_app
 from gateway.auth import issue_token
 from services.common.db import context_engine, migrate
+from outrider.nats_access import ENGINE_INBOX_PREFIX
 from services.common.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from services.common.nats import NatsUser
 from services.common.runtime import ContextServer
 from services.common.settings import CONTEXTS, Settings, load
 
 JWT_SECRET = "test-jwt-secret-0123456789abcdef"
 INTERNAL_KEY = "test-internal-key-0123456789abcdef"
 TEMPLATE_DB = "outrider_template"
+# The suite's NATS runs with authentication on, as every deployment does.
+NATS_SERVICE = NatsUser("outrider", "test-nats-service-password-0123456789")
+NATS_ENGINE = NatsUser("engine", "test-nats-engine-password-0123456789ab")
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,7 @@ class Stack:
 def start_stack(data_dir: Path) -> tuple[Stack, EmbeddedPostgres, EmbeddedNats]:
     pg = EmbeddedPostgres(data_dir)
     url = pg.start()
-    broker = EmbeddedNats(data_dir, free_port())
+    broker = EmbeddedNats(data_dir, free_port(), service=NATS_SERVICE, engine=NATS_ENGINE)
     nats_url = broker.start()
     return Stack(data_dir, url, nats_url), pg, broker
 
@@ -109,9 +114,20 @@ async def fresh_database(stack: Stack) -> AsyncIterator[str]:
         await admin.close()
 
 
+async def service_nats(url: str, **options: object) -> nats.NATS:
+    """A connection with the services' credential."""
+    return await nats.connect(url, user=NATS_SERVICE.name, password=NATS_SERVICE.password, **options)
+
+
+async def engine_nats(url: str, **options: object) -> nats.NATS:
+    """A connection with the engines' credential, on the inbox it may use."""
+    return await nats.connect(url, user=NATS_ENGINE.name, password=NATS_ENGINE.password,
+                              inbox_prefix=ENGINE_INBOX_PREFIX, **options)
+
+
 async def reset_nats(url: str) -> None:
     """Delete every stream and bucket so a test starts from an empty broker."""
-    client = await nats.connect(url)
+    client = await service_nats(url)
     try:
         js = client.jetstream()
         for info in await js.streams_info():
@@ -128,6 +144,8 @@ def make_settings(stack: Stack, database: str, **env: str) -> Settings:
         "NATS_URL": stack.nats_url,
         "OUTRIDER_JWT_SECRET": JWT_SECRET,
         "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+        "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
+        "OUTRIDER_NATS_ENGINE_PASSWORD": NATS_ENGINE.password,
         **{f"OUTRIDER_{c.upper()}_ADDR": f"127.0.0.1:{p}" for c, p in ports.items()},
     }
     base.update(env)

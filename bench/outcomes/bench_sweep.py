@@ -62,7 +62,7 @@ from services.common.clients import channel
 from services.common.db import context_engine, migrate
 from services.common.embedded import free_port
 from services.outcomes.facts import BookingFactsEvent, SubjectFacts
-from tests.harness import Stack, embedded_stack
+from tests.harness import NATS_SERVICE, Stack, embedded_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_KEY = "bench-internal-key-0123456789abcdef"
@@ -246,6 +246,7 @@ def _env(run_url: str, nats_url: str, workdir: Path, ports: dict[str, int]) -> d
     env.update({
         "DATABASE_URL": run_url,
         "NATS_URL": nats_url,
+        "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
         "OUTRIDER_DATA_DIR": str(workdir / "data"),
         "OUTRIDER_DECISIONS_ADDR": f"127.0.0.1:{ports['decisions']}",
         "OUTRIDER_OUTCOMES_ADDR": f"127.0.0.1:{ports['outcomes']}",

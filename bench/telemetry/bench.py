@@ -42,7 +42,6 @@ from pathlib import Path
 
 import asyncpg
 import grpc
-import nats
 import psutil
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -51,7 +50,7 @@ from services.common.clients import channel
 from services.common.embedded import free_port
 from services.telemetry import rules
 from services.telemetry.ingest import DURABLE, STREAM, SUBJECT
-from tests.harness import create_database, embedded_stack
+from tests.harness import NATS_SERVICE, create_database, embedded_stack, engine_nats, service_nats
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,7 +91,7 @@ async def publish(url: str, round_id: str, count: int, mode: str) -> dict[str, f
     leaves more of the shared CPUs to what is measured. `core`: plain NATS
     publishes the stream captures, unacknowledged, flushed every 5,000.
     """
-    client = await nats.connect(url)
+    client = await engine_nats(url)
     answered = failed = sent = 0
     room = asyncio.Event()
     done = asyncio.Event()
@@ -180,7 +179,8 @@ def stop_service(stack: Stack) -> None:
 async def counters(stack: Stack) -> dict[str, int]:
     async with channel(stack.address, KEY) as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
-    return {f.name: getattr(reply, f.name) for f in telemetry_pb2.Counters.DESCRIPTOR.fields}
+    # The totals only: the per-field breakdown of malformed runs is a map.
+    return {f.name: getattr(reply, f.name) for f in telemetry_pb2.Counters.DESCRIPTOR.fields if not f.is_repeated}
 
 
 def service_cpu_s(stack: Stack) -> float:
@@ -335,6 +335,7 @@ async def bench(args: argparse.Namespace) -> None:
             "NATS_URL": nats_url,
             "OUTRIDER_INTERNAL_KEY": KEY,
             "OUTRIDER_JWT_SECRET": KEY,
+            "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
             "OUTRIDER_DATA_DIR": str(directory / "data"),
             "OUTRIDER_TELEMETRY_ADDR": address,
             "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
@@ -345,7 +346,7 @@ async def bench(args: argparse.Namespace) -> None:
         await conn.execute("create table telemetry.runs_copy (like telemetry.runs including all)")
         await conn.close()
         await start_service(stack)
-        client = await nats.connect(nats_url)
+        client = await service_nats(nats_url)
         js = client.jetstream()
         print(f"telemetry bench: {args.size:,} events x {args.rounds} rounds, batch {args.batch_size}"
               f" / {args.batch_wait_ms} ms, {args.publisher} publisher, {os.cpu_count()} CPUs", flush=True)

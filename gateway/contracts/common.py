@@ -9,6 +9,7 @@ Postgres and gRPC can carry: no NUL and no lone surrogate.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from datetime import datetime
@@ -37,7 +38,11 @@ TRIMMED = rf"^{_EDGE}(?:[^\x00]*{_EDGE})?$"
 
 # Text the rest of the platform can hold: gRPC strings are UTF-8, so a lone
 # surrogate ("\ud800", legal in JSON) cannot cross; Postgres text holds no NUL.
-_CARRIABLE = r"^[^\x00]*$"
+# (A URL's %-escapes cannot spell a lone surrogate, so query and path text
+# needs only the NUL rule.)
+CARRIABLE = r"^[^\x00]*$"
+# At least one character that is not white space, and no NUL.
+FILLED = r"^[^\x00]*[^\x00\s][^\x00]*$"
 
 
 def _refused(kind: str, reason: str) -> PydanticCustomError:
@@ -61,7 +66,7 @@ def text(*, min_length: int = 0, max_length: int | None = None, pattern: str | N
     """A strict string with the given bounds, carriable end to end."""
     return Annotated[
         str,
-        Field(strict=True, min_length=min_length or None, max_length=max_length, pattern=pattern or _CARRIABLE,
+        Field(strict=True, min_length=min_length or None, max_length=max_length, pattern=pattern or CARRIABLE,
               description=description, examples=examples),
         AfterValidator(_carriable),
     ]
@@ -73,11 +78,15 @@ def _aware(value: datetime) -> datetime:
     return value
 
 
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})?")
+
+
 def _rfc3339(value: Any) -> Any:
-    # Strings only: pydantic would otherwise read 1700000000 as a date, and
-    # the document promises an RFC 3339 string.
-    if not isinstance(value, str):
-        raise _refused("datetime_type", "must be an RFC 3339 date-time string")
+    # RFC 3339 text only: pydantic would otherwise read 1700000000, or the
+    # query string "0.5", as seconds since 1970, and the document promises
+    # a date-time.
+    if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+        raise _refused("datetime_type", "must be an RFC 3339 date-time, e.g. 2026-09-29T20:57:00+05:30")
     return value
 
 
@@ -163,9 +172,9 @@ def keyed(key_pattern: str, value: Any, *, description: str | None = None) -> An
 JSON_DEPTH_MAX = 32
 
 
-def _storable(value: Any, depth: int = 0) -> None:
-    if depth > JSON_DEPTH_MAX:
-        raise _refused("depth", f"nests deeper than {JSON_DEPTH_MAX} levels")
+def _storable(value: Any, depth: int = 0, max_depth: int = JSON_DEPTH_MAX) -> None:
+    if depth > max_depth:
+        raise _refused("depth", f"nests deeper than {max_depth} levels")
     if isinstance(value, str):
         _carriable(value)
     elif isinstance(value, float) and not math.isfinite(value):
@@ -173,23 +182,31 @@ def _storable(value: Any, depth: int = 0) -> None:
     elif isinstance(value, dict):
         for key, item in value.items():
             _carriable(key)
-            _storable(item, depth + 1)
+            _storable(item, depth + 1, max_depth)
     elif isinstance(value, list):
         for item in value:
-            _storable(item, depth + 1)
+            _storable(item, depth + 1, max_depth)
 
 
-def _storable_object(value: dict[str, Any]) -> dict[str, Any]:
-    _storable(value)
-    return value
+def json_object(*, max_bytes: int | None = None, max_depth: int = JSON_DEPTH_MAX) -> Any:
+    """Any JSON object the platform can store and give back exactly, within bounds."""
 
+    def storable(value: dict[str, Any]) -> dict[str, Any]:
+        _storable(value, max_depth=max_depth)
+        if max_bytes is not None:
+            size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+            if size > max_bytes:
+                raise _refused("size", f"must be at most {max_bytes:,} bytes of JSON, got {size:,}")
+        return value
 
-# Any JSON object the platform can store and give back exactly.
-JsonObject = Annotated[
-    dict[str, Any],
-    Field(description="any JSON object; numbers come back exactly as sent"),
-    AfterValidator(_storable_object),
-]
+    limits = f"; at most {max_bytes:,} bytes as compact JSON" if max_bytes else ""
+    return Annotated[
+        dict[str, Any],
+        Field(description=f"any JSON object, nesting at most {max_depth} levels{limits};"
+                          " numbers come back exactly as sent"),
+        AfterValidator(storable),
+    ]
+
 
 
 class Contract(BaseModel):
@@ -223,6 +240,10 @@ class ErrorEnvelope(Reply):
 
 
 class FieldProblems(Reply):
+    """The fields at fault; a rule with particulars (a length and its limit) adds them beside."""
+
+    model_config = ConfigDict(extra="allow")
+
     fields: dict[str, str] = Field(
         description="each field at fault, by its path in the request (`decision.confidence`, `turns[2].role`,"
         " a query parameter's name), with the reason",

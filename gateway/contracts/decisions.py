@@ -6,19 +6,35 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from gateway.contracts.common import Contract, Instant, JsonObject, Page, Reply, integer_or_text, json_int, text
-from services.decisions.rules import DEFAULT_K, MAX_K
+from gateway.contracts.common import (
+    FILLED,
+    Contract,
+    Instant,
+    Page,
+    Reply,
+    integer_or_text,
+    json_int,
+    json_object,
+    text,
+)
+from services.decisions.rules import (
+    DEFAULT_K,
+    MAX_CONTEXT_BYTES,
+    MAX_CONTEXT_DEPTH,
+    MAX_K,
+    MAX_REASONING_CHARS,
+    MAX_TEXT_CHARS,
+)
 
 DECISION_TYPE_PATTERN = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-# At least one character that is not white space, and no NUL.
-FILLED = r"^[^\x00]*[^\x00\s][^\x00]*$"
 # The embedding's length is the deployment's setting; the document states it
 # (see gateway.app) and the route checks it.
 EMBEDDING_SCHEMA_NAME = "Embedding"
 
 DecisionType = text(min_length=2, max_length=64, pattern=DECISION_TYPE_PATTERN, examples=["stall_response"])
-Filled = text(min_length=1, pattern=FILLED)
+Filled = text(min_length=1, max_length=MAX_TEXT_CHARS, pattern=FILLED)
+Context = json_object(max_bytes=MAX_CONTEXT_BYTES, max_depth=MAX_CONTEXT_DEPTH)
 # The wire carries embeddings as 32-bit floats; a larger magnitude would arrive as infinity.
 FLOAT32_MAX = 3.4028234663852886e38
 Embedding = Annotated[
@@ -52,10 +68,10 @@ class DecisionIn(Contract):
     booking_id: integer_or_text(max_length=256, text_pattern=FILLED) = Field(
         None, description="older engines' name for subject_id; used only when subject_id is absent"
     )
-    context: JsonObject = None
+    context: Context = None
     decision: DecisionCore
-    reasoning: text() = None
-    model: text() = Field(None, description="the model that decided; older engines send it as context.model")
+    reasoning: text(max_length=MAX_REASONING_CHARS) = None
+    model: text(max_length=MAX_TEXT_CHARS) = Field(None, description="the model that decided; older engines send it as context.model")
     embedding: Embedding = None
     decided_at: Instant = Field(None, description="when the agent decided; now when absent, never in the future")
 
@@ -72,7 +88,7 @@ class SimilarIn(Contract):
     )
 
     decision_type: DecisionType
-    context: JsonObject = None
+    context: Context = None
     embedding: Embedding = None
     k: json_int(ge=1, le=MAX_K) = Field(DEFAULT_K, description="how many precedents")
 

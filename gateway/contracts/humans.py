@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from gateway.contracts.common import TRIMMED, Contract, Instant, Page, Reply, text
+from services.decisions.human import MAX_BODY_CHARS
 
 SOURCE = r"^[^\s\x00\x1c-\x1f\x85:][^\x00:]*:[^\x00]*[^\s\x00\x1c-\x1f\x85]$"
 
@@ -27,7 +28,7 @@ class HumanInputIn(Contract):
     subject_id: Trimmed = Field(description="created on first sight when Outrider has not seen it")
     author: text(max_length=256) = ""
     at: Instant = Field(description="when the person wrote it; not in the future")
-    body: text(min_length=1, max_length=20_000, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")
+    body: text(min_length=1, max_length=MAX_BODY_CHARS, pattern=r"^[^\x00]*[^\s\x00][^\x00]*$")
 
 
 class Subject(Reply):

@@ -6,11 +6,17 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, StrictBool
 
-from gateway.contracts.common import Contract, Instant, Reply, integer_or_text, text
+from gateway.contracts.common import (
+    FILLED,
+    Contract,
+    Instant,
+    Reply,
+    integer_or_text,
+    text,
+)
 from services.outcomes.intake import MAX_SUBJECT_ID
 
 FACT_NAMES = ("status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
-FILLED = r"^[^\x00]*[^\s\x00][^\x00]*$"
 Filled = text(min_length=1, max_length=256, pattern=FILLED)
 TurnText = text(max_length=20_000)
 Label = text(max_length=256)

@@ -4,23 +4,32 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 
-from gateway.contracts.common import Contract, Page, Reply, text
+from gateway.contracts.common import FILLED, Contract, Page, Reply, text
 from services.playground.rules import PROMPT_MAX_CHARS
-
-FILLED = r"^[^\x00]*[^\s\x00][^\x00]*$"
 
 
 class RunIn(Contract):
     agent_id: text(min_length=1, max_length=128, pattern=FILLED)
     skill_id: text(max_length=128) = Field(None, description="optional when the agent has exactly one skill")
-    # The length is enforced by the playground itself, which answers the
-    # documented PROMPT_TOO_LONG with the length and the limit.
     prompt: text(min_length=1, pattern=FILLED) = Field(
         json_schema_extra={"maxLength": PROMPT_MAX_CHARS},
         description=f"at most {PROMPT_MAX_CHARS} characters; longer answers 422 PROMPT_TOO_LONG",
     )
+
+    @field_validator("prompt")
+    @classmethod
+    def _short_enough(cls, prompt: str) -> str:
+        # Its own code (the console shows the limit), with the length and
+        # the limit as details; refused here, before any other check.
+        if len(prompt) > PROMPT_MAX_CHARS:
+            raise PydanticCustomError(
+                "PROMPT_TOO_LONG", "is {length} characters; the playground takes at most {max}",
+                {"length": len(prompt), "max": PROMPT_MAX_CHARS},
+            )
+        return prompt
 
 
 class TraceStep(Reply):
@@ -48,7 +57,14 @@ class RunSummary(Reply):
     output_tokens: int
     total_ms: int
     final_text: str
-    stop_reason: str
+    status: Literal["running", "finished", "interrupted"] = Field(
+        description="running: steps so far are stored; finished: ended, stop_reason says how;"
+        " interrupted: the playground stopped before the run ended"
+    )
+    stop_reason: str = Field(
+        description="the model's own (end_turn, …), or turn_limit, deadline, error, cancelled (the caller went"
+        " away), interrupted; empty while running"
+    )
     error: str | None
     step_count: int
     created_by: str

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictBool
+from pydantic import ConfigDict, Field, StrictBool
 
-from gateway.contracts.common import INT32_MAX, Contract, Number, Page, Reply, json_int, keyed, text
+from gateway.contracts.common import (
+    INT32_MAX,
+    Contract,
+    Number,
+    Page,
+    Reply,
+    json_int,
+    keyed,
+    text,
+)
 from services.registry.rules import (
     MAX_CATEGORY_LENGTH,
     MAX_DESCRIPTION_LENGTH,
@@ -170,6 +179,13 @@ class ThresholdSpecIn(Contract):
 
 class SkillDraft(Contract):
     """A new skill on a console agent, built only from tools that exist."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
+        "id": "late_rider_digest", "agent_id": "CONSOLE_OPS_AGENT", "title": "Late rider digest",
+        "tool_names": ["scan_bookings", "notify_riders"],
+        "thresholds_schema": {"lateMinutes": {"type": "integer", "min": 5, "max": 60, "step": 5, "default": 15}},
+        "thresholds": {"lateMinutes": 20},
+    }]})
 
     id: SkillId
     agent_id: text(min_length=1, max_length=128)

@@ -19,6 +19,27 @@ class AgentInsight(Reply):
     state: str = Field(description="the live state from its heartbeat; silent when none arrived")
     last_heartbeat_at: str | None = Field(json_schema_extra={"format": "date-time"})
     registered: bool = Field(description="false for an agent that reports runs but is not in the registry")
+    model_calls: int = Field(description="model calls reported over OTLP in the window")
+    input_tokens: int = Field(description="input tokens of those calls that reported usage")
+    output_tokens: int = Field(description="output tokens of those calls that reported usage")
+    estimated_cost: float | None = Field(
+        description="from the configured price table; null without one, or when it does not price every model "
+                    "this agent called")
+
+
+class ModelUsage(Reply):
+    agent_id: str
+    model: str | None = Field(description="the model that answered, else the one asked for; null when neither "
+                                          "was reported")
+    provider: str | None
+    calls: int
+    failures: int
+    input_tokens: int
+    output_tokens: int
+    avg_ms: float
+    p95_ms: float
+    estimated_cost: float | None = Field(description="null without a price table or when it does not price "
+                                                     "this model")
 
 
 class DecisionCount(Reply):
@@ -40,6 +61,10 @@ class Insights(Reply):
     decisions: list[DecisionCount]
     decisions_available: bool
     degraded: list[Degraded] = Field(description="sources that did not answer, so their part is missing")
+    models: list[ModelUsage] = Field(description="model calls per agent and model in the window")
+    prices_configured: bool = Field(description="whether a price table (OUTRIDER_MODEL_PRICES) is configured")
+    unpriced_models: list[str] = Field(description="models called in the window that the price table does not "
+                                                   "price")
 
 
 class SeriesPoint(Reply):

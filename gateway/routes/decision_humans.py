@@ -8,13 +8,22 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 
 from gateway.auth import Principal, internal, staff
 from gateway.contracts.common import STAFF_ERRORS, TRIMMED, errors
-from gateway.contracts.humans import HumanDecision, HumanDecisionPage, HumanInputIn, Lease, Subject, SubjectIn
+from gateway.contracts.humans import (
+    HumanDecision,
+    HumanDecisionPage,
+    HumanInputIn,
+    Lease,
+    Subject,
+    SubjectIn,
+)
 from gateway.contracts.paging import PageQuery
 from gateway.upstream import instant, stub
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp
 
 router = APIRouter(tags=["human decisions"])
+
+LEASE_TIMEOUT_S = 60.0
 
 SubjectId = Annotated[str, Path(max_length=256, pattern=TRIMMED, description="the subject, e.g. a booking id")]
 
@@ -95,7 +104,9 @@ async def record_human_input(body: HumanInputIn, request: Request, response: Res
     responses=errors(401, 404, 409, 422, 503),
 )
 async def lease_subject(subject_id: SubjectId, request: Request) -> dict[str, Any]:
-    reply = await _decisions(request).LeaseSubject(decisions_pb2.LeaseSubjectRequest(subject_id=subject_id))
+    # A lease reads the subject's outside source first, within that source's own timeout.
+    reply = await _decisions(request).LeaseSubject(decisions_pb2.LeaseSubjectRequest(subject_id=subject_id),
+                                                   timeout=LEASE_TIMEOUT_S)
     return {
         "subject_id": reply.subject_id,
         "human_decisions": [human_decision_json(d) for d in reply.human_decisions],

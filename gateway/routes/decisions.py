@@ -14,8 +14,14 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic_core import to_json
 
 from gateway.auth import Principal, internal, staff, writer
-from gateway.contracts.common import ENGINE_ERRORS, STAFF_ERRORS, WRITER_ERRORS, errors
-from gateway.contracts.common import Instant
+from gateway.contracts.common import (
+    CARRIABLE,
+    ENGINE_ERRORS,
+    STAFF_ERRORS,
+    WRITER_ERRORS,
+    Instant,
+    errors,
+)
 from gateway.contracts.decisions import (
     UUID_PATTERN,
     Decision,
@@ -31,8 +37,8 @@ from gateway.contracts.paging import PageQuery
 from gateway.errors import invalid
 from gateway.upstream import instant, stub
 from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
-from services.decisions.rules import MAX_K
 from outrider.wire import json_bytes, timestamp
+from services.decisions.rules import MAX_K
 
 router = APIRouter(tags=["decisions"])
 
@@ -205,11 +211,11 @@ async def rejudge(
 async def list_decisions(
     request: Request,
     page: PageQuery,
-    decision_type: Annotated[str, Query(max_length=64, description="only this type")] = "",
+    decision_type: Annotated[str, Query(max_length=64, pattern=CARRIABLE, description="only this type")] = "",
     outcome: Annotated[Literal["success", "failure", "unknown", "pending"] | None,
                        Query(description="only decisions with this outcome; pending = not judged yet")] = None,
-    agent_id: Annotated[str, Query(max_length=128, description="only this agent's decisions")] = "",
-    model: Annotated[str, Query(max_length=256, description="only decisions this model made")] = "",
+    agent_id: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only this agent's decisions")] = "",
+    model: Annotated[str, Query(max_length=256, pattern=CARRIABLE, description="only decisions this model made")] = "",
     decided_from: Annotated[Instant | None, Query(description="decided at or after (RFC 3339 with offset)")] = None,
     decided_to: Annotated[Instant | None, Query(description="decided before (RFC 3339 with offset)")] = None,
     _: Principal = Depends(staff),

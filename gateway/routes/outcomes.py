@@ -6,9 +6,16 @@ import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
+from pydantic import Field
 
 from gateway.auth import Principal, internal, staff
-from gateway.contracts.common import ENGINE_ERRORS, STAFF_ERRORS, errors
+from gateway.contracts.common import (
+    CARRIABLE,
+    ENGINE_ERRORS,
+    FILLED,
+    STAFF_ERRORS,
+    errors,
+)
 from gateway.contracts.outcomes import (
     ConversationIn,
     ConversationMetrics,
@@ -24,6 +31,8 @@ from services.outcomes.advice import MAX_CANDIDATES
 from services.outcomes.sweeper import MAX_BATCH
 
 router = APIRouter(tags=["outcomes"])
+
+SWEEP_TIMEOUT_S = 600.0
 
 
 def _outcomes(request: Request) -> outcomes_pb2_grpc.OutcomesStub:
@@ -46,7 +55,9 @@ async def sweep(
     _: None = Depends(internal),
     batch_size: Annotated[int, Query(ge=1, le=MAX_BATCH, description="decisions per round trip")] = None,
 ) -> dict[str, Any]:
-    reply = await _outcomes(request).Sweep(outcomes_pb2.SweepRequest(batch_size=batch_size or 0))
+    # A sweep of a large backlog takes minutes, not the usual call's seconds.
+    reply = await _outcomes(request).Sweep(outcomes_pb2.SweepRequest(batch_size=batch_size or 0),
+                                           timeout=SWEEP_TIMEOUT_S)
     return {"judged": reply.judged, "by_outcome": dict(reply.by_outcome), "scanned": reply.scanned}
 
 
@@ -79,7 +90,7 @@ async def submit_conversation(body: ConversationIn, request: Request, _: None = 
 async def conversation_metrics(
     request: Request,
     _: Principal = Depends(staff),
-    model: Annotated[str | None, Query(max_length=256, description="only this model's episodes")] = None,
+    model: Annotated[str | None, Query(max_length=256, pattern=CARRIABLE, description="only this model's episodes")] = None,
 ) -> dict[str, Any]:
     message = outcomes_pb2.GetConversationMetricsRequest()
     if model is not None:
@@ -105,10 +116,11 @@ async def conversation_metrics(
 async def routing(
     request: Request,
     _: Principal = Depends(staff),
-    decision_type: Annotated[str, Query(max_length=64, description="route this decision type (or give skill)")] = "",
-    skill: Annotated[str, Query(max_length=128, description="route this skill (or give decision_type)")] = "",
+    decision_type: Annotated[str, Query(max_length=64, pattern=FILLED, description="route this decision type (or give skill)",
+                                          examples=["stall_response"])] = "",
+    skill: Annotated[str, Query(max_length=128, pattern=FILLED, description="route this skill (or give decision_type)")] = "",
     seed: Annotated[int | None, Query(ge=-(2**63), le=2**63 - 1, description="same seed and evidence, same pick")] = None,
-    candidate: Annotated[list[str], Query(max_length=MAX_CANDIDATES,
+    candidate: Annotated[list[Annotated[str, Field(pattern=FILLED, max_length=256)]], Query(max_length=MAX_CANDIDATES,
                                           description="models to choose among; default every model with evidence")] = [],
 ) -> dict[str, Any]:
     message = outcomes_pb2.GetRoutingRequest(decision_type=decision_type, skill=skill, candidates=candidate)

@@ -4,7 +4,8 @@ read the stored runs.
 A console that sends `Accept: text/event-stream` gets the run as Server-Sent
 Events: `started`, one `step` per tool call as it happens, then `done` with
 the whole trace (or `error` with the usual envelope). Anything else gets the
-trace as one JSON answer when the run ends.
+trace as one JSON answer when the run ends. A console that closes the
+stream ends the run; it is stored with its steps and stop reason `cancelled`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from outrider.wire import json_value
 router = APIRouter(tags=["playground"])
 
 EVENT_STREAM = "text/event-stream"
+# Time past the run deadline for the playground to store the run's end and answer.
+RUN_DEADLINE_MARGIN_S = 15
 
 RunId = Annotated[str, Path(pattern=UUID_PATTERN, description="the run's UUID")]
 
@@ -64,6 +67,7 @@ def trace_json(trace: playground_pb2.RunTrace, *, with_steps: bool = True) -> di
         "output_tokens": trace.output_tokens,
         "total_ms": trace.total_ms,
         "final_text": trace.final_text,
+        "status": trace.status,
         "stop_reason": trace.stop_reason,
         "error": trace.error or None,
         "step_count": trace.step_count,
@@ -134,7 +138,11 @@ async def run(body: RunIn, request: Request, who: Principal = Depends(writer)) -
         return StreamingResponse(
             _stream(call, first), media_type=EVENT_STREAM, headers={"Cache-Control": "no-cache"}
         )
-    return trace_json(await _playground(request).Run(message))
+    # The run keeps its own deadline (the same setting the playground reads);
+    # the call waits that long and a little more, so the run ends as the
+    # playground's `deadline`, stored, rather than as this call's timeout.
+    deadline_s = request.app.state.settings.playground_run_deadline_s
+    return trace_json(await _playground(request).Run(message, timeout=deadline_s + RUN_DEADLINE_MARGIN_S))
 
 
 @router.get("/admin/ai/playground/runs", summary="Stored playground runs, newest first",

@@ -17,7 +17,7 @@ import grpc
 from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Response
 
 from gateway.auth import Principal, internal, staff, writer
-from gateway.contracts.common import STAFF_ERRORS, WRITER_ERRORS, errors
+from gateway.contracts.common import CARRIABLE, STAFF_ERRORS, WRITER_ERRORS, errors
 from gateway.contracts.paging import PageQuery
 from gateway.contracts.registry import (
     Agent,
@@ -32,18 +32,26 @@ from gateway.contracts.registry import (
     ToolPage,
 )
 from gateway.upstream import instant, stub
-from services.common.clients import ContextCallError
 from outrider.v1 import common_pb2, registry_pb2, registry_pb2_grpc
 from outrider.wire import json_bytes, json_value
+from services.common.clients import ContextCallError
 from services.registry.rules import ToolKind
 
 _log = logging.getLogger(__name__)
 
 WATCH_RETRY_MIN_S: Final = 0.2
 WATCH_RETRY_MAX_S: Final = 5.0
+# Tells an engine whether the snapshot it got is known current or the last
+# copy the registry confirmed before it stopped answering.
+FRESHNESS_HEADER: Final = "X-Outrider-Snapshot"
+SNAPSHOT_FRESHNESS: Final = {
+    "description": "live: the gateway's watch on the registry is open; confirmed: the registry answered this"
+                   " request; stale: the registry is not answering and this is the last copy it confirmed",
+    "schema": {"type": "string", "enum": ["live", "confirmed", "stale"]},
+}
 
-AgentIdPath = Annotated[str, Path(min_length=1, max_length=128)]
-SkillIdPath = Annotated[str, Path(min_length=1, max_length=128)]
+AgentIdPath = Annotated[str, Path(min_length=1, max_length=128, pattern=CARRIABLE)]
+SkillIdPath = Annotated[str, Path(min_length=1, max_length=128, pattern=CARRIABLE)]
 
 
 class SnapshotFeed:
@@ -58,6 +66,10 @@ class SnapshotFeed:
     def __init__(self) -> None:
         self.snapshot: registry_pb2.Snapshot | None = None
         self.live = False
+        # How the last answer was known current: "live" (the watch is open),
+        # "confirmed" (the registry answered just now) or "stale" (it did not,
+        # and this is the last copy it confirmed).
+        self.freshness = "stale"
         self._task: asyncio.Task[None] | None = None
 
     def ensure_watching(self, registry: registry_pb2_grpc.RegistryStub) -> None:
@@ -69,6 +81,7 @@ class SnapshotFeed:
     async def current(self, registry: registry_pb2_grpc.RegistryStub) -> registry_pb2.Snapshot:
         self.ensure_watching(registry)
         if self.live and self.snapshot is not None:
+            self.freshness = "live"
             return self.snapshot
         held = self.snapshot
         try:
@@ -81,7 +94,9 @@ class SnapshotFeed:
             # The last snapshot the registry confirmed is still the best
             # answer: an engine told "unavailable" can only keep its own copy,
             # which is no newer than this one.
+            self.freshness = "stale"
             return held
+        self.freshness = "confirmed"
         if reply.not_modified and held is not None:
             return held
         self.snapshot = reply.snapshot
@@ -325,7 +340,7 @@ async def update_agent(
             responses={**STAFF_ERRORS, **errors(404)})
 async def list_skills(
     request: Request,
-    agent: Annotated[str, Query(max_length=128, description="only this agent's skills")] = "",
+    agent: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only this agent's skills")] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     reply = await _registry(request).ListSkills(registry_pb2.ListSkillsRequest(agent_id=agent))
@@ -365,8 +380,9 @@ async def list_audit(
     request: Request,
     page: PageQuery,
     entity: Annotated[Literal["agent", "skill"] | None, Query(description="only changes to this kind of thing")] = None,
-    entity_id: Annotated[str, Query(max_length=128, description="only changes to this agent or skill")] = "",
-    actor: Annotated[str, Query(max_length=256, description="only changes by this person (their sub or email)")] = "",
+    entity_id: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only changes to this agent or skill")] = "",
+    actor: Annotated[str, Query(max_length=256, pattern=CARRIABLE,
+                                      description="only changes by this person (their sub or email)")] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     reply = await _registry(request).ListAudit(
@@ -394,14 +410,17 @@ def etag_matches(header: str | None, etag: str) -> bool:
     summary="The whole registry snapshot the engine obeys (ETag, If-None-Match)",
     response_class=Response,
     responses={
-        200: {"description": "the snapshot document", "content": {"application/json": {"schema": {"type": "object"}}}},
-        304: {"description": "the snapshot is unchanged since the ETag sent"},
+        200: {"description": "the snapshot document", "content": {"application/json": {"schema": {"type": "object"}}},
+              "headers": {"ETag": {"schema": {"type": "string"}}, FRESHNESS_HEADER: SNAPSHOT_FRESHNESS}},
+        304: {"description": "the snapshot is unchanged since the ETag sent",
+              "headers": {"ETag": {"schema": {"type": "string"}}, FRESHNESS_HEADER: SNAPSHOT_FRESHNESS}},
         **errors(401, 503),
     },
 )
 async def registry_snapshot(request: Request, _: None = Depends(internal)) -> Response:
-    snapshot = await request.app.state.registry_feed.current(_registry(request))
-    headers = {"ETag": f'"{snapshot.etag}"', "Cache-Control": "no-cache"}
+    feed: SnapshotFeed = request.app.state.registry_feed
+    snapshot = await feed.current(_registry(request))
+    headers = {"ETag": f'"{snapshot.etag}"', "Cache-Control": "no-cache", FRESHNESS_HEADER: feed.freshness}
     if etag_matches(request.headers.get("if-none-match"), snapshot.etag):
         return Response(status_code=304, headers=headers)
     return Response(content=snapshot.document, media_type="application/json", headers=headers)

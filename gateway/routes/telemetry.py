@@ -19,9 +19,14 @@ from gateway.auth import Principal, staff
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.errors import ApiError
+from gateway.routes import otlp
 from gateway.upstream import instant, stub
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-from services.telemetry.rules import DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, MIN_WINDOW_DAYS
+from services.telemetry.rules import (
+    DEFAULT_WINDOW_DAYS,
+    MAX_WINDOW_DAYS,
+    MIN_WINDOW_DAYS,
+)
 
 router = APIRouter(tags=["telemetry"])
 
@@ -33,6 +38,14 @@ METRICS: dict[str, str] = {
     "malformed": "Task messages terminated and heartbeats dropped as malformed.",
     "redelivered": "Deliveries the stream had delivered before.",
     "heartbeats": "Heartbeats written to the agent_heartbeats bucket.",
+    "dead_lettered": "Task runs given up on after their last allowed delivery still failed to write.",
+    "otlp_received": "telemetry.otlp deliveries processed (a redelivery counts again).",
+    "otlp_malformed": "OTLP messages terminated as undecodable.",
+    "otlp_spans_rejected": "Spans in delivered OTLP messages skipped by the mapping's checks.",
+    "otlp_runs_inserted": "Task runs written from OTLP spans for the first time.",
+    "model_calls_inserted": "Model calls written from OTLP spans for the first time.",
+    "otlp_duplicates": "OTLP runs and model calls already written (same trace and span id).",
+    "otlp_unwritable": "OTLP messages terminated after failing to write on their own.",
 }
 
 
@@ -49,6 +62,29 @@ def agent_json(agent: telemetry_pb2.AgentInsight) -> dict[str, Any]:
         "state": agent.state,
         "last_heartbeat_at": instant(agent.last_heartbeat_at, agent.HasField("last_heartbeat_at")),
         "registered": agent.registered,
+        "model_calls": agent.model_calls,
+        "input_tokens": agent.input_tokens,
+        "output_tokens": agent.output_tokens,
+        "estimated_cost": _cost(agent),
+    }
+
+
+def _cost(message: telemetry_pb2.AgentInsight | telemetry_pb2.ModelUsage) -> float | None:
+    return round(message.estimated_cost, 6) if message.HasField("estimated_cost") else None
+
+
+def model_json(usage: telemetry_pb2.ModelUsage) -> dict[str, Any]:
+    return {
+        "agent_id": usage.agent_id,
+        "model": usage.model or None,
+        "provider": usage.provider or None,
+        "calls": usage.calls,
+        "failures": usage.failures,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "avg_ms": round(usage.avg_ms, 3),
+        "p95_ms": round(usage.p95_ms, 3),
+        "estimated_cost": _cost(usage),
     }
 
 
@@ -63,10 +99,14 @@ def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
         ],
         "decisions_available": reply.decisions_available,
         "degraded": [{"source": d.source, "reason": d.reason} for d in reply.degraded],
+        "models": [model_json(m) for m in reply.models],
+        "prices_configured": reply.prices_configured,
+        "unpriced_models": list(reply.unpriced_models),
     }
 
 
-@router.get("/admin/ai/insights", summary="Runs, failures and durations per agent; decisions; live state",
+@router.get("/admin/ai/insights",
+            summary="Runs, failures and durations per agent; model calls and tokens; decisions; live state",
             response_model=Insights, responses=STAFF_ERRORS)
 async def insights(
     request: Request,
@@ -125,13 +165,18 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
     for name, help_text in METRICS.items():
         metric = f"outrider_telemetry_{name}_total"
         lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} counter", f"{metric} {getattr(counters, name)}"]
+    metric = "outrider_telemetry_malformed_by_field_total"
+    lines += [f"# HELP {metric} Malformed telemetry messages by the field at fault.", f"# TYPE {metric} counter"]
+    # Field names come from the parser's own vocabulary, never from the message.
+    lines += [f'{metric}{{field="{field}"}} {count}' for field, count in sorted(counters.malformed_by_field.items())]
     return "\n".join(lines) + "\n"
 
 
-@router.get("/metrics", summary="Telemetry ingest counters, Prometheus text; needs the internal key",
+@router.get("/metrics", summary="Telemetry ingest and OTLP intake counters, Prometheus text; needs the internal key",
             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
                              "description": "Prometheus text format 0.0.4"}, **errors(401, 503)})
 async def metrics(request: Request, _: None = Depends(metrics_key)) -> PlainTextResponse:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
     counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest())
-    return PlainTextResponse(exposition(counters), media_type="text/plain; version=0.0.4; charset=utf-8")
+    text = exposition(counters) + otlp.exposition(getattr(request.app.state, "otlp", None))
+    return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")

@@ -25,10 +25,12 @@ from outrider.client.registry import (
 )
 from outrider.client.subjects import HumanDecision, Lease, LeaseRefused, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
+from outrider.nats_access import CredentialRefused
 from outrider.rpc import keyed_channel
 
 __all__ = [
     "AgentSettings",
+    "CredentialRefused",
     "DecisionRecorder",
     "HumanDecision",
     "Lease",

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from os import PathLike
 
-import nats
 from nats.aio.client import Client
+
+from outrider.nats_access import ENGINE_INBOX_PREFIX, open_connection
 
 TASK_SUBJECT = "telemetry.task"
 HEARTBEAT_SUBJECT = "telemetry.agent"
@@ -25,7 +27,7 @@ def _instant(value: datetime) -> str:
 
 
 class TelemetryPublisher:
-    """>>> publisher = await TelemetryPublisher.connect("nats://127.0.0.1:4222")
+    """>>> publisher = await TelemetryPublisher.connect("nats://127.0.0.1:4222", user="engine", password=secret)
     >>> await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-1", task_type="stall_check",
     ...                          status="succeeded", started_at=t0, finished_at=t1)
     >>> await publisher.heartbeat(agent_id="EXCEPTION_AGENT", state="running")
@@ -36,8 +38,15 @@ class TelemetryPublisher:
         self._js = client.jetstream(timeout=publish_timeout_s)
 
     @classmethod
-    async def connect(cls, url: str, *, name: str = "outrider-engine") -> TelemetryPublisher:
-        return cls(await nats.connect(url, name=name, max_reconnect_attempts=-1))
+    async def connect(cls, url: str, *, name: str = "outrider-engine", user: str | None = None,
+                      password: str | None = None, tls_ca: str | PathLike[str] | None = None,
+                      timeout_s: float | None = None) -> TelemetryPublisher:
+        """Connect with the engine credential (user and password); over TLS
+        when the URL is `tls://` or `tls_ca` names the CA to verify the server
+        with. Waits for an unreachable server (up to `timeout_s` when given)
+        but raises CredentialRefused at once when the credential is refused."""
+        return cls(await open_connection(url, name=name, user=user, password=password, tls_ca=tls_ca,
+                                         inbox_prefix=ENGINE_INBOX_PREFIX, timeout=timeout_s))
 
     async def task_run(self, *, agent_id: str, task_id: str, task_type: str, status: str,
                        started_at: datetime, finished_at: datetime, error: str | None = None) -> None:

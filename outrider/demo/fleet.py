@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -46,6 +47,10 @@ class DemoTarget:
     nats_url: str
     internal_key: str
     console_token: str
+    # The engines' NATS credential: the demo publishes as an engine does.
+    nats_user: str | None = None
+    nats_password: str | None = None
+    nats_tls_ca: Path | None = None
 
 
 @dataclass
@@ -151,7 +156,8 @@ class Fleet:
         target = self.target
         recorder = DecisionRecorder(target.decisions_addr, target.internal_key)
         precedents = PrecedentClient(target.decisions_addr, target.internal_key, timeout_s=5.0)
-        publisher = await TelemetryPublisher.connect(target.nats_url, name="outrider-demo")
+        publisher = await TelemetryPublisher.connect(target.nats_url, name="outrider-demo", user=target.nats_user,
+                                                     password=target.nats_password, tls_ca=target.nats_tls_ca)
         steps = self.scale * 4 + 4
         progress = Progress(self.out, steps, tty=sys.stdout.isatty())
         try:

@@ -45,7 +45,7 @@ class TraceStep(_message.Message):
     def __init__(self, turn: _Optional[int] = ..., tool: _Optional[str] = ..., input_json: _Optional[bytes] = ..., outcome: _Optional[str] = ..., result: _Optional[str] = ..., ms: _Optional[int] = ..., reason: _Optional[str] = ..., error: _Optional[str] = ..., proposal_json: _Optional[bytes] = ...) -> None: ...
 
 class RunTrace(_message.Message):
-    __slots__ = ("id", "agent_id", "skill_id", "model", "turns", "input_tokens", "output_tokens", "total_ms", "final_text", "steps", "error", "stop_reason", "created_by", "created_at", "prompt", "step_count", "created_by_email", "redactions")
+    __slots__ = ("id", "agent_id", "skill_id", "model", "turns", "input_tokens", "output_tokens", "total_ms", "final_text", "steps", "error", "stop_reason", "created_by", "created_at", "prompt", "step_count", "created_by_email", "redactions", "status")
     class RedactionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -71,6 +71,7 @@ class RunTrace(_message.Message):
     STEP_COUNT_FIELD_NUMBER: _ClassVar[int]
     CREATED_BY_EMAIL_FIELD_NUMBER: _ClassVar[int]
     REDACTIONS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
     id: str
     agent_id: str
     skill_id: str
@@ -89,7 +90,8 @@ class RunTrace(_message.Message):
     step_count: int
     created_by_email: str
     redactions: _containers.ScalarMap[str, int]
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., model: _Optional[str] = ..., turns: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., total_ms: _Optional[int] = ..., final_text: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[TraceStep, _Mapping]]] = ..., error: _Optional[str] = ..., stop_reason: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompt: _Optional[str] = ..., step_count: _Optional[int] = ..., created_by_email: _Optional[str] = ..., redactions: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    status: str
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., model: _Optional[str] = ..., turns: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., total_ms: _Optional[int] = ..., final_text: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[TraceStep, _Mapping]]] = ..., error: _Optional[str] = ..., stop_reason: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompt: _Optional[str] = ..., step_count: _Optional[int] = ..., created_by_email: _Optional[str] = ..., redactions: _Optional[_Mapping[str, int]] = ..., status: _Optional[str] = ...) -> None: ...
 
 class RunStarted(_message.Message):
     __slots__ = ("id", "agent_id", "skill_id", "model")

@@ -71,7 +71,9 @@ class PlaygroundServicer:
 
     def RunStream(self, request, context):
         """The same run as it happens: `started` once the run is admitted, a `step`
-        per tool call, and `done` with the stored trace last.
+        per tool call, and `done` with the stored trace last. The run is stored
+        from `started` on, each step as it is taken: a caller that cancels the
+        call ends the run, stored with its steps and stop_reason `cancelled`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

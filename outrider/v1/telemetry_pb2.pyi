@@ -16,7 +16,7 @@ class GetInsightsRequest(_message.Message):
     def __init__(self, days: _Optional[int] = ...) -> None: ...
 
 class AgentInsight(_message.Message):
-    __slots__ = ("agent_id", "runs", "failures", "avg_ms", "p95_ms", "last_run_at", "state", "last_heartbeat_at", "registered")
+    __slots__ = ("agent_id", "runs", "failures", "avg_ms", "p95_ms", "last_run_at", "state", "last_heartbeat_at", "registered", "model_calls", "input_tokens", "output_tokens", "estimated_cost")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     RUNS_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +26,10 @@ class AgentInsight(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     LAST_HEARTBEAT_AT_FIELD_NUMBER: _ClassVar[int]
     REGISTERED_FIELD_NUMBER: _ClassVar[int]
+    MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_COST_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     runs: int
     failures: int
@@ -35,7 +39,35 @@ class AgentInsight(_message.Message):
     state: str
     last_heartbeat_at: _timestamp_pb2.Timestamp
     registered: bool
-    def __init__(self, agent_id: _Optional[str] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ..., avg_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ..., last_run_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ..., last_heartbeat_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., registered: _Optional[bool] = ...) -> None: ...
+    model_calls: int
+    input_tokens: int
+    output_tokens: int
+    estimated_cost: float
+    def __init__(self, agent_id: _Optional[str] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ..., avg_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ..., last_run_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., state: _Optional[str] = ..., last_heartbeat_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., registered: _Optional[bool] = ..., model_calls: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., estimated_cost: _Optional[float] = ...) -> None: ...
+
+class ModelUsage(_message.Message):
+    __slots__ = ("agent_id", "model", "provider", "calls", "failures", "input_tokens", "output_tokens", "avg_ms", "p95_ms", "estimated_cost")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    AVG_MS_FIELD_NUMBER: _ClassVar[int]
+    P95_MS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_COST_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    model: str
+    provider: str
+    calls: int
+    failures: int
+    input_tokens: int
+    output_tokens: int
+    avg_ms: float
+    p95_ms: float
+    estimated_cost: float
+    def __init__(self, agent_id: _Optional[str] = ..., model: _Optional[str] = ..., provider: _Optional[str] = ..., calls: _Optional[int] = ..., failures: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., avg_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ..., estimated_cost: _Optional[float] = ...) -> None: ...
 
 class DecisionCount(_message.Message):
     __slots__ = ("decision_type", "outcome", "count")
@@ -56,7 +88,7 @@ class Degraded(_message.Message):
     def __init__(self, source: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class Insights(_message.Message):
-    __slots__ = ("window_days", "receiving", "agents", "decisions", "decisions_available", "degraded", "last_received_at")
+    __slots__ = ("window_days", "receiving", "agents", "decisions", "decisions_available", "degraded", "last_received_at", "models", "prices_configured", "unpriced_models")
     WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
     RECEIVING_FIELD_NUMBER: _ClassVar[int]
     AGENTS_FIELD_NUMBER: _ClassVar[int]
@@ -64,6 +96,9 @@ class Insights(_message.Message):
     DECISIONS_AVAILABLE_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_FIELD_NUMBER: _ClassVar[int]
     LAST_RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    PRICES_CONFIGURED_FIELD_NUMBER: _ClassVar[int]
+    UNPRICED_MODELS_FIELD_NUMBER: _ClassVar[int]
     window_days: int
     receiving: bool
     agents: _containers.RepeatedCompositeFieldContainer[AgentInsight]
@@ -71,7 +106,10 @@ class Insights(_message.Message):
     decisions_available: bool
     degraded: _containers.RepeatedCompositeFieldContainer[Degraded]
     last_received_at: _timestamp_pb2.Timestamp
-    def __init__(self, window_days: _Optional[int] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ..., decisions_available: _Optional[bool] = ..., degraded: _Optional[_Iterable[_Union[Degraded, _Mapping]]] = ..., last_received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    models: _containers.RepeatedCompositeFieldContainer[ModelUsage]
+    prices_configured: bool
+    unpriced_models: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, window_days: _Optional[int] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ..., decisions_available: _Optional[bool] = ..., degraded: _Optional[_Iterable[_Union[Degraded, _Mapping]]] = ..., last_received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., models: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., prices_configured: _Optional[bool] = ..., unpriced_models: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetRunSeriesRequest(_message.Message):
     __slots__ = ("days",)
@@ -116,17 +154,42 @@ class GetCountersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Counters(_message.Message):
-    __slots__ = ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats")
+    __slots__ = ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats", "dead_lettered", "malformed_by_field", "otlp_received", "otlp_malformed", "otlp_spans_rejected", "otlp_runs_inserted", "model_calls_inserted", "otlp_duplicates", "otlp_unwritable")
+    class MalformedByFieldEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     RECEIVED_FIELD_NUMBER: _ClassVar[int]
     INSERTED_FIELD_NUMBER: _ClassVar[int]
     DUPLICATES_FIELD_NUMBER: _ClassVar[int]
     MALFORMED_FIELD_NUMBER: _ClassVar[int]
     REDELIVERED_FIELD_NUMBER: _ClassVar[int]
     HEARTBEATS_FIELD_NUMBER: _ClassVar[int]
+    DEAD_LETTERED_FIELD_NUMBER: _ClassVar[int]
+    MALFORMED_BY_FIELD_FIELD_NUMBER: _ClassVar[int]
+    OTLP_RECEIVED_FIELD_NUMBER: _ClassVar[int]
+    OTLP_MALFORMED_FIELD_NUMBER: _ClassVar[int]
+    OTLP_SPANS_REJECTED_FIELD_NUMBER: _ClassVar[int]
+    OTLP_RUNS_INSERTED_FIELD_NUMBER: _ClassVar[int]
+    MODEL_CALLS_INSERTED_FIELD_NUMBER: _ClassVar[int]
+    OTLP_DUPLICATES_FIELD_NUMBER: _ClassVar[int]
+    OTLP_UNWRITABLE_FIELD_NUMBER: _ClassVar[int]
     received: int
     inserted: int
     duplicates: int
     malformed: int
     redelivered: int
     heartbeats: int
-    def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ...) -> None: ...
+    dead_lettered: int
+    malformed_by_field: _containers.ScalarMap[str, int]
+    otlp_received: int
+    otlp_malformed: int
+    otlp_spans_rejected: int
+    otlp_runs_inserted: int
+    model_calls_inserted: int
+    otlp_duplicates: int
+    otlp_unwritable: int
+    def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ..., dead_lettered: _Optional[int] = ..., malformed_by_field: _Optional[_Mapping[str, int]] = ..., otlp_received: _Optional[int] = ..., otlp_malformed: _Optional[int] = ..., otlp_spans_rejected: _Optional[int] = ..., otlp_runs_inserted: _Optional[int] = ..., model_calls_inserted: _Optional[int] = ..., otlp_duplicates: _Optional[int] = ..., otlp_unwritable: _Optional[int] = ...) -> None: ...

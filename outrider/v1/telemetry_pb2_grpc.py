@@ -26,7 +26,8 @@ if _version_not_supported:
 
 
 class TelemetryStub:
-    """Telemetry: agent task runs ingested from JetStream, heartbeats and insights.
+    """Telemetry: agent task runs ingested from JetStream (our own events and
+    OTLP traces the gateway receives), model calls, heartbeats and insights.
     """
 
     def __init__(self, channel):
@@ -53,7 +54,8 @@ class TelemetryStub:
 
 
 class TelemetryServicer:
-    """Telemetry: agent task runs ingested from JetStream, heartbeats and insights.
+    """Telemetry: agent task runs ingested from JetStream (our own events and
+    OTLP traces the gateway receives), model calls, heartbeats and insights.
     """
 
     def GetInsights(self, request, context):
@@ -103,7 +105,8 @@ def add_TelemetryServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Telemetry:
-    """Telemetry: agent task runs ingested from JetStream, heartbeats and insights.
+    """Telemetry: agent task runs ingested from JetStream (our own events and
+    OTLP traces the gateway receives), model calls, heartbeats and insights.
     """
 
     @staticmethod

@@ -42,9 +42,10 @@ class ContextStub(Generic[Stub]):
     step by step and handle a broken stream where it breaks.
     """
 
-    def __init__(self, context: str, stub: Stub) -> None:
+    def __init__(self, context: str, stub: Stub, *, timeout_s: float | None = None) -> None:
         self._context = context
         self._stub = stub
+        self._timeout_s = timeout_s
         self._calls: dict[str, Callable[..., Any]] = {}
 
     def __getattr__(self, name: str) -> Any:
@@ -56,11 +57,13 @@ class ContextStub(Generic[Stub]):
         return call
 
     def _unary(self, method: grpc.aio.UnaryUnaryMultiCallable) -> Callable[..., Any]:
-        context = self._context
+        context, default_timeout = self._context, self._timeout_s
 
-        async def call(request: Any, **kwargs: Any) -> Any:
+        async def call(request: Any, *, timeout: float | None = None, **kwargs: Any) -> Any:
+            # Every call has a deadline: a context that hangs must cost its
+            # caller a bounded wait, then an answer naming it.
             try:
-                return await method(request, **kwargs)
+                return await method(request, timeout=timeout or default_timeout, **kwargs)
             except grpc.aio.AioRpcError as error:
                 raise ContextCallError(context, error) from error
 
@@ -81,7 +84,9 @@ class ContextClients:
 
     def stub(self, context: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
         # Typed as the stub itself: callers use it exactly like one.
-        return ContextStub(context, stub_class(self.channel(context)))  # type: ignore[return-value]
+        return ContextStub(  # type: ignore[return-value]
+            context, stub_class(self.channel(context)), timeout_s=self._settings.call_timeout_s
+        )
 
     async def close(self) -> None:
         for ch in self._channels.values():

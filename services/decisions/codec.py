@@ -11,12 +11,14 @@ from outrider.v1 import decisions_pb2
 from outrider.wire import MalformedJson, json_object, timestamp
 
 from services.common.errors import DomainError, InvalidArgument
-from services.decisions.rules import SimilarSummary
+from services.decisions.rules import MAX_CONTEXT_BYTES, InvalidDecision, SimilarSummary
 from services.decisions.store import DecisionRow, OutcomeChangeRow, OutcomeCountRow, PendingRow
 
 
 def context_from_proto(data: bytes) -> dict[str, Any] | None:
     """A request's context object; None when none was sent."""
+    if len(data) > MAX_CONTEXT_BYTES:
+        raise InvalidDecision("context", f"must be at most {MAX_CONTEXT_BYTES:,} bytes of JSON, got {len(data):,}")
     try:
         return json_object(data)
     except MalformedJson as error:

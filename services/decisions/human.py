@@ -21,6 +21,8 @@ from services.common.errors import FieldError
 # The one keyed form a comment may take. Anything else, "looks good"
 # included, is an instruction, so casual approval can never pass a gate.
 VERIFY_PREFIX = "outrider verify "
+# A person's message is a few lines; a body past this is a paste gone wrong.
+MAX_BODY_CHARS = 20_000
 
 
 class InvalidHumanInput(FieldError):

@@ -14,7 +14,7 @@ from outrider.wire import timestamp
 
 from services.common import paging
 from services.common.errors import InvalidArgument
-from services.decisions.human import HumanInput, Subject
+from services.decisions.human import MAX_BODY_CHARS, HumanInput, Subject
 from services.decisions.human_store import HumanDecisionRow, PageKey, SubjectRow
 
 # How far a pushed input's written time may run ahead of this clock. A
@@ -63,6 +63,8 @@ def input_from_proto(request: decisions_pb2.RecordHumanInputRequest, *, now: dat
     if not request.body.strip():
         # An empty utterance decides nothing; the pull path skips it too.
         raise InvalidArgument("body is empty: an empty input decides nothing", field="body")
+    if len(request.body) > MAX_BODY_CHARS or "\x00" in request.body:
+        raise InvalidArgument(f"body must be at most {MAX_BODY_CHARS:,} characters, without NUL", field="body")
     return HumanInput(
         provider=provider,
         external_id=external_id,

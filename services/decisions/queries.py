@@ -145,6 +145,7 @@ def _query_vector(values: Sequence[float], dimension: int) -> tuple[float, ...] 
         raise InvalidDecision("embedding", "must contain only finite numbers")
     if not any(vector):
         raise InvalidDecision("embedding", "must not be all zeros")
+    rules.check_magnitude(vector)
     return vector
 
 

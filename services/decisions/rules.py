@@ -30,6 +30,16 @@ DECIDED_AT_SKEW = timedelta(minutes=2)
 DEFAULT_K = 10
 MAX_K = 100
 
+# What one decision may carry. A context is the facts an agent looked at, not
+# a document store: past these it is a producer bug, and every similarity
+# search and listing would pay for it.
+MAX_CONTEXT_BYTES = 32 * 1024
+MAX_CONTEXT_DEPTH = 16
+MAX_REASONING_CHARS = 4000
+MAX_TEXT_CHARS = 256
+MIN_EMBEDDING_LENGTH = 1e-6
+MAX_EMBEDDING_LENGTH = 1e15
+
 # Lowercase words joined by single underscores, starting with a letter. The
 # type is a grouping key in Insights and a switch in the outcome judge, so
 # "Stall-Response" and "stall_response" must not become two kinds of thing.
@@ -114,14 +124,14 @@ def new_decision(
     return NewDecision(
         id=_idempotency_key(id),
         decision_type=checked_decision_type(decision_type),
-        agent_id=_required_text("agent_id", agent_id),
-        subject_id=_required_text("subject_id", subject_id),
-        action=_required_text("action", action),
+        agent_id=_required_text("agent_id", agent_id, MAX_TEXT_CHARS),
+        subject_id=_required_text("subject_id", subject_id, MAX_TEXT_CHARS),
+        action=_required_text("action", action, MAX_TEXT_CHARS),
         confidence=_confidence(confidence),
         decided_at=_decided_at(decided_at, now),
         context=checked_context(context),
-        reasoning=_optional_text("reasoning", reasoning),
-        model=_optional_text("model", model),
+        reasoning=_optional_text("reasoning", reasoning, MAX_REASONING_CHARS),
+        model=_optional_text("model", model, MAX_TEXT_CHARS),
         embedding=_embedding(embedding, embedding_dimension),
     )
 
@@ -209,28 +219,29 @@ def checked_decision_type(value: object) -> str:
     return value
 
 
-def _required_text(field: str, value: object) -> str:
+def _required_text(field: str, value: object, limit: int) -> str:
     if value is None or (isinstance(value, str) and not value.strip()):
         raise InvalidDecision(field, "is required")
     if not isinstance(value, str):
         raise InvalidDecision(field, f"must be a string, got {type(value).__name__}")
-    return _storable(field, value.strip())
+    return _storable_text(field, value.strip(), limit)
 
 
-def _optional_text(field: str, value: object) -> str | None:
+def _optional_text(field: str, value: object, limit: int) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
         raise InvalidDecision(field, f"must be a string, got {type(value).__name__}")
-    return _storable(field, value) if value.strip() else None
+    return _storable_text(field, value, limit) if value.strip() else None
 
 
-def _storable(field: str, value: str, where: str | None = None) -> str:
-    # Postgres text and jsonb hold no NUL. Decisions are stored many to a
-    # statement, so one that the database would refuse must be refused here,
-    # by name, or it would fail every other decision sent with it.
+def _storable_text(field: str, value: str, limit: int) -> str:
+    # Postgres text and jsonb hold no NUL; refused here it names the field
+    # instead of failing the insert.
     if "\x00" in value:
-        raise InvalidDecision(field, f"{where or field} must not contain NUL characters")
+        raise InvalidDecision(field, "must not contain NUL characters")
+    if len(value) > limit:
+        raise InvalidDecision(field, f"must be at most {limit:,} characters, got {len(value):,}")
     return value
 
 
@@ -293,16 +304,19 @@ def checked_context(value: object) -> Mapping[str, Any]:
         return {}
     if not isinstance(value, Mapping):
         raise InvalidDecision("context", f"must be an object, got {type(value).__name__}")
-    _check_json(value, "context")
+    _check_json(value, "context", 0)
     return dict(value)
 
 
-def _check_json(value: object, path: str) -> None:
-    # The context is stored as jsonb, which has no NaN or Infinity and only
-    # string keys; refusing here names the offending path instead of failing
-    # deep inside the insert.
+def _check_json(value: object, path: str, depth: int) -> None:
+    # The context is stored as jsonb, which has no NaN or Infinity, only
+    # string keys and no NUL in text; refusing here names the offending path
+    # instead of failing deep inside the insert.
+    if depth > MAX_CONTEXT_DEPTH:
+        raise InvalidDecision("context", f"{path} nests deeper than {MAX_CONTEXT_DEPTH} levels")
     if isinstance(value, str):
-        _storable("context", value, path)
+        if "\x00" in value:
+            raise InvalidDecision("context", f"{path} contains a NUL character")
         return
     if value is None or isinstance(value, bool):
         return
@@ -313,15 +327,13 @@ def _check_json(value: object, path: str) -> None:
     # dict before the Mapping ABC: an ABC check costs ten plain ones.
     if isinstance(value, dict) or isinstance(value, Mapping):
         for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidDecision("context", f"{path} has a non-string key {key!r}")
-            if "\x00" in key:
-                _storable("context", key, f"{path} key {key!r}")
-            _check_json(item, f"{path}.{key}")
+            if not isinstance(key, str) or "\x00" in key:
+                raise InvalidDecision("context", f"{path} has a key JSON or Postgres cannot hold: {key!r}")
+            _check_json(item, f"{path}.{key}", depth + 1)
         return
     if isinstance(value, list | tuple):
         for index, item in enumerate(value):
-            _check_json(item, f"{path}[{index}]")
+            _check_json(item, f"{path}[{index}]", depth + 1)
         return
     raise InvalidDecision("context", f"{path} is a {type(value).__name__}, which JSON cannot hold")
 
@@ -345,4 +357,20 @@ def _embedding(value: object, dimension: int) -> tuple[float, ...] | None:
     # undefined; stored, it would poison every similarity query it meets.
     if not any(vector):
         raise InvalidDecision("embedding", "must not be all zeros")
+    check_magnitude(vector)
     return vector
+
+
+def check_magnitude(vector: Sequence[float]) -> None:
+    """Refuse a vector whose length single-precision arithmetic cannot hold.
+
+    pgvector sums squares in 32-bit floats: a vector shorter than this
+    underflows to length 0 and one longer overflows to infinity, and either
+    turns every cosine distance it meets into NaN. Cosine only reads the
+    direction, so no real embedding needs a length outside these bounds.
+    """
+    length = math.hypot(*vector)
+    if not MIN_EMBEDDING_LENGTH <= length <= MAX_EMBEDDING_LENGTH:
+        raise InvalidDecision(
+            "embedding", f"must have a length between {MIN_EMBEDDING_LENGTH:g} and {MAX_EMBEDDING_LENGTH:g},"
+            f" got {length:g}")

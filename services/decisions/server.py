@@ -15,6 +15,8 @@ from services.decisions.precedent import JudgedCounts
 from services.decisions.service import DecisionsService
 
 SERVICE_NAMES = (decisions_pb2.DESCRIPTOR.services_by_name["Decisions"].full_name,)
+# The largest request this context takes. A batch of recorded decisions with their contexts and embeddings.
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
 USES_NATS = False
 
 # Eight engines searching at once keep eight busy; two spare let a search

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from services.common.consuming import Malformed, guarded, preview, printable, write_apart
+
 from services.outcomes import intake, store
-from services.outcomes.facts import BookingFactsEvent, MalformedFacts, decode_booking_event
+from services.outcomes.facts import BookingFactsEvent, decode_booking_event
 from services.outcomes.intake import check_storable
 
 _log = logging.getLogger(__name__)
@@ -38,11 +41,18 @@ RETRY_DELAY_S = 2.0
 PAYLOAD_SAMPLE = 512
 
 
+def read_event(data: bytes) -> BookingFactsEvent:
+    """One facts.booking body as a storable event; raises for anything else."""
+    return check_storable(decode_booking_event(data))
+
+
 class FactsConsumer:
-    def __init__(self, js: JetStreamContext, engine: AsyncEngine, *, batch: int = FETCH_BATCH) -> None:
+    def __init__(self, js: JetStreamContext, engine: AsyncEngine, *, batch: int = FETCH_BATCH,
+                 max_deliver: int = 100) -> None:
         self._js = js
         self._engine = engine
         self._batch = batch
+        self._max_deliver = max_deliver
 
     async def subscribe(self) -> JetStreamContext.PullSubscription:
         config = ConsumerConfig(
@@ -51,6 +61,9 @@ class FactsConsumer:
             deliver_policy=DeliverPolicy.ALL,
             ack_wait=ACK_WAIT_S,
             filter_subject=SUBJECT,
+            # The backstop for a failure nobody foresaw; malformed events and
+            # events the database refuses are terminated long before.
+            max_deliver=self._max_deliver,
         )
         return await self._js.pull_subscribe(SUBJECT, durable=DURABLE, stream=STREAM, config=config)
 
@@ -74,36 +87,71 @@ class FactsConsumer:
             await self.handle(messages)
 
     async def handle(self, messages: list[Msg]) -> None:
-        """Commit one fetched batch, then settle every message in it."""
+        """Commit one fetched batch, then settle every message in it.
+
+        Malformed events and events the database refuses on their own are
+        terminated and counted by field; the good ones beside them commit.
+        """
         events: list[tuple[Msg, BookingFactsEvent]] = []
-        rejected: list[tuple[Msg, MalformedFacts]] = []
+        rejected: list[tuple[Msg, Malformed]] = []
         for message in messages:
-            try:
-                events.append((message, check_storable(decode_booking_event(message.data))))
-            except MalformedFacts as error:
-                rejected.append((message, error))
+            parsed = guarded(read_event, message.data)
+            if parsed.value is not None:
+                events.append((message, parsed.value))
+            else:
+                rejected.append((message, parsed.malformed))
         try:
-            async with self._engine.begin() as conn:
-                await intake.merge_events(conn, [event for _, event in events])
-                for message, error in rejected:
-                    await store.count_rejection(
-                        conn,
-                        field=error.field,
-                        problem=error.problem,
-                        payload=message.data[:PAYLOAD_SAMPLE].decode("utf-8", "replace"),
-                    )
+            _, refused = await write_apart(events, self._merge)
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - whatever failed, nothing was committed: redeliver
+        except Exception:  # noqa: BLE001 - an outage: nothing was committed, so everything comes back
             _log.exception("facts batch not committed; redelivering", extra={"messages": len(messages)})
-            for message in messages:
-                await message.nak(delay=RETRY_DELAY_S)
+            await self._give_back([message for message, _ in events])
+            # A malformed event stays malformed; it need not wait for the database.
+            await self._reject(rejected)
             return
+        refused_ids = {id(message) for (message, _), _ in refused}
         for message, _ in events:
-            await message.ack()
-        for message, error in rejected:
-            _log.warning(
-                "malformed facts event terminated",
-                extra={"field": error.field, "problem": error.problem, "subject": message.subject},
-            )
+            if id(message) not in refused_ids:
+                await message.ack()
+        rejected += [(message, Malformed("unstorable", printable(f"{type(error).__name__}: {error}")))
+                     for (message, _), error in refused]
+        await self._reject(rejected)
+
+    async def _merge(self, events: Sequence[tuple[Msg, BookingFactsEvent]]) -> None:
+        async with self._engine.begin() as conn:
+            await intake.merge_events(conn, [event for _, event in events])
+
+    async def _reject(self, rejected: list[tuple[Msg, Malformed]]) -> None:
+        """Count and terminate each; a count that cannot be written is only logged.
+
+        The count is its own transaction after the good facts committed:
+        failing to record a rejection must never cost the events beside it.
+        """
+        for message, problem in rejected:
+            _log.warning("malformed facts event terminated", extra={
+                "field": problem.field, "problem": printable(problem.problem), "subject": message.subject,
+                "payload": preview(message.data)})
+            try:
+                async with self._engine.begin() as conn:
+                    await store.count_rejection(conn, field=problem.field, problem=printable(problem.problem),
+                                                payload=preview(message.data, PAYLOAD_SAMPLE))
+            except Exception:  # noqa: BLE001 - the event is terminated either way; the log keeps it
+                _log.exception("facts rejection not counted", extra={"field": problem.field})
             await message.term()
+
+    async def _give_back(self, messages: list[Msg]) -> None:
+        """Nak for redelivery; an event at its last allowed delivery is dead-lettered instead."""
+        for message in messages:
+            if message.metadata.num_delivered >= self._max_deliver:
+                _log.error("facts event dead-lettered after its last delivery", extra={
+                    "max_deliver": self._max_deliver, "payload": preview(message.data)})
+                try:
+                    async with self._engine.begin() as conn:
+                        await store.count_rejection(conn, field="dead_lettered", problem="delivered too often",
+                                                    payload=preview(message.data, PAYLOAD_SAMPLE))
+                except Exception:  # noqa: BLE001 - the database is what failed; the line above keeps the event
+                    _log.warning("dead letter not counted: the database is not answering")
+                await message.term()
+            else:
+                await message.nak(delay=RETRY_DELAY_S)

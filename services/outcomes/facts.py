@@ -23,6 +23,9 @@ from services.common.errors import FieldError
 from services.outcomes.judging import BookingFacts
 
 FACT_FIELDS = ("status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
+# A facts event names one subject and a handful of fields; far past this it
+# is not an event but a producer sending the wrong thing.
+MAX_EVENT_BYTES = 16 * 1024
 _TIMESTAMP_FIELDS = frozenset({"assigned_at", "delivered_at", "sla_due_at"})
 
 # RFC 3339 date-time. `datetime.fromisoformat` alone also takes dates without a
@@ -161,6 +164,8 @@ def parse_booking_event(payload: Any) -> BookingFactsEvent:
 
 def decode_booking_event(raw: bytes | str) -> BookingFactsEvent:
     """Decode and validate one `facts.booking` message body."""
+    if len(raw) > MAX_EVENT_BYTES:
+        raise MalformedFacts("payload", f"is {len(raw):,} bytes; a facts event is at most {MAX_EVENT_BYTES:,}")
     try:
         payload = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

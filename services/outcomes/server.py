@@ -15,6 +15,8 @@ from services.outcomes.service import OutcomesService
 from services.outcomes.sweeper import Sweeper, run_on_timer
 
 SERVICE_NAMES = (outcomes_pb2.DESCRIPTOR.services_by_name["Outcomes"].full_name,)
+# The largest request this context takes. A sweep's verdicts (up to 1,000) or one conversation's turns.
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0
 
@@ -31,7 +33,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     )
     if runtime.js is None:
         raise RuntimeError("the outcomes context needs JetStream; USES_NATS makes the runtime connect it")
-    consumer = FactsConsumer(runtime.js, runtime.engine)
+    consumer = FactsConsumer(runtime.js, runtime.engine, max_deliver=runtime.settings.max_deliver)
     # Subscribing before serving: a durable created here is in place before
     # the first event could matter, and a broker refusing it fails the start.
     subscription = await consumer.subscribe()

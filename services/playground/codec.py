@@ -105,6 +105,7 @@ def run_to_proto(row: RunRow) -> playground_pb2.RunTrace:
         created_by_email=row.created_by_email,
         created_at=created_at,
         redactions=row.redactions,
+        status=row.status,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -16,11 +17,25 @@ MAX_TURNS = 6
 MAX_TOKENS = 4096
 RUN_DEADLINE_S = 120.0
 TOOL_TIMEOUT_S = 5.0
+TOOL_CALLS_PER_TURN = 8
+RESULT_BYTES_PER_RUN = 128 * 1024
+HTTP_READ_BYTES = 1024 * 1024
 # Per user, counted over a sliding window and shared by every replica.
 RUNS_PER_WINDOW = 10
 RATE_WINDOW_S = 600
 
+# A stored run is `running` from its admission until its end is written,
+# then `finished`, its stop reason saying how it ended. One still running
+# this long past its deadline was cut off by a playground that died (the
+# deadline ends every live run, and its end is written within seconds):
+# it is shown `interrupted`, with the steps written up to then.
+RUNNING = "running"
+FINISHED = "finished"
+INTERRUPTED = "interrupted"
+INTERRUPTED_AFTER_S = 60.0
+
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +44,46 @@ class RunLimits:
     max_tokens: int = MAX_TOKENS
     deadline_s: float = RUN_DEADLINE_S
     tool_timeout_s: float = TOOL_TIMEOUT_S
+    # Calls past this many in one model turn are not carried out; the model
+    # is told so in each one's result.
+    tool_calls_per_turn: int = TOOL_CALLS_PER_TURN
+    # UTF-8 bytes of executed reads' results handed to the model in one run.
+    result_bytes_per_run: int = RESULT_BYTES_PER_RUN
+
+
+def run_status(stored: str, created_at: datetime, now: datetime, deadline_s: float) -> str:
+    """What a stored run's status is, seen at `now`."""
+    if stored == RUNNING and (now - created_at).total_seconds() > deadline_s + INTERRUPTED_AFTER_S:
+        return INTERRUPTED
+    return stored
+
+
+def result_allowance(spent: int, per_run: int, per_result: int, smallest: int) -> int:
+    """How many bytes the next executed read's result may take.
+
+    At most a result's own cap, at most what is left of the run's budget;
+    0 once what is left is smaller than `smallest`, since a result cut to a
+    few bytes tells the model nothing but costs it a turn all the same.
+    """
+    left = per_run - spent
+    return 0 if left < smallest else min(per_result, left)
+
+
+def storable(value: Any) -> Any:
+    """JSON-like data with every string fit to store and to send on.
+
+    NUL and lone surrogates become U+FFFD. Postgres refuses NUL in text and
+    jsonb, and neither UTF-8 (so protobuf, and the model API) nor jsonb has
+    a lone surrogate: left in, one such character in a tool's answer or the
+    model's text would fail the write of the whole run.
+    """
+    if isinstance(value, str):
+        return _UNSTORABLE.sub("\ufffd", value)
+    if isinstance(value, Mapping):
+        return {storable(key) if isinstance(key, str) else key: storable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable(item) for item in value]
+    return value
 
 
 class PlaygroundInputError(FieldError):

@@ -9,10 +9,12 @@ from outrider.v1 import decisions_pb2_grpc, playground_pb2, playground_pb2_grpc,
 from services.common.runtime import Runtime
 from services.playground.executors import ToolExecutors
 from services.playground.model import model_client
-from services.playground.rules import TOOL_TIMEOUT_S
+from services.playground.rules import TOOL_TIMEOUT_S, RunLimits
 from services.playground.service import PlaygroundService
 
 SERVICE_NAMES = (playground_pb2.DESCRIPTOR.services_by_name["Playground"].full_name,)
+# The largest request this context takes. A run request is an agent, a skill and a 2,000-character prompt.
+MAX_REQUEST_BYTES = 1024 * 1024
 USES_NATS = False
 
 
@@ -27,6 +29,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
         http=http,
         base_urls=settings.tool_base_urls,
         decisions=runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub),
+        max_body_bytes=settings.playground_http_read_bytes,
     )
     service = PlaygroundService(
         settings=settings,
@@ -34,5 +37,13 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
         registry=runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub),
         model=model,
         execute=executors,
+        limits=RunLimits(
+            deadline_s=float(settings.playground_run_deadline_s),
+            tool_calls_per_turn=settings.playground_tool_calls_per_turn,
+            result_bytes_per_run=settings.playground_result_bytes_per_run,
+        ),
     )
+    # Registered last, so it runs first at shutdown: ends of cancelled runs
+    # are written before the HTTP client and the engine close.
+    runtime.on_close(service.close)
     playground_pb2_grpc.add_PlaygroundServicer_to_server(service, server)

@@ -1,6 +1,9 @@
 """Playground SQL: run admissions for the rate limit, and stored traces.
 
-Functions take an open connection so callers choose the transaction.
+A run's row is written when it is admitted (`start_run`), grows by one step
+per tool call (`record_step`) and takes its end last (`finish_run`), so a
+run cut short keeps what it did. Functions take an open connection so
+callers choose the transaction.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ class RunRow:
     created_at: datetime
     # Counts of replaced values per kind; never the values.
     redactions: dict[str, int]
+    # running | finished (rules.RUNNING, rules.FINISHED).
+    status: str
 
 
 async def admit(conn: AsyncConnection, *, user_sub: str, limit: int, window_s: int) -> Admission:
@@ -82,16 +87,17 @@ async def admit(conn: AsyncConnection, *, user_sub: str, limit: int, window_s: i
     return Admission(admitted=True, retry_after_s=0.0)
 
 
-async def insert_run(conn: AsyncConnection, *, row: RunRow) -> None:
+async def start_run(conn: AsyncConnection, *, row: RunRow) -> None:
+    """Store a run as it starts (status running); `finish_run` writes its end."""
     await conn.execute(
         text(
             """
             insert into runs (id, agent_id, skill_id, model, prompt, turns, input_tokens, output_tokens, total_ms,
                               final_text, stop_reason, error, steps, created_by, created_by_email, created_at,
-                              redactions)
+                              redactions, status)
             values (:id, :agent_id, :skill_id, :model, :prompt, :turns, :input_tokens, :output_tokens, :total_ms,
                     :final_text, :stop_reason, :error, cast(:steps as jsonb), :created_by, :created_by_email,
-                    :created_at, cast(:redactions as jsonb))
+                    :created_at, cast(:redactions as jsonb), :status)
             """
         ),
         {
@@ -112,6 +118,61 @@ async def insert_run(conn: AsyncConnection, *, row: RunRow) -> None:
             "created_by_email": row.created_by_email,
             "created_at": row.created_at,
             "redactions": json.dumps(row.redactions),
+            "status": row.status,
+        },
+    )
+
+
+async def record_step(conn: AsyncConnection, *, id: uuid.UUID, step: dict[str, Any], turns: int,
+                      input_tokens: int, output_tokens: int, redactions: dict[str, int]) -> None:
+    """Add one step to a running run, with what the run has used so far.
+
+    The step is appended, not the list rewritten: a run's steps are written
+    once each, however many it takes.
+    """
+    await conn.execute(
+        text(
+            """
+            update runs set steps = steps || jsonb_build_array(cast(:step as jsonb)), turns = :turns,
+                            input_tokens = :input_tokens, output_tokens = :output_tokens,
+                            redactions = cast(:redactions as jsonb)
+            where id = :id and status = 'running'
+            """
+        ),
+        {"id": id, "step": json.dumps(step), "turns": turns, "input_tokens": input_tokens,
+         "output_tokens": output_tokens, "redactions": json.dumps(redactions)},
+    )
+
+
+async def finish_run(conn: AsyncConnection, *, row: RunRow) -> None:
+    """Write a run's end: every step it took, how it stopped, status finished.
+
+    The whole list of steps is written again, so the stored trace is the
+    run's trace even where a step's own write was cut off.
+    """
+    await conn.execute(
+        text(
+            """
+            update runs set model = :model, turns = :turns, input_tokens = :input_tokens,
+                            output_tokens = :output_tokens, total_ms = :total_ms, final_text = :final_text,
+                            stop_reason = :stop_reason, error = :error, steps = cast(:steps as jsonb),
+                            redactions = cast(:redactions as jsonb), status = :status
+            where id = :id
+            """
+        ),
+        {
+            "id": row.id,
+            "model": row.model,
+            "turns": row.turns,
+            "input_tokens": row.input_tokens,
+            "output_tokens": row.output_tokens,
+            "total_ms": row.total_ms,
+            "final_text": row.final_text,
+            "stop_reason": row.stop_reason,
+            "error": row.error,
+            "steps": json.dumps(row.steps),
+            "redactions": json.dumps(row.redactions),
+            "status": row.status,
         },
     )
 
@@ -119,7 +180,7 @@ async def insert_run(conn: AsyncConnection, *, row: RunRow) -> None:
 _COLUMNS = """
     id, agent_id, skill_id, model, prompt, turns, input_tokens, output_tokens, total_ms, final_text,
     stop_reason, error, jsonb_array_length(steps) as step_count, created_by, created_by_email, created_at,
-    redactions
+    redactions, status
 """
 
 

@@ -15,6 +15,8 @@ from services.registry.seeding import seed_if_empty
 from services.registry.service import RegistryService
 
 SERVICE_NAMES = (registry_pb2.DESCRIPTOR.services_by_name["Registry"].full_name,)
+# The largest request this context takes. A registry write is a few fields; the snapshot goes the other way.
+MAX_REQUEST_BYTES = 1024 * 1024
 USES_NATS = False
 
 _log = logging.getLogger(__name__)

@@ -36,6 +36,8 @@ def insights_to_proto(
     decisions: Iterable[rules.OutcomeCount] | None,
     degraded: Mapping[str, str],
     last_received_at: datetime | None,
+    usage: rules.UsageReport | None = None,
+    prices_configured: bool = False,
 ) -> telemetry_pb2.Insights:
     return telemetry_pb2.Insights(
         window_days=days,
@@ -51,6 +53,10 @@ def insights_to_proto(
                 state=a.state,
                 last_heartbeat_at=timestamp(a.last_heartbeat_at),
                 registered=a.registered,
+                model_calls=a.model_calls,
+                input_tokens=a.input_tokens,
+                output_tokens=a.output_tokens,
+                estimated_cost=a.estimated_cost,
             )
             for a in agents
         ],
@@ -61,6 +67,23 @@ def insights_to_proto(
         decisions_available=decisions is not None,
         degraded=[telemetry_pb2.Degraded(source=s, reason=r) for s, r in sorted(degraded.items())],
         last_received_at=timestamp(last_received_at),
+        models=[
+            telemetry_pb2.ModelUsage(
+                agent_id=row.stats.agent_id,
+                model=row.stats.model,
+                provider=row.stats.provider,
+                calls=row.stats.calls,
+                failures=row.stats.failures,
+                input_tokens=row.stats.input_tokens,
+                output_tokens=row.stats.output_tokens,
+                avg_ms=row.stats.avg_ms,
+                p95_ms=row.stats.p95_ms,
+                estimated_cost=row.estimated_cost,
+            )
+            for row in (usage.rows if usage else ())
+        ],
+        prices_configured=prices_configured,
+        unpriced_models=usage.unpriced if usage else (),
     )
 
 

@@ -8,7 +8,9 @@ ingest it measures.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -21,6 +23,19 @@ class Counters:
     malformed: int = 0
     redelivered: int = 0
     heartbeats: int = 0
+    dead_lettered: int = 0
+    malformed_by_field: Counter[str] = field(default_factory=Counter)
+    otlp_received: int = 0
+    otlp_malformed: int = 0
+    otlp_spans_rejected: int = 0
+    otlp_runs_inserted: int = 0
+    model_calls_inserted: int = 0
+    otlp_duplicates: int = 0
+    otlp_unwritable: int = 0
 
-    def snapshot(self) -> dict[str, int]:
-        return asdict(self)
+    def count_malformed(self, field_name: str) -> None:
+        self.malformed += 1
+        self.malformed_by_field[field_name] += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        return {**asdict(self), "malformed_by_field": dict(self.malformed_by_field)}

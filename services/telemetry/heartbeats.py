@@ -20,6 +20,7 @@ from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from nats.js.kv import KeyValue
 
+from services.common.consuming import guarded, preview, printable
 from services.common.nats import HEARTBEAT_BUCKET
 from services.telemetry import rules
 from services.telemetry.counters import Counters
@@ -67,13 +68,15 @@ class HeartbeatSink:
             # is one: the sender waits for a stream's acknowledgement.
             await msg.respond(JETSTREAM_REFUSAL)
             return
-        try:
-            beat = rules.parse_heartbeat(msg.data)
-        except rules.MalformedTelemetry as error:
-            self._counters.malformed += 1
-            _log.warning("malformed heartbeat dropped",
-                         extra={"subject": msg.subject, "field": error.field, "reason": error.problem})
+        parsed = guarded(rules.parse_heartbeat, msg.data)
+        if parsed.value is None:
+            problem = parsed.malformed
+            self._counters.count_malformed(problem.field)
+            _log.warning("malformed heartbeat dropped", extra={
+                "subject": msg.subject, "field": problem.field, "reason": printable(problem.problem),
+                "payload": preview(msg.data)})
             return
+        beat = parsed.value
         try:
             await self._bucket.put(beat.agent_id, rules.heartbeat_value(beat))
         except Exception as error:  # noqa: BLE001 - a lost beat is replaced by the next one

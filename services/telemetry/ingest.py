@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from nats.aio.client import Client as NatsClient
@@ -24,6 +24,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, Header
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from services.common.consuming import guarded, preview, printable, write_apart
 from services.common.settings import Settings, SettingsError
 from services.telemetry import rules, store
 from services.telemetry.counters import Counters
@@ -54,6 +55,7 @@ class IngestConfig:
     ack_wait_s: float = 30.0
     retry_delay_s: float = 1.0
     max_backoff_s: float = 15.0
+    max_deliver: int = 100
 
     def __post_init__(self) -> None:
         if not 1 <= self.batch_size <= MAX_BATCH_SIZE:
@@ -74,26 +76,32 @@ class IngestConfig:
             batch_size=settings.telemetry_batch_size,
             batch_wait_s=settings.telemetry_batch_wait_ms / 1000,
             ack_wait_s=float(settings.telemetry_ack_wait_s),
+            max_deliver=settings.max_deliver,
         )
 
 
-async def ensure_consumer(js: JetStreamContext, config: IngestConfig) -> None:
-    """Create the shared durable consumer, or bring its ack wait to ours.
+async def ensure_consumer(js: JetStreamContext, config: IngestConfig, *, durable: str = DURABLE,
+                          subject: str = SUBJECT) -> None:
+    """Create a shared durable consumer, or bring its settings to ours.
 
-    max_deliver stays unlimited: a run must survive an outage of any length;
-    malformed runs are terminated explicitly instead of being retried out.
+    Malformed runs are terminated at once and runs the database refuses are
+    found and terminated by the write; max_deliver is the backstop against a
+    message failing for a reason nobody foresaw. It is generous because a
+    database outage redelivers too: the ingest stops pulling while the
+    database is away, so an outage costs the runs in flight one delivery per
+    attempt to reconnect, not one per second.
     """
     await js.add_consumer(
         STREAM,
         ConsumerConfig(
-            name=DURABLE,
-            durable_name=DURABLE,
-            filter_subject=SUBJECT,
+            name=durable,
+            durable_name=durable,
+            filter_subject=subject,
             deliver_policy=DeliverPolicy.ALL,
             ack_policy=AckPolicy.EXPLICIT,
             ack_wait=config.ack_wait_s,
             max_ack_pending=MAX_ACK_PENDING,
-            max_deliver=-1,
+            max_deliver=config.max_deliver,
         ),
     )
 
@@ -197,16 +205,21 @@ async def _settle(messages: Iterable[Msg], how: str, delay: float | None = None)
 
 
 class Ingest:
+    # The subject this ingest takes and its consumer; the OTLP ingest, which
+    # shares the pull and write loop, names its own.
+    subject = SUBJECT
+    durable = DURABLE
+
     def __init__(self, nc: NatsClient, js: JetStreamContext, engine: AsyncEngine, counters: Counters,
                  config: IngestConfig) -> None:
         self._js = js
         self._engine = engine
         self._counters = counters
         self._config = config
-        self._puller = BatchPuller(nc, stream=STREAM, durable=DURABLE)
+        self._puller = BatchPuller(nc, stream=STREAM, durable=self.durable)
 
     async def start(self) -> None:
-        await ensure_consumer(self._js, self._config)
+        await ensure_consumer(self._js, self._config, durable=self.durable, subject=self.subject)
         await self._puller.start()
 
     async def run(self) -> None:
@@ -232,7 +245,7 @@ class Ingest:
                     # The database just failed: give this batch back too, let
                     # the other writes end, and pull nothing more until it
                     # answers again.
-                    await _settle(batch, "nak", self._config.retry_delay_s)
+                    await self._give_back(batch)
                     batch = []
                     if writing:
                         await asyncio.wait(writing)
@@ -254,43 +267,76 @@ class Ingest:
             await _settle([*batch, *await self._puller.stop()], "nak")
 
     async def _write(self, batch: list[Msg]) -> bool:
+        """Write one batch; False when the database is down (the batch went back whole).
+
+        A run that fails to write on its own (its data, not the database, is
+        at fault) is found by writing halves apart and terminated, so the
+        good runs beside it commit instead of waiting behind it forever.
+        """
         counters = self._counters
-        runs: list[rules.TaskRun] = []
-        accepted: list[Msg] = []
+        runs: list[tuple[Msg, rules.TaskRun]] = []
         malformed: list[Msg] = []
         counters.received += len(batch)
         for msg in batch:
             if delivery_count(msg) > 1:
                 counters.redelivered += 1
-            try:
-                runs.append(rules.parse_task(msg.data))
-            except rules.MalformedTelemetry as error:
-                counters.malformed += 1
-                malformed.append(msg)
-                _log.warning("malformed task run terminated", extra={
-                    "field": error.field, "reason": error.problem, "stream_seq": msg.metadata.sequence.stream})
+            parsed = guarded(rules.parse_task, msg.data)
+            if parsed.value is not None:
+                runs.append((msg, parsed.value))
                 continue
-            accepted.append(msg)
+            problem = parsed.malformed
+            counters.count_malformed(problem.field)
+            malformed.append(msg)
+            _log.warning("malformed task run terminated", extra={
+                "field": problem.field, "reason": printable(problem.problem), "payload": preview(msg.data),
+                "stream_seq": msg.metadata.sequence.stream})
         # Terminated, not nak'd: a message that is malformed now is malformed
         # on every redelivery, and retrying it forever would hide the others.
         await _settle(malformed, "term")
         if not runs:
             return True
         try:
-            async with self._engine.begin() as conn:
-                inserted = await store.insert_runs(conn, runs=runs)
+            inserted, failed = await write_apart(runs, self._insert)
         except asyncio.CancelledError:
-            await _settle(accepted, "nak")
+            await _settle([msg for msg, _ in runs], "nak")
             raise
-        except Exception as error:  # noqa: BLE001 - whatever failed, the batch is not committed
+        except Exception as error:  # noqa: BLE001 - an outage: nothing was committed, the batch goes back
             _log.warning("telemetry batch not written; it goes back to the stream",
-                         extra={"runs": len(runs), "error": f"{type(error).__name__}: {error}"[:500]})
-            await _settle(accepted, "nak", self._config.retry_delay_s)
+                         extra={"runs": len(runs), "error": printable(f"{type(error).__name__}: {error}")})
+            await self._give_back([msg for msg, _ in runs])
             return False
-        counters.inserted += inserted
-        counters.duplicates += len(runs) - inserted
-        await _settle(accepted, "ack")
+        counters.inserted += sum(inserted)
+        counters.duplicates += len(runs) - len(failed) - sum(inserted)
+        for (msg, run), error in failed:
+            counters.count_malformed("unstorable")
+            _log.warning("task run the database refuses terminated", extra={
+                "agent_id": printable(run.agent_id), "task_id": printable(run.task_id),
+                "error": printable(f"{type(error).__name__}: {error}"), "payload": preview(msg.data)})
+        refused = {id(msg) for (msg, _), _ in failed}
+        await _settle([msg for (msg, _), _ in failed], "term")
+        await _settle([msg for msg, _ in runs if id(msg) not in refused], "ack")
         return True
+
+    async def _insert(self, runs: Sequence[tuple[Msg, rules.TaskRun]]) -> int:
+        async with self._engine.begin() as conn:
+            return await store.insert_runs(conn, runs=[run for _, run in runs])
+
+    async def _give_back(self, messages: list[Msg]) -> None:
+        """Nak a batch the database refused; one delivered for the last time is dead-lettered.
+
+        JetStream stops delivering a message after max_deliver attempts; one
+        at its last attempt is terminated and counted here, so nothing is
+        dropped without a trace.
+        """
+        last = [msg for msg in messages if delivery_count(msg) >= self._config.max_deliver]
+        final = {id(msg) for msg in last}
+        if last:
+            self._counters.dead_lettered += len(last)
+            _log.error("telemetry runs dead-lettered after their last delivery", extra={
+                "runs": len(last), "max_deliver": self._config.max_deliver,
+                "payloads": [preview(msg.data, 60) for msg in last[:5]]})
+            await _settle(last, "term")
+        await _settle([msg for msg in messages if id(msg) not in final], "nak", self._config.retry_delay_s)
 
     async def _wait_for_database(self) -> None:
         delay = self._config.retry_delay_s
@@ -312,6 +358,6 @@ class Ingest:
         _log.warning("telemetry pull refused; recreating the consumer", extra={"problem": problem})
         await asyncio.sleep(self._config.retry_delay_s)
         try:
-            await ensure_consumer(self._js, self._config)
+            await ensure_consumer(self._js, self._config, durable=self.durable, subject=self.subject)
         except Exception as error:  # noqa: BLE001 - retried after the next refused pull
             _log.warning("telemetry consumer not recreated", extra={"error": repr(error)})

@@ -1,4 +1,4 @@
-"""Retention: runs older than 30 days are pruned, a small batch at a time."""
+"""Retention: runs and model calls older than 30 days are pruned, a small batch at a time."""
 
 from __future__ import annotations
 
@@ -16,17 +16,19 @@ INTERVAL_S = 3_600.0
 
 
 async def prune(engine: AsyncEngine, *, batch: int = BATCH) -> int:
-    """Delete every run past retention, one committed batch after another;
-    returns how many went."""
+    """Delete every run and model call past retention, one committed batch
+    after another; returns how many rows went."""
     total = 0
-    while True:
-        async with engine.begin() as conn:
-            deleted = await store.prune_runs(conn, older_than_days=rules.RETENTION_DAYS, limit=batch)
-        total += deleted
-        if deleted < batch:
-            return total
-        # Yield between batches so the ingest's writes interleave with ours.
-        await asyncio.sleep(0)
+    for prune_table in (store.prune_runs, store.prune_model_calls):
+        while True:
+            async with engine.begin() as conn:
+                deleted = await prune_table(conn, older_than_days=rules.RETENTION_DAYS, limit=batch)
+            total += deleted
+            if deleted < batch:
+                break
+            # Yield between batches so the ingest's writes interleave with ours.
+            await asyncio.sleep(0)
+    return total
 
 
 async def run(engine: AsyncEngine, *, interval_s: float = INTERVAL_S) -> None:
@@ -35,7 +37,7 @@ async def run(engine: AsyncEngine, *, interval_s: float = INTERVAL_S) -> None:
         try:
             pruned = await prune(engine)
             if pruned:
-                _log.info("pruned telemetry runs", extra={"runs": pruned, "older_than_days": rules.RETENTION_DAYS})
+                _log.info("pruned telemetry rows", extra={"rows": pruned, "older_than_days": rules.RETENTION_DAYS})
         except Exception as error:  # noqa: BLE001 - a failed prune is retried next interval
             _log.warning("telemetry retention failed", extra={"error": f"{type(error).__name__}: {error}"[:300]})
         await asyncio.sleep(interval_s)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from fnmatch import fnmatchcase
 from typing import Any
 
 from services.common.errors import FieldError
@@ -35,6 +36,8 @@ MAX_ID_LENGTH = 128
 MAX_TASK_ID_LENGTH = 256
 MAX_STATE_LENGTH = 64
 MAX_ERROR_LENGTH = 4000
+# A run or a heartbeat is a dozen fields and a truncated error.
+MAX_MESSAGE_BYTES = 64 * 1024
 
 # Agent ids become keys in the heartbeat bucket, so both messages hold them to
 # the key alphabet: an id a key cannot carry would let an agent report runs but
@@ -103,6 +106,29 @@ class RunStats:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelStats:
+    """One agent's calls to one model within the window, as the store aggregates them."""
+
+    agent_id: str
+    model: str
+    provider: str
+    calls: int
+    failures: int
+    input_tokens: int
+    output_tokens: int
+    avg_ms: float
+    p95_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class ModelUsage:
+    """A ModelStats row with its estimated cost, when the price table prices its model."""
+
+    stats: ModelStats
+    estimated_cost: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class RegistryAgent:
     id: str
     status: str
@@ -119,6 +145,10 @@ class AgentInsight:
     state: str
     last_heartbeat_at: datetime | None
     registered: bool
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    estimated_cost: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +159,8 @@ class OutcomeCount:
 
 
 def _decode(raw: bytes | str) -> Mapping[str, Any]:
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise MalformedTelemetry("payload", f"is {len(raw):,} bytes; a telemetry message is at most {MAX_MESSAGE_BYTES:,}")
     try:
         payload = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -290,26 +322,102 @@ def receiving(last_run_received: datetime | None, now: datetime, live: Mapping[s
     return last_run_received is not None and now - last_run_received <= RECEIVING_WINDOW
 
 
+@dataclass(frozen=True, slots=True)
+class Price:
+    """What a model costs per million input and per million output tokens."""
+
+    input: float
+    output: float
+
+
+def price_table(raw: Mapping[str, Mapping[str, float]]) -> dict[str, Price]:
+    """The settings' {model or glob: {"input": n, "output": n}} as prices."""
+    return {pattern: Price(float(entry["input"]), float(entry["output"])) for pattern, entry in raw.items()}
+
+
+def price_for(model: str, prices: Mapping[str, Price]) -> Price | None:
+    """The model's own entry, else the longest glob that matches it.
+
+    The longest pattern is the most specific one: "claude-opus-*" must win
+    over "claude-*" whatever order the operator wrote them in.
+    """
+    if not model:
+        return None
+    if model in prices:
+        return prices[model]
+    matching = [pattern for pattern in prices if fnmatchcase(model, pattern)]
+    return prices[max(matching, key=len)] if matching else None
+
+
+def estimated_cost(price: Price, input_tokens: int, output_tokens: int) -> float:
+    return (input_tokens * price.input + output_tokens * price.output) / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReport:
+    rows: list[ModelUsage]
+    # Models called in the window that a configured table does not price.
+    unpriced: list[str] = field(default_factory=list)
+
+
+def model_usage(stats: Iterable[ModelStats], prices: Mapping[str, Price]) -> UsageReport:
+    """Each (agent, model) row priced when the table can; no table prices nothing."""
+    rows: list[ModelUsage] = []
+    unpriced: set[str] = set()
+    for stat in stats:
+        price = price_for(stat.model, prices)
+        if price is None and prices:
+            unpriced.add(stat.model)
+        cost = estimated_cost(price, stat.input_tokens, stat.output_tokens) if price is not None else None
+        rows.append(ModelUsage(stat, cost))
+    return UsageReport(rows, sorted(unpriced))
+
+
+@dataclass(frozen=True, slots=True)
+class _AgentUsage:
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+
+
+def _agent_usage(rows: Iterable[ModelUsage]) -> dict[str, _AgentUsage]:
+    totals: dict[str, _AgentUsage] = {}
+    for row in rows:
+        stat = row.stats
+        before = totals.get(stat.agent_id, _AgentUsage(0, 0, 0, 0.0))
+        # One unpriced model leaves the agent's total unknown: a sum that
+        # silently skips a model would understate what the agent spends.
+        cost = None if before.cost is None or row.estimated_cost is None else before.cost + row.estimated_cost
+        totals[stat.agent_id] = _AgentUsage(before.calls + stat.calls, before.input_tokens + stat.input_tokens,
+                                            before.output_tokens + stat.output_tokens, cost)
+    return totals
+
+
 def assemble(
     stats: Iterable[RunStats],
     registry: Iterable[RegistryAgent] | None,
     live: Mapping[str, LiveState] | None,
+    usage: Iterable[ModelUsage] = (),
 ) -> list[AgentInsight]:
-    """One row per agent that ran, reported, or is expected to.
+    """One row per agent that ran, called a model, reported, or is expected to.
 
     Registry agents with no runs are listed with zeros and their state, so a
     silent agent is seen instead of missing. Retired agents are expected to
     be silent and are left out unless they still report. `registry` or `live`
-    is None when that source could not be read.
+    is None when that source could not be read. An agent's cost is set only
+    when every model it called is priced.
     """
     by_agent = {s.agent_id: s for s in stats}
     known = {a.id: a for a in registry or ()}
     beats = live or {}
-    ids = set(by_agent) | set(beats) | {a.id for a in known.values() if a.status != "retired"}
+    calls = _agent_usage(usage)
+    ids = set(by_agent) | set(beats) | set(calls) | {a.id for a in known.values() if a.status != "retired"}
     rows = []
     for agent_id in sorted(ids):
         stat = by_agent.get(agent_id)
         beat = beats.get(agent_id)
+        used = calls.get(agent_id)
         if live is None:
             state = UNKNOWN
         else:
@@ -325,6 +433,10 @@ def assemble(
                 state=state,
                 last_heartbeat_at=beat.received_at if beat else None,
                 registered=agent_id in known,
+                model_calls=used.calls if used else 0,
+                input_tokens=used.input_tokens if used else 0,
+                output_tokens=used.output_tokens if used else 0,
+                estimated_cost=used.cost if used else None,
             )
         )
     return rows

@@ -1,5 +1,5 @@
 """Wires the telemetry context into a gRPC server: the servicer, the JetStream
-ingest, the heartbeat sink and the retention job."""
+ingests (task runs and OTLP spans), the heartbeat sink and the retention job."""
 
 from __future__ import annotations
 
@@ -8,27 +8,35 @@ import grpc
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 
 from services.common.runtime import Runtime
-from services.telemetry import retention
+from services.telemetry import retention, rules
 from services.telemetry.counters import Counters
 from services.telemetry.heartbeats import HeartbeatSink
 from services.telemetry.ingest import Ingest, IngestConfig
+from services.telemetry.otlp_ingest import OtlpIngest
 from services.telemetry.service import TelemetryService
 
 SERVICE_NAMES = (telemetry_pb2.DESCRIPTOR.services_by_name["Telemetry"].full_name,)
+# The largest request this context takes. Queries only; runs arrive over JetStream, not gRPC.
+MAX_REQUEST_BYTES = 1024 * 1024
 USES_NATS = True
 
 
 async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     assert runtime.nats is not None and runtime.js is not None, "USES_NATS gives every context a connection"
     counters = Counters()
-    ingest = Ingest(runtime.nats, runtime.js, runtime.engine, counters, IngestConfig.from_settings(runtime.settings))
-    # The consumer exists before the server says SERVING, so a health check
-    # that passes means runs are being taken from the stream.
+    config = IngestConfig.from_settings(runtime.settings)
+    ingest = Ingest(runtime.nats, runtime.js, runtime.engine, counters, config)
+    otlp_ingest = OtlpIngest(runtime.nats, runtime.js, runtime.engine, counters, config)
+    # The consumers exist before the server says SERVING, so a health check
+    # that passes means runs and spans are being taken from the stream.
     await ingest.start()
+    await otlp_ingest.start()
     runtime.spawn(ingest.run(), name="ingest")
+    runtime.spawn(otlp_ingest.run(), name="otlp-ingest")
     sink = await HeartbeatSink.start(runtime.nats, runtime.js, counters)
     runtime.on_close(sink.stop)
     runtime.spawn(retention.run(runtime.engine), name="retention")
     telemetry_pb2_grpc.add_TelemetryServicer_to_server(
-        TelemetryService(runtime.engine, runtime.js, runtime.clients, counters), server
+        TelemetryService(runtime.engine, runtime.js, runtime.clients, counters,
+                         rules.price_table(runtime.settings.model_prices)), server
     )

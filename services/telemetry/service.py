@@ -1,7 +1,8 @@
 """The telemetry gRPC servicer: insights and this replica's ingest counters.
 
-Insights read four sources: runs (own schema), the registry and decision
-memory (over gRPC) and the heartbeat bucket. Only the runs are required; any
+Insights read four sources: runs and model calls (own schema), the registry
+and decision memory (over gRPC) and the heartbeat bucket. Only the own schema
+is required; any
 other source that fails is named in `degraded` and its part left out, because
 an operator is better served by most of the page and a note than by a 500.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from datetime import timedelta
 from typing import TypeVar
 
@@ -52,11 +53,13 @@ async def _optional(source: str, call: Awaitable[T], degraded: dict[str, str]) -
 
 
 class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
-    def __init__(self, engine: AsyncEngine, js: JetStreamContext, clients: ContextClients, counters: Counters) -> None:
+    def __init__(self, engine: AsyncEngine, js: JetStreamContext, clients: ContextClients, counters: Counters,
+                 prices: Mapping[str, rules.Price] | None = None) -> None:
         self._engine = engine
         self._js = js
         self._clients = clients
         self._counters = counters
+        self._prices = prices or {}
 
     async def GetInsights(
         self, request: telemetry_pb2.GetInsightsRequest, context: grpc.aio.ServicerContext
@@ -66,6 +69,7 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         try:
             async with self._engine.connect() as conn:
                 stats = await store.run_stats(conn, days=days)
+                model_stats = await store.model_stats(conn, days=days)
                 last_run, now = await store.last_received(conn)
         except (SQLAlchemyError, OSError) as error:
             # The runs are the one source insights cannot do without; without
@@ -84,13 +88,16 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         )
         registry_agents = codec.registry_agents(agents_reply) if agents_reply is not None else None
         outcomes = rules.fold_outcomes(codec.outcome_counts(outcomes_reply)) if outcomes_reply is not None else None
+        usage = rules.model_usage(model_stats, self._prices)
         return codec.insights_to_proto(
             days=days,
             receiving=rules.receiving(last_run, now, live or {}),
-            agents=rules.assemble(stats, registry_agents, live),
+            agents=rules.assemble(stats, registry_agents, live, usage.rows),
             decisions=outcomes,
             degraded=degraded,
             last_received_at=last_run,
+            usage=usage,
+            prices_configured=bool(self._prices),
         )
 
     async def GetRunSeries(

@@ -10,7 +10,8 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.telemetry.rules import RunStats, TaskRun
+from services.telemetry.otlp_rules import ModelCall
+from services.telemetry.rules import ModelStats, RunStats, TaskRun
 
 # One statement per batch, whatever its size: the rows travel as eight arrays
 # and unnest turns them back into rows. A statement per row would pay a round
@@ -46,6 +47,89 @@ async def insert_runs(conn: AsyncConnection, *, runs: Sequence[TaskRun]) -> int:
         },
     )
     return result.rowcount
+
+
+_INSERT_MODEL_CALLS = text(
+    """
+    insert into model_calls (trace_id, span_id, agent_id, operation, provider, request_model, response_model,
+                             input_tokens, output_tokens, status, error_type, started_at, duration_ms)
+    select * from unnest(
+        cast(:trace_ids as text[]), cast(:span_ids as text[]), cast(:agent_ids as text[]),
+        cast(:operations as text[]), cast(:providers as text[]), cast(:request_models as text[]),
+        cast(:response_models as text[]), cast(:input_tokens as bigint[]), cast(:output_tokens as bigint[]),
+        cast(:statuses as text[]), cast(:error_types as text[]), cast(:started as timestamptz[]),
+        cast(:durations as double precision[])
+    )
+    on conflict (trace_id, span_id) do nothing
+    """
+)
+
+
+async def insert_model_calls(conn: AsyncConnection, *, calls: Sequence[ModelCall]) -> int:
+    """Write the model calls not written before; returns how many were new."""
+    if not calls:
+        return 0
+    result = await conn.execute(
+        _INSERT_MODEL_CALLS,
+        {
+            "trace_ids": [c.trace_id for c in calls],
+            "span_ids": [c.span_id for c in calls],
+            "agent_ids": [c.agent_id for c in calls],
+            "operations": [c.operation for c in calls],
+            "providers": [c.provider for c in calls],
+            "request_models": [c.request_model for c in calls],
+            "response_models": [c.response_model for c in calls],
+            "input_tokens": [c.input_tokens for c in calls],
+            "output_tokens": [c.output_tokens for c in calls],
+            "statuses": [c.status for c in calls],
+            "error_types": [c.error_type for c in calls],
+            "started": [c.started_at for c in calls],
+            "durations": [c.duration_ms for c in calls],
+        },
+    )
+    return result.rowcount
+
+
+async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
+    """Per agent and model, the calls received in the last `days` days.
+
+    The model is the one that answered, else the one asked for: a request for
+    an alias is billed as the model behind it.
+    """
+    rows = await conn.execute(
+        text(
+            """
+            select agent_id,
+                   coalesce(response_model, request_model, '') as model,
+                   coalesce(max(provider), '') as provider,
+                   count(*) as calls,
+                   count(*) filter (where status = 'failed') as failures,
+                   coalesce(sum(input_tokens), 0) as input_tokens,
+                   coalesce(sum(output_tokens), 0) as output_tokens,
+                   avg(duration_ms) as avg_ms,
+                   percentile_cont(0.95) within group (order by duration_ms) as p95_ms
+              from model_calls
+             where received_at >= now() - make_interval(days => :days)
+             group by 1, 2
+             order by 1, 2
+            """
+        ),
+        {"days": days},
+    )
+    return [
+        ModelStats(
+            agent_id=row.agent_id,
+            model=row.model,
+            provider=row.provider,
+            calls=row.calls,
+            failures=row.failures,
+            input_tokens=int(row.input_tokens),
+            output_tokens=int(row.output_tokens),
+            avg_ms=float(row.avg_ms),
+            p95_ms=float(row.p95_ms),
+        )
+        for row in rows
+    ]
 
 
 async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
@@ -125,6 +209,24 @@ async def prune_runs(conn: AsyncConnection, *, older_than_days: int, limit: int)
             delete from runs
              where (agent_id, task_id) in (
                    select agent_id, task_id from runs
+                    where received_at < now() - make_interval(days => :days)
+                    limit :limit
+                    for update skip locked)
+            """
+        ),
+        {"days": older_than_days, "limit": limit},
+    )
+    return result.rowcount
+
+
+async def prune_model_calls(conn: AsyncConnection, *, older_than_days: int, limit: int) -> int:
+    """Delete up to `limit` model calls received more than `older_than_days` ago (as prune_runs)."""
+    result = await conn.execute(
+        text(
+            """
+            delete from model_calls
+             where (trace_id, span_id) in (
+                   select trace_id, span_id from model_calls
                     where received_at < now() - make_interval(days => :days)
                     limit :limit
                     for update skip locked)

@@ -26,7 +26,16 @@ from outrider.demo.fleet import DemoTarget, run_fleet
 from services.common.embedded import free_port
 from services.common.settings import CONTEXTS, Settings
 from tests.console_tools import ROOT, chromium, node_modules
-from tests.harness import INTERNAL_KEY, JWT_SECRET, fresh_database, make_settings, reset_nats, running, with_env
+from tests.harness import (
+    INTERNAL_KEY,
+    JWT_SECRET,
+    NATS_ENGINE,
+    fresh_database,
+    make_settings,
+    reset_nats,
+    running,
+    with_env,
+)
 from tests.integration.playground.scripted import Backend, ScriptedModel, serving
 
 ARTIFACTS = ROOT / "artifacts" / "console"
@@ -76,7 +85,8 @@ async def platform(template, *, demo: bool, model_key: bool = True) -> AsyncIter
             if demo:
                 target = DemoTarget(gateway_url=base, decisions_addr=settings.addr("decisions"),
                                     nats_url=settings.nats_url, internal_key=INTERNAL_KEY,
-                                    console_token=issue_token(JWT_SECRET, sub="demo", role=1))
+                                    console_token=issue_token(JWT_SECRET, sub="demo", role=1),
+                                    nats_user=NATS_ENGINE.name, nats_password=NATS_ENGINE.password)
                 report = await run_fleet(target, scale=30, seed=7, out=lambda _: None)
                 assert report.ok, report.failures
             yield Platform(base, settings, model)

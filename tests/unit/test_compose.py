@@ -4,13 +4,15 @@ the one the settings derive."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 
 from outrider.cli import parser
-from services.common.settings import CONTEXTS, ENV_PREFIXES, ENV_VARS, load
+from services.common.nats import NatsUser, authorization
+from services.common.settings import CONTEXTS, ENV_PREFIXES, ENV_VARS, Settings, load
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
@@ -34,6 +36,21 @@ def test_every_part_has_a_container():
     assert {"postgres", "nats"} <= set(SERVICES)
     assert "pgvector" in SERVICES["postgres"]["image"]
     assert "-js" in SERVICES["nats"]["command"]
+
+
+def test_nats_admits_the_users_the_code_admits_with_the_same_permissions():
+    nats = SERVICES["nats"]
+    command = nats["command"]
+    mounted = {mount["target"]: mount["source"] for mount in nats["configs"]}
+    config = json.loads(COMPOSE["configs"][mounted[command[command.index("-c") + 1]]]["content"])
+    service_password = "${OUTRIDER_NATS_PASSWORD:?set OUTRIDER_NATS_PASSWORD}"
+    engine_password = "${OUTRIDER_NATS_ENGINE_PASSWORD:?set OUTRIDER_NATS_ENGINE_PASSWORD}"
+    defaults = Settings()
+    assert config == {"authorization": authorization(NatsUser(defaults.nats_user, service_password),
+                                                     NatsUser(defaults.nats_engine_user, engine_password))}
+    # The contexts log in with the password the server was given.
+    for spec in OUTRIDER_SERVICES.values():
+        assert spec["environment"]["OUTRIDER_NATS_PASSWORD"] == service_password
 
 
 @pytest.mark.parametrize("name", sorted(OUTRIDER_SERVICES))

@@ -198,6 +198,7 @@ export type RunTrace = {
   output_tokens: number;
   total_ms: number;
   final_text: string;
+  status: "running" | "finished" | "interrupted";
   stop_reason: string;
   error: string | null;
   step_count: number;

@@ -131,7 +131,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs, failures and durations per agent; decisions; live state */
+        /** Runs, failures and durations per agent; model calls and tokens; decisions; live state */
         get: operations["insights_admin_ai_insights_get"];
         put?: never;
         post?: never;
@@ -489,7 +489,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Telemetry ingest counters, Prometheus text; needs the internal key */
+        /** Telemetry ingest and OTLP intake counters, Prometheus text; needs the internal key */
         get: operations["metrics_metrics_get"];
         put?: never;
         post?: never;
@@ -510,6 +510,26 @@ export interface paths {
         get: operations["readyz_readyz_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OTLP/HTTP traces in: spans become task runs and model calls; needs the engine key
+         * @description X-Internal-Key or `Authorization: Bearer <key>`. Answers in the request's encoding. A span that cannot be used is refused alone and counted in `partialSuccess`; spans that are neither a task run nor a model call are accepted and not kept.
+         */
+        post: operations["export_traces_v1_traces_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,8 +621,18 @@ export interface components {
              * @description null for an agent with no runs in the window
              */
             avg_ms: number | null;
+            /**
+             * Estimated Cost
+             * @description from the configured price table; null without one, or when it does not price every model this agent called
+             */
+            estimated_cost: number | null;
             /** Failures */
             failures: number;
+            /**
+             * Input Tokens
+             * @description input tokens of those calls that reported usage
+             */
+            input_tokens: number;
             /**
              * Last Heartbeat At
              * Format: date-time
@@ -613,6 +643,16 @@ export interface components {
              * Format: date-time
              */
             last_run_at: string | null;
+            /**
+             * Model Calls
+             * @description model calls reported over OTLP in the window
+             */
+            model_calls: number;
+            /**
+             * Output Tokens
+             * @description output tokens of those calls that reported usage
+             */
+            output_tokens: number;
             /** P95 Ms */
             p95_ms: number | null;
             /**
@@ -903,7 +943,7 @@ export interface components {
             booking_id?: number | string;
             /**
              * Context
-             * @description any JSON object; numbers come back exactly as sent
+             * @description any JSON object, nesting at most 16 levels; at most 32,768 bytes as compact JSON; numbers come back exactly as sent
              */
             context?: {
                 [key: string]: unknown;
@@ -1041,7 +1081,10 @@ export interface components {
             /** Subject Id */
             subject_id: string;
         };
-        /** FieldProblems */
+        /**
+         * FieldProblems
+         * @description The fields at fault; a rule with particulars (a length and its limit) adds them beside.
+         */
         FieldProblems: {
             /**
              * Fields
@@ -1053,6 +1096,8 @@ export interface components {
             fields: {
                 [key: string]: string;
             };
+        } & {
+            [key: string]: unknown;
         };
         /** Health */
         Health: {
@@ -1156,10 +1201,25 @@ export interface components {
              */
             last_received_at: string | null;
             /**
+             * Models
+             * @description model calls per agent and model in the window
+             */
+            models: components["schemas"]["ModelUsage"][];
+            /**
+             * Prices Configured
+             * @description whether a price table (OUTRIDER_MODEL_PRICES) is configured
+             */
+            prices_configured: boolean;
+            /**
              * Receiving
              * @description false when no run or heartbeat arrived for 5 minutes
              */
             receiving: boolean;
+            /**
+             * Unpriced Models
+             * @description models called in the window that the price table does not price
+             */
+            unpriced_models: string[];
             /** Window Days */
             window_days: number;
         };
@@ -1198,6 +1258,35 @@ export interface components {
             posterior_mean: number;
             /** Successes */
             successes: number;
+        };
+        /** ModelUsage */
+        ModelUsage: {
+            /** Agent Id */
+            agent_id: string;
+            /** Avg Ms */
+            avg_ms: number;
+            /** Calls */
+            calls: number;
+            /**
+             * Estimated Cost
+             * @description null without a price table or when it does not price this model
+             */
+            estimated_cost: number | null;
+            /** Failures */
+            failures: number;
+            /** Input Tokens */
+            input_tokens: number;
+            /**
+             * Model
+             * @description the model that answered, else the one asked for; null when neither was reported
+             */
+            model: string | null;
+            /** Output Tokens */
+            output_tokens: number;
+            /** P95 Ms */
+            p95_ms: number;
+            /** Provider */
+            provider: string | null;
         };
         /** NearDecision */
         NearDecision: {
@@ -1251,6 +1340,44 @@ export interface components {
              * @description the newest value seen (text, a date-time or a boolean)
              */
             value: unknown;
+        };
+        /**
+         * OtlpExportResponse
+         * @description An ExportTraceServiceResponse.
+         */
+        OtlpExportResponse: {
+            /** @description present only when some spans were refused; the others were accepted */
+            partialSuccess?: components["schemas"]["OtlpPartialSuccess"] | null;
+        };
+        /** OtlpPartialSuccess */
+        OtlpPartialSuccess: {
+            /**
+             * Errormessage
+             * @description how many were refused and the first reasons, each naming the attribute
+             */
+            errorMessage: string;
+            /**
+             * Rejectedspans
+             * @description spans refused, as a decimal string (proto3 JSON's int64)
+             */
+            rejectedSpans: string;
+        };
+        /**
+         * OtlpStatus
+         * @description A google.rpc.Status: OTLP/HTTP's body for every refusal.
+         */
+        OtlpStatus: {
+            /**
+             * Code
+             * @description a google.rpc.Code: 3 invalid argument, 14 unavailable, 16 unauthenticated
+             */
+            code: number;
+            /** Details */
+            details?: {
+                [key: string]: unknown;
+            }[] | null;
+            /** Message */
+            message: string;
         };
         /** OutcomeChange */
         OutcomeChange: {
@@ -1457,9 +1584,18 @@ export interface components {
             };
             /** Skill Id */
             skill_id: string;
+            /**
+             * Status
+             * @description running: steps so far are stored; finished: ended, stop_reason says how; interrupted: the playground stopped before the run ended
+             * @enum {string}
+             */
+            status: "running" | "finished" | "interrupted";
             /** Step Count */
             step_count: number;
-            /** Stop Reason */
+            /**
+             * Stop Reason
+             * @description the model's own (end_turn, …), or turn_limit, deadline, error, cancelled (the caller went away), interrupted; empty while running
+             */
             stop_reason: string;
             /** Total Ms */
             total_ms: number;
@@ -1505,11 +1641,20 @@ export interface components {
             };
             /** Skill Id */
             skill_id: string;
+            /**
+             * Status
+             * @description running: steps so far are stored; finished: ended, stop_reason says how; interrupted: the playground stopped before the run ended
+             * @enum {string}
+             */
+            status: "running" | "finished" | "interrupted";
             /** Step Count */
             step_count: number;
             /** Steps */
             steps: components["schemas"]["TraceStep"][];
-            /** Stop Reason */
+            /**
+             * Stop Reason
+             * @description the model's own (end_turn, …), or turn_limit, deadline, error, cancelled (the caller went away), interrupted; empty while running
+             */
             stop_reason: string;
             /** Total Ms */
             total_ms: number;
@@ -1538,7 +1683,7 @@ export interface components {
         SimilarIn: {
             /**
              * Context
-             * @description any JSON object; numbers come back exactly as sent
+             * @description any JSON object, nesting at most 16 levels; at most 32,768 bytes as compact JSON; numbers come back exactly as sent
              */
             context?: {
                 [key: string]: unknown;
@@ -1626,6 +1771,27 @@ export interface components {
         /**
          * SkillDraft
          * @description A new skill on a console agent, built only from tools that exist.
+         * @example {
+         *       "agent_id": "CONSOLE_OPS_AGENT",
+         *       "id": "late_rider_digest",
+         *       "thresholds": {
+         *         "lateMinutes": 20
+         *       },
+         *       "thresholds_schema": {
+         *         "lateMinutes": {
+         *           "default": 15,
+         *           "max": 60,
+         *           "min": 5,
+         *           "step": 5,
+         *           "type": "integer"
+         *         }
+         *       },
+         *       "title": "Late rider digest",
+         *       "tool_names": [
+         *         "scan_bookings",
+         *         "notify_riders"
+         *       ]
+         *     }
          */
         SkillDraft: {
             /** Agent Id */
@@ -2085,6 +2251,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -2436,6 +2611,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -2617,6 +2801,15 @@ export interface operations {
             };
             /** @description the thing named does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2973,6 +3166,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3046,6 +3248,15 @@ export interface operations {
             };
             /** @description the current state refuses the change (stale version, already judged, …) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3274,6 +3485,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3318,6 +3538,15 @@ export interface operations {
             };
             /** @description no or bad credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3397,6 +3626,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3429,6 +3667,9 @@ export interface operations {
             /** @description the snapshot document */
             200: {
                 headers: {
+                    ETag?: string;
+                    /** @description live: the gateway's watch on the registry is open; confirmed: the registry answered this request; stale: the registry is not answering and this is the last copy it confirmed */
+                    "X-Outrider-Snapshot"?: "live" | "confirmed" | "stale";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3438,6 +3679,9 @@ export interface operations {
             /** @description the snapshot is unchanged since the ETag sent */
             304: {
                 headers: {
+                    ETag?: string;
+                    /** @description live: the gateway's watch on the registry is open; confirmed: the registry answered this request; stale: the registry is not answering and this is the last copy it confirmed */
+                    "X-Outrider-Snapshot"?: "live" | "confirmed" | "stale";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3511,6 +3755,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description the request breaks a rule; `details.fields` names each field at fault */
             422: {
                 headers: {
@@ -3555,6 +3808,15 @@ export interface operations {
             };
             /** @description no or bad credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3624,6 +3886,15 @@ export interface operations {
             };
             /** @description the current state refuses the change (stale version, already judged, …) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3728,6 +3999,15 @@ export interface operations {
             };
             /** @description no or bad credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3896,6 +4176,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    export_traces_v1_traces_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An ExportTraceServiceRequest, protobuf or JSON, optionally gzip-compressed (`Content-Encoding: gzip`). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Resourcespans
+                     * @description ResourceSpans: a resource, its scopes and their spans
+                     */
+                    resourceSpans?: {
+                        [key: string]: unknown;
+                    }[] | null;
+                };
+                "application/x-protobuf": string;
+            };
+        };
+        responses: {
+            /** @description stored for ingest; refused spans are counted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpExportResponse"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description the body does not decode as the encoding it names */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description no or wrong engine key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description over OUTRIDER_OTLP_MAX_BODY_BYTES, as sent or inflated */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description a Content-Type or Content-Encoding OTLP/HTTP does not define */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description JetStream is unreachable; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OtlpStatus"];
+                    "application/x-protobuf": string;
                 };
             };
         };

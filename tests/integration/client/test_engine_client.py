@@ -18,7 +18,7 @@ from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp
 from services.common.clients import channel
 from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, eventually, running
+from tests.harness import INTERNAL_KEY, NATS_ENGINE, eventually, running
 from tests.integration.telemetry.support import counters, run_keys
 
 CONTEXT = {"stall_minutes": 14, "zone": "hsr"}
@@ -131,7 +131,8 @@ async def test_lease_refuses_when_the_subject_is_unknown(settings):
 async def test_a_republished_task_run_is_one_row_and_heartbeats_reach_the_bucket(settings, template, database):
     started = datetime.now(timezone.utc) - timedelta(seconds=3)
     async with running(settings, ["telemetry"]):
-        publisher = await TelemetryPublisher.connect(settings.nats_url)
+        publisher = await TelemetryPublisher.connect(settings.nats_url, user=NATS_ENGINE.name,
+                                                     password=NATS_ENGINE.password)
         try:
             for _ in range(2):
                 # A publish retried after a lost ack: same agent and task.

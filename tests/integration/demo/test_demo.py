@@ -13,7 +13,7 @@ from gateway.auth import issue_token
 from outrider.demo.fleet import STRONG_MODEL, WEAK_MODEL, DemoTarget, render, run_fleet
 from services.common.embedded import free_port
 from services.common.settings import CONTEXTS
-from tests.harness import INTERNAL_KEY, JWT_SECRET, running, with_env
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, running, with_env
 
 
 async def test_the_demo_shows_the_whole_loop(settings):
@@ -31,6 +31,7 @@ async def test_the_demo_shows_the_whole_loop(settings):
                 gateway_url=f"http://127.0.0.1:{port}", decisions_addr=settings.addr("decisions"),
                 nats_url=settings.nats_url, internal_key=INTERNAL_KEY,
                 console_token=issue_token(JWT_SECRET, sub="demo", role=1),
+                nats_user=NATS_ENGINE.name, nats_password=NATS_ENGINE.password,
             )
             report = await run_fleet(target, scale=40, seed=5, out=lines.append)
         finally:

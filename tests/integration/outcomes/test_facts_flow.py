@@ -6,11 +6,10 @@ import itertools
 import json
 import random
 
-import nats
 
 from services.common.runtime import ContextServer
 from services.outcomes.consumer import DURABLE, STREAM, SUBJECT
-from tests.harness import eventually, gateway_client, internal_headers, running
+from tests.harness import eventually, gateway_client, internal_headers, running, service_nats
 from tests.integration.outcomes.helpers import event_bytes, outcomes_db, stored_facts
 
 # Observations of one booking's life, each fact from a different instant; the
@@ -115,7 +114,7 @@ async def test_jetstream_events_out_of_order_with_redelivery_and_two_replicas(se
         second = ContextServer("outcomes", settings)
         await second.start("127.0.0.1:0")
         try:
-            client = await nats.connect(settings.nats_url)
+            client = await service_nats(settings.nats_url)
             try:
                 js = client.jetstream()
                 for payload in messages:
@@ -149,7 +148,7 @@ async def test_jetstream_events_out_of_order_with_redelivery_and_two_replicas(se
 
 async def test_a_malformed_event_is_terminated_not_redelivered(settings, template, database):
     async with running(settings, ["outcomes"]):
-        client = await nats.connect(settings.nats_url)
+        client = await service_nats(settings.nats_url)
         try:
             js = client.jetstream()
             await js.publish(SUBJECT, event_bytes({"subject_id": "", "at": "2024-05-01T10:00:00Z", "status": "x"}))

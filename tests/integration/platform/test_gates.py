@@ -46,10 +46,12 @@ def routes() -> list[tuple[str, str]]:
 ADMIN = [(m, p) for m, p in routes() if p.startswith("/admin/")]
 ADMIN_WRITES = [(m, p) for m, p in ADMIN if m in WRITE_METHODS]
 INTERNAL = [(m, p) for m, p in routes() if p.startswith("/internal/") or p == "/metrics"]
+# OTLP/HTTP's own paths (/v1/traces) take the engine key, as /internal/* does.
+ENGINE = [(m, p) for m, p in routes() if p.startswith("/v1/")]
 
 
 def test_every_route_has_a_known_gate():
-    unknown = [(m, p) for m, p in routes() if (m, p) not in ADMIN + INTERNAL and p not in OPEN_PATHS]
+    unknown = [(m, p) for m, p in routes() if (m, p) not in ADMIN + INTERNAL + ENGINE and p not in OPEN_PATHS]
     assert unknown == []
     assert ("get", "/admin/ai/agents") in ADMIN
 
@@ -106,7 +108,7 @@ async def test_staff_with_the_right_role_pass_the_gate(client, method, path):
     assert reply.status_code not in (401, 403)
 
 
-@pytest.mark.parametrize("method,path", INTERNAL)
+@pytest.mark.parametrize("method,path", INTERNAL + ENGINE)
 async def test_internal_routes_need_the_key(client, method, path):
     missing = await call(client, method, path, {})
     wrong = await call(client, method, path, internal_headers("wrong-key"))

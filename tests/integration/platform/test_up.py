@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -123,6 +124,9 @@ def test_up_serves_keeps_data_and_leaves_nothing_behind(data_dir):
     link = next(word for word in banner.split() if "/console/#token=" in word)
     assert link.startswith(f"http://127.0.0.1:{first.http_port}/console/#token=")
     assert "registry exited" in banner
+    # An engine is told where its NATS password is; the server's users file is the owner's alone.
+    assert str(data_dir / "secrets" / "nats_engine_password") in banner
+    assert stat.S_IMODE((data_dir / "nats" / "outrider-nats.conf").stat().st_mode) == 0o600
     assert leftovers(data_dir) == []
 
     second = Platform(data_dir)

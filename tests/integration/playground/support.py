@@ -15,6 +15,7 @@ import asyncpg
 import httpx
 from starlette.applications import Starlette
 
+from gateway.app import create_app
 from services.common.settings import Settings
 from tests.harness import bearer, gateway_client, running, with_env
 from tests.integration.playground.scripted import Backend, ScriptedModel, serving
@@ -56,6 +57,25 @@ async def playground(settings: Settings, *, api_key: str | None = "test-anthropi
         await stack.enter_async_context(running(configured, contexts))
         client = await stack.enter_async_context(gateway_client(configured))
         yield Playground(client, model, doormile, configured)
+
+
+@asynccontextmanager
+async def served_gateway(settings: Settings) -> AsyncIterator[str]:
+    """The gateway over real HTTP, so a client can hang up mid-stream (the
+    in-process transport hands over a response only once it is complete)."""
+    app = create_app(settings)
+    async with app.router.lifespan_context(app), serving(app) as url:
+        yield url
+
+
+async def sse_events(reply: httpx.Response) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """Server-Sent Events as they arrive: (event name, its JSON data)."""
+    name = ""
+    async for line in reply.aiter_lines():
+        if line.startswith("event: "):
+            name = line.removeprefix("event: ")
+        elif line.startswith("data: "):
+            yield name, json.loads(line.removeprefix("data: "))
 
 
 def seed_tool(name: str) -> dict[str, Any]:

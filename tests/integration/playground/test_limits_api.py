@@ -11,8 +11,10 @@ from tests.integration.playground.support import RUN, count_rows, playground
 
 async def test_without_an_api_key_the_answer_is_503_before_anything_else(settings, template, database):
     # Only the playground runs: a registry lookup would fail differently.
+    # Before the agent lookup and the rate limit; only a body the document
+    # rules out (a prompt over 2,000 characters) is refused before it.
     async with playground(settings, api_key=None, contexts=("playground",)) as pg:
-        plain = await pg.run("NO_SUCH_AGENT", "x" * 5000)
+        plain = await pg.run("NO_SUCH_AGENT", "x" * 2000)
         streamed = await pg.run("CUSTOMER_AGENT", "Hello", headers={"Accept": "text/event-stream"})
 
     for reply in (plain, streamed):

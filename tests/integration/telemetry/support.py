@@ -16,7 +16,7 @@ from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.common.clients import channel
 from services.common.settings import Settings
 from services.telemetry.ingest import DURABLE, STREAM
-from tests.harness import INTERNAL_KEY, Stack
+from tests.harness import INTERNAL_KEY, Stack, service_nats
 
 
 def task(agent_id: str, task_id: str, *, status: str = "succeeded", ms: int = 1000,
@@ -42,18 +42,19 @@ def heartbeat(agent_id: str, state: str) -> bytes:
 
 @asynccontextmanager
 async def broker(settings: Settings) -> AsyncIterator[tuple[nats.NATS, JetStreamContext]]:
-    client = await nats.connect(settings.nats_url)
+    client = await service_nats(settings.nats_url)
     try:
         yield client, client.jetstream()
     finally:
         await client.close()
 
 
-async def counters(settings: Settings) -> dict[str, int]:
+async def counters(settings: Settings) -> dict[str, Any]:
     async with channel(settings.addr("telemetry"), INTERNAL_KEY) as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
-    return {name: getattr(reply, name) for name in
-            ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats")}
+    seen: dict[str, Any] = {field.name: getattr(reply, field.name) for field in telemetry_pb2.Counters.DESCRIPTOR.fields}
+    seen["malformed_by_field"] = dict(reply.malformed_by_field)
+    return seen
 
 
 async def run_keys(stack: Stack, database: str) -> list[tuple[str, str]]:

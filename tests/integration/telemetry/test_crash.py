@@ -16,7 +16,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.settings import Settings
-from tests.harness import INTERNAL_KEY, JWT_SECRET, Stack, eventually
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_SERVICE, Stack, eventually
 from tests.integration.telemetry.support import (
     broker,
     consumer_state,
@@ -33,6 +33,7 @@ def service_env(settings: Settings) -> dict[str, str]:
         **os.environ,
         "DATABASE_URL": settings.database_url or "",
         "NATS_URL": settings.nats_url or "",
+        "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
         "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
         "OUTRIDER_JWT_SECRET": JWT_SECRET,
         "OUTRIDER_TELEMETRY_ADDR": settings.addr("telemetry"),

@@ -9,7 +9,7 @@ import json
 import pytest
 from nats.js.errors import BadRequestError, KeyNotFoundError, NoKeysError
 
-from services.common.nats import HEARTBEAT_BUCKET, ensure_topology
+from services.common.nats import HEARTBEAT_BUCKET, StreamLimits, ensure_topology
 from services.telemetry.ingest import (
     DURABLE,
     STREAM,
@@ -33,7 +33,7 @@ async def test_six_messages_make_three_rows_one_duplicate_one_malformed_one_hear
     # The defaults (200 runs or 2 s) on purpose: a quiet stream still lands.
     assert (settings.telemetry_batch_size, settings.telemetry_batch_wait_ms) == (200, 2000)
     async with broker(settings) as (nc, js):
-        await ensure_topology(js)
+        await ensure_topology(js, StreamLimits(max_age_s=3600, max_bytes=2**20))
         await js.publish("telemetry.task", task("EXCEPTION_AGENT", "t-1"))
         # Another replica takes the first run and gives it back unwritten (as
         # one does when its database call fails): the service then receives
@@ -58,8 +58,8 @@ async def test_six_messages_make_three_rows_one_duplicate_one_malformed_one_hear
 
             # Deliveries are counted before their batch commits; wait for the whole tally.
             expected = {"received": 5, "inserted": 3, "duplicates": 1, "malformed": 1, "redelivered": 1,
-                        "heartbeats": 1}
-            await eventually(lambda: counters(settings), lambda seen: seen == expected,
+                        "heartbeats": 1, "dead_lettered": 0, "malformed_by_field": {"task_type": 1}}
+            await eventually(lambda: counters(settings), lambda seen: seen == {**dict.fromkeys(seen, 0), **expected},
                              what="five task deliveries written or terminated, and one heartbeat")
             assert await run_keys(template, database) == [
                 ("DISPATCH_AGENT", "t-1"), ("EXCEPTION_AGENT", "t-1"), ("EXCEPTION_AGENT", "t-2"),

@@ -103,6 +103,7 @@ async def test_figures_match_hand_computed_values(settings, template, database):
     assert agents["HUB_AGENT"] == {
         "agent_id": "HUB_AGENT", "runs": 0, "failures": 0, "avg_ms": None, "p95_ms": None,
         "last_run_at": None, "state": "silent", "last_heartbeat_at": None, "registered": True,
+        "model_calls": 0, "input_tokens": 0, "output_tokens": 0, "estimated_cost": None,
     }
     unlisted = agents["UNLISTED_AGENT"]
     assert (unlisted["runs"], unlisted["avg_ms"], unlisted["p95_ms"], unlisted["registered"]) == (1, 50.0, 50.0, False)

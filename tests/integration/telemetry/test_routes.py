@@ -80,6 +80,14 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
         "outrider_telemetry_malformed_total": 1,
         "outrider_telemetry_redelivered_total": 0,
         "outrider_telemetry_heartbeats_total": 0,
+        "outrider_telemetry_dead_lettered_total": 0,
+        'outrider_telemetry_malformed_by_field_total{field="agent_id"}': 1,
+        **{f"outrider_telemetry_{name}_total": 0 for name in (
+            "otlp_received", "otlp_malformed", "otlp_spans_rejected", "otlp_runs_inserted", "model_calls_inserted",
+            "otlp_duplicates", "otlp_unwritable")},
+        **{f'outrider_otlp_requests_total{{outcome="{outcome}"}}': 0 for outcome in (
+            "accepted", "undecodable", "unauthenticated", "too_large", "unsupported", "unavailable")},
+        **{f'outrider_otlp_spans_total{{outcome="{outcome}"}}': 0 for outcome in ("accepted", "rejected", "ignored")},
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
 

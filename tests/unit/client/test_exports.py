@@ -18,6 +18,7 @@ SERVER_ONLY = {"sqlalchemy", "asyncpg", "fastapi", "starlette", "alembic", "uvic
 def test_the_public_exports_are_pinned() -> None:
     assert sorted(outrider.client.__all__) == [
         "AgentSettings",
+        "CredentialRefused",
         "DecisionRecorder",
         "HumanDecision",
         "Lease",

@@ -90,3 +90,10 @@ def test_a_query_vector_with_anything_but_finite_numbers_is_refused(bad):
     with pytest.raises(InvalidDecision) as caught:
         similar_query(decision_type="stall_response", k=None, embedding=bad, context=None, dimension=3)
     assert caught.value.field == "embedding" and "finite" in caught.value.message
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e20])
+def test_a_query_vector_too_short_or_too_long_for_single_precision_is_refused(scale):
+    with pytest.raises(InvalidDecision) as caught:
+        similar_query(decision_type="stall_response", k=None, embedding=[scale] * 8, context=None, dimension=8)
+    assert caught.value.field == "embedding"

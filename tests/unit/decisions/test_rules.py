@@ -227,6 +227,13 @@ def test_default_decided_at_is_now_in_utc():
     assert record(now=NOW.astimezone(IST)).decided_at.utcoffset() == timedelta(0)
 
 
+def nested(depth: int) -> dict:
+    value: dict = {"leaf": 1}
+    for _ in range(depth):
+        value = {"inner": value}
+    return value
+
+
 @pytest.mark.parametrize(
     ("context", "detail"),
     [
@@ -235,11 +242,12 @@ def test_default_decided_at_is_now_in_utc():
         ({"facts": {"eta": math.nan}}, "context.facts.eta"),
         ({"facts": [1, math.inf]}, "context.facts[1]"),
         ({"count": 10**400}, "context.count is not a finite number"),
-        ({"facts": {1: "numeric key"}}, "non-string key"),
+        ({"facts": {1: "numeric key"}}, "key JSON or Postgres cannot hold"),
         ({"at": datetime(2026, 9, 29, tzinfo=timezone.utc)}, "context.at"),
-        ({"facts": {"zone": "north\x00"}}, "context.facts.zone must not contain NUL"),
-        ({"facts": ["ok", "\x00"]}, "context.facts[1] must not contain NUL"),
-        ({"fa\x00cts": 1}, "must not contain NUL"),
+        ({"note": "bad\x00byte"}, "context.note contains a NUL"),
+        ({"facts": ["ok", "\x00"]}, "context.facts[1] contains a NUL"),
+        ({"bad\x00key": 1}, "key JSON or Postgres cannot hold"),
+        (nested(17), "nests deeper than 16 levels"),
     ],
 )
 def test_context_must_be_json_that_jsonb_can_hold(context, detail):
@@ -380,3 +388,11 @@ def test_clamp_k_refuses_the_rest(k):
         clamp_k(k)
 
     assert caught.value.field == "k"
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-30, 1e20, 3e38])
+def test_an_embedding_too_short_or_too_long_for_single_precision_is_refused(scale):
+    vector = [scale] * 8
+    with pytest.raises(InvalidDecision) as caught:
+        record(embedding=vector, embedding_dimension=8)
+    assert caught.value.field == "embedding" and "length" in caught.value.problem

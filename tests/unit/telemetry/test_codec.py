@@ -33,6 +33,7 @@ def test_insights_say_when_decisions_were_not_read():
     assert agent_json(reply.agents[0]) == {
         "agent_id": "B", "runs": 0, "failures": 0, "avg_ms": None, "p95_ms": None, "last_run_at": None,
         "state": "silent", "last_heartbeat_at": None, "registered": True,
+        "model_calls": 0, "input_tokens": 0, "output_tokens": 0, "estimated_cost": None,
     }
 
 
@@ -49,11 +50,13 @@ def test_an_agent_with_runs_shows_its_figures_and_instants():
 
 def test_exposition_is_prometheus_text_with_every_counter():
     text = exposition(codec.counters_to_proto({
-        "received": 9, "inserted": 5, "duplicates": 2, "malformed": 1, "redelivered": 3, "heartbeats": 4,
+        "received": 9, "inserted": 5, "duplicates": 2, "malformed": 3, "redelivered": 3, "heartbeats": 4,
+        "dead_lettered": 1, "malformed_by_field": {"payload": 2, "started_at": 1},
     }))
     assert text.endswith("\n")
     lines = text.splitlines()
-    assert len(lines) == 3 * len(METRICS)
+    assert len(lines) == 3 * len(METRICS) + 2 + 2
+    assert 'outrider_telemetry_malformed_by_field_total{field="payload"} 2' in lines
     assert "outrider_telemetry_redelivered_total 3" in lines
     assert lines[0].startswith("# HELP outrider_telemetry_received_total ")
     assert lines[1] == "# TYPE outrider_telemetry_received_total counter"

@@ -82,6 +82,15 @@ export function useRunStream() {
     [client],
   );
 
-  const cancel = useCallback(() => abort.current?.abort(), []);
+  // Stopping closes the stream, which ends the run on the server; it is
+  // stored as cancelled with the steps taken so far.
+  const cancel = useCallback(() => {
+    abort.current?.abort();
+    setState((current) =>
+      current.status === "running"
+        ? failRun(current, "STOPPED", "You stopped the run. It is stored, cancelled, with the steps taken so far.")
+        : current,
+    );
+  }, []);
   return { state, run, cancel };
 }

@@ -5,7 +5,7 @@ import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { formatMs } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
-import { explainFailure, promptBudget, PROMPT_LIMIT } from "../logic/trace";
+import { ENDING_BADGE, explainFailure, promptBudget, PROMPT_LIMIT, runEnding } from "../logic/trace";
 import { useAgentSkills, usePlaygroundAgents, useRunStream, useRuns } from "../api/queries";
 import { FinalAnswer, StepView, TraceSummary } from "./TraceView";
 
@@ -170,6 +170,7 @@ function PastRuns() {
                     <th scope="col" className="num">
                       Time
                     </th>
+                    <th scope="col">Ended</th>
                     <th scope="col">By</th>
                   </tr>
                 </thead>
@@ -187,6 +188,9 @@ function PastRuns() {
                       <td className="cell-clip">{r.prompt}</td>
                       <td className="num">{r.step_count}</td>
                       <td className="num">{formatMs(r.total_ms)}</td>
+                      <td>
+                        <span className={ENDING_BADGE[runEnding(r).tone]}>{runEnding(r).label}</span>
+                      </td>
                       <td>{r.created_by_email || r.created_by}</td>
                     </tr>
                   ))}

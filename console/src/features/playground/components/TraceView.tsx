@@ -1,7 +1,7 @@
 import type { RunTrace, TraceStep } from "../../../api/resources";
 import { Time } from "../../../components/Time";
 import { formatCount, formatMs } from "../../../lib/format";
-import { OUTCOME_LABEL } from "../logic/trace";
+import { ENDING_BADGE, OUTCOME_LABEL, runEnding } from "../logic/trace";
 
 function pretty(value: unknown): string {
   if (typeof value === "string") {
@@ -46,35 +46,46 @@ export function StepView({ step, index }: { step: TraceStep; index: number }) {
 }
 
 export function TraceSummary({ trace }: { trace: RunTrace }) {
+  const ending = runEnding(trace);
   return (
-    <dl className="facts">
-      <dt>Model</dt>
-      <dd>{trace.model}</dd>
-      <dt>Agent · skill</dt>
-      <dd>
-        {trace.agent_id} · {trace.skill_id}
-      </dd>
-      <dt>Turns</dt>
-      <dd>{trace.turns}</dd>
-      <dt>Tokens</dt>
-      <dd>
-        {formatCount(trace.input_tokens)} in · {formatCount(trace.output_tokens)} out
-      </dd>
-      <dt>Latency</dt>
-      <dd>{formatMs(trace.total_ms)}</dd>
-      <dt>Stopped</dt>
-      <dd>{trace.stop_reason || "—"}</dd>
-      <dt>Run by</dt>
-      <dd>
-        {trace.created_by_email || trace.created_by}, <Time iso={trace.created_at} />
-      </dd>
-      {trace.error ? (
-        <>
-          <dt>Error</dt>
-          <dd className="field-error">{trace.error}</dd>
-        </>
+    <>
+      {ending.explanation ? (
+        <div className="notice notice-warn" role="status">
+          <p className="notice-title">Ended early: {ending.label}</p>
+          <p>{ending.explanation}</p>
+        </div>
       ) : null}
-    </dl>
+      <dl className="facts">
+        <dt>Model</dt>
+        <dd>{trace.model}</dd>
+        <dt>Agent · skill</dt>
+        <dd>
+          {trace.agent_id} · {trace.skill_id}
+        </dd>
+        <dt>Turns</dt>
+        <dd>{trace.turns}</dd>
+        <dt>Tokens</dt>
+        <dd>
+          {formatCount(trace.input_tokens)} in · {formatCount(trace.output_tokens)} out
+        </dd>
+        <dt>Latency</dt>
+        <dd>{formatMs(trace.total_ms)}</dd>
+        <dt>Ended</dt>
+        <dd>
+          <span className={ENDING_BADGE[ending.tone]}>{ending.label}</span>
+        </dd>
+        <dt>Run by</dt>
+        <dd>
+          {trace.created_by_email || trace.created_by}, <Time iso={trace.created_at} />
+        </dd>
+        {trace.error ? (
+          <>
+            <dt>Error</dt>
+            <dd className="field-error">{trace.error}</dd>
+          </>
+        ) : null}
+      </dl>
+    </>
   );
 }
 

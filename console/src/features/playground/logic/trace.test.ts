@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEvent, explainFailure, IDLE, promptBudget, startRun } from "./trace";
+import { applyEvent, explainFailure, IDLE, promptBudget, runEnding, startRun } from "./trace";
 
 describe("promptBudget", () => {
   it("counts characters as the server does", () => {
@@ -35,5 +35,20 @@ describe("explainFailure", () => {
     expect(explainFailure({ code: "RATE_LIMITED", message: "at most 10 runs.", details: { retry_after_s: 90 } })).toBe(
       "Rate limit reached: at most 10 runs. Try again in 2 min.",
     );
+  });
+});
+
+describe("runEnding", () => {
+  it("says plainly when a run did not end on its own", () => {
+    expect(runEnding({ status: "finished", stop_reason: "end_turn" })).toMatchObject({ label: "finished", tone: "finished" });
+    expect(runEnding({ status: "finished", stop_reason: "max_tokens" })).toMatchObject({ label: "max_tokens", tone: "finished" });
+    expect(runEnding({ status: "running", stop_reason: "" })).toMatchObject({ label: "running", tone: "running" });
+    for (const stop_reason of ["cancelled", "deadline", "error", "turn_limit"]) {
+      const ending = runEnding({ status: "finished", stop_reason });
+      expect(ending.tone).toBe("early");
+      expect(ending.explanation).not.toBeNull();
+    }
+    expect(runEnding({ status: "finished", stop_reason: "cancelled" }).explanation).toMatch(/closed its stream/);
+    expect(runEnding({ status: "interrupted", stop_reason: "interrupted" })).toMatchObject({ label: "interrupted", tone: "early" });
   });
 });

@@ -69,3 +69,42 @@ export const OUTCOME_LABEL: Record<string, string> = {
   unavailable: "unavailable in the playground",
   rejected: "refused",
 };
+
+export type RunEnding = { label: string; tone: "running" | "finished" | "early"; explanation: string | null };
+
+/** How a stored run ended, said plainly; `early` when it did not end on its own. */
+export function runEnding(run: Pick<RunTrace, "status" | "stop_reason">): RunEnding {
+  if (run.status === "running") return { label: "running", tone: "running", explanation: null };
+  if (run.status === "interrupted") {
+    return {
+      label: "interrupted",
+      tone: "early",
+      explanation: "The playground stopped before this run ended. The steps below are the ones stored until then.",
+    };
+  }
+  switch (run.stop_reason) {
+    case "cancelled":
+      return {
+        label: "cancelled",
+        tone: "early",
+        explanation:
+          "The run was cancelled before it ended: the console closed its stream, or the playground shut down. The steps below are the ones taken until then.",
+      };
+    case "deadline":
+      return { label: "deadline passed", tone: "early", explanation: "The run passed its deadline and was stopped there." };
+    case "error":
+      return { label: "failed", tone: "early", explanation: "The run failed; the error below says how." };
+    case "turn_limit":
+      return { label: "turn limit", tone: "early", explanation: "The model still wanted tools after its last allowed turn." };
+    case "end_turn":
+      return { label: "finished", tone: "finished", explanation: null };
+    default:
+      return { label: run.stop_reason || "finished", tone: "finished", explanation: null };
+  }
+}
+
+export const ENDING_BADGE: Record<RunEnding["tone"], string> = {
+  running: "badge badge-partial",
+  finished: "badge badge-state",
+  early: "badge badge-broken",
+};

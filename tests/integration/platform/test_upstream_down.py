@@ -1,0 +1,30 @@
+"""A context that is down is named in a 503; its address never reaches the caller."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.harness import bearer, gateway_client, internal_headers
+
+ROUTES = [
+    ("registry", "get", "/admin/ai/agents", None),
+    ("decisions", "get", "/admin/ai/decisions", None),
+    ("outcomes", "get", "/admin/ai/conversation-metrics", None),
+    ("playground", "get", "/admin/ai/playground/runs", None),
+    ("telemetry", "get", "/admin/ai/insights", None),
+    ("decisions", "post", "/internal/agent-decisions/similar", {"decision_type": "stall_response", "context": {}}),
+    ("outcomes", "post", "/internal/facts", {"subject_id": "b-1", "at": "2026-09-29T10:00:00Z", "status": "x"}),
+]
+
+
+@pytest.mark.parametrize(("context", "method", "path", "body"), ROUTES, ids=[f"{r[1]} {r[2]}" for r in ROUTES])
+async def test_a_down_context_is_named_without_its_address(settings, context, method, path, body):
+    # Nothing listens at any context's address: every one is down.
+    async with gateway_client(settings) as client:
+        headers = {**bearer(role=1), **internal_headers()}
+        reply = await client.request(method, path, json=body, headers=headers)
+    assert reply.status_code == 503, reply.text
+    error = reply.json()["error"]
+    assert (error["code"], error["details"]) == ("UPSTREAM_UNAVAILABLE", {"context": context})
+    address = settings.addr(context)
+    assert address not in reply.text and address.split(":")[0] not in reply.text

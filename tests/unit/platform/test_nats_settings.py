@@ -1,0 +1,117 @@
+"""The NATS credentials and TLS settings: what production requires, what
+development generates, what is refused, and the configuration the embedded
+server is given."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from outrider.client.telemetry import HEARTBEAT_SUBJECT, TASK_SUBJECT
+from outrider.nats_access import ENGINE_INBOX_PREFIX, shown, uses_tls
+from services.common.embedded import ServedTls, nats_config, write_private
+from services.common.nats import ENGINE_PUBLISHES, STREAMS, NatsUser
+from services.common.settings import SettingsError, load
+from services.telemetry.otlp_ingest import SUBJECT as OTLP_SUBJECT
+
+SECRETS = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40}
+PRODUCTION = {**SECRETS, "OUTRIDER_ENV": "production"}
+SERVICE_PASSWORD = "s" * 32
+ENGINE_PASSWORD = "e" * 32
+
+
+def test_development_generates_both_passwords_once_per_data_dir(tmp_path):
+    first = load({**SECRETS, "OUTRIDER_DATA_DIR": str(tmp_path)})
+    again = load({**SECRETS, "OUTRIDER_DATA_DIR": str(tmp_path)})
+    assert len(first.nats_password) >= 32 and len(first.nats_engine_password) >= 32
+    assert first.nats_password != first.nats_engine_password
+    assert (again.nats_password, again.nats_engine_password) == (first.nats_password, first.nats_engine_password)
+    stored = tmp_path / "secrets" / "nats_engine_password"
+    assert stored.read_text().strip() == first.nats_engine_password
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+
+
+def test_production_requires_the_services_password_whatever_the_server(tmp_path):
+    for nats_url in ({}, {"NATS_URL": "nats://nats:4222"}):
+        with pytest.raises(SettingsError, match="OUTRIDER_NATS_PASSWORD"):
+            load({**PRODUCTION, **nats_url, "OUTRIDER_DATA_DIR": str(tmp_path),
+                  "OUTRIDER_NATS_ENGINE_PASSWORD": ENGINE_PASSWORD})
+
+
+def test_production_requires_the_engines_password_only_for_the_embedded_server(tmp_path):
+    env = {**PRODUCTION, "OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_NATS_PASSWORD": SERVICE_PASSWORD}
+    with pytest.raises(SettingsError, match="OUTRIDER_NATS_ENGINE_PASSWORD"):
+        load(env)
+    external = load({**env, "NATS_URL": "nats://nats:4222"})
+    assert external.nats_password == SERVICE_PASSWORD and external.nats_engine_password is None
+    # Production never writes development secrets.
+    assert not (tmp_path / "secrets").exists()
+
+
+@pytest.mark.parametrize("variable", ["OUTRIDER_NATS_PASSWORD", "OUTRIDER_NATS_ENGINE_PASSWORD"])
+@pytest.mark.parametrize("value", ["short-0123456789", "with blanks 0123456789 0123456789 01", "tab\t" * 9])
+def test_a_weak_or_unwritable_password_is_refused_naming_the_variable_not_the_value(tmp_path, variable, value):
+    with pytest.raises(SettingsError) as refused:
+        load({**SECRETS, "OUTRIDER_DATA_DIR": str(tmp_path), variable: value})
+    assert variable in str(refused.value)
+    assert value not in str(refused.value)
+
+
+def test_engines_and_services_are_different_users(tmp_path):
+    with pytest.raises(SettingsError, match="OUTRIDER_NATS_ENGINE_USER"):
+        load({**SECRETS, "OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_NATS_ENGINE_USER": "outrider"})
+
+
+def test_tls_files_must_exist_and_the_certificate_comes_with_its_key(tmp_path):
+    cert = tmp_path / "server.pem"
+    cert.write_text("certificate")
+    base = {**SECRETS, "OUTRIDER_DATA_DIR": str(tmp_path)}
+    with pytest.raises(SettingsError, match="OUTRIDER_NATS_TLS_CA"):
+        load({**base, "OUTRIDER_NATS_TLS_CA": str(tmp_path / "missing.pem")})
+    with pytest.raises(SettingsError, match="OUTRIDER_NATS_TLS_KEY"):
+        load({**base, "OUTRIDER_NATS_TLS_CERT": str(cert)})
+    both = load({**base, "OUTRIDER_NATS_TLS_CERT": str(cert), "OUTRIDER_NATS_TLS_KEY": str(cert)})
+    assert both.nats_tls_cert == both.nats_tls_key == cert
+
+
+def test_engines_may_publish_what_the_sdk_publishes_and_what_the_streams_carry():
+    assert {TASK_SUBJECT, HEARTBEAT_SUBJECT} <= set(ENGINE_PUBLISHES)
+    # Spans reach telemetry.otlp only through the gateway, which checks them
+    # and strips prompt and completion contents; an engine publishing there
+    # directly would skip both.
+    assert OTLP_SUBJECT not in ENGINE_PUBLISHES
+    assert {subject for spec in STREAMS for subject in spec.subjects} - {OTLP_SUBJECT} <= set(ENGINE_PUBLISHES)
+
+
+def test_the_embedded_config_escapes_passwords_and_serves_tls_first(tmp_path):
+    awkward = NatsUser("outrider", 'pa"ss\\word$HOME-é-0123456789012345')
+    config = nats_config(awkward, NatsUser("engine", ENGINE_PASSWORD),
+                         ServedTls(tmp_path / "c.pem", tmp_path / "k.pem"))
+    text = json.dumps(config, ensure_ascii=False)
+    # The only escapes nats-server knows are \\" \\\\ \\t \\n \\r \\xXX: no \\u.
+    assert "\\u" not in text
+    assert json.loads(text)["authorization"]["users"][0]["password"] == awkward.password
+    engine = config["authorization"]["users"][1]["permissions"]
+    assert engine["subscribe"] == {"allow": [f"{ENGINE_INBOX_PREFIX}.>"]}
+    assert config["tls"]["handshake_first"] is True
+    assert "tls" not in nats_config(awkward, NatsUser("engine", ENGINE_PASSWORD))
+
+
+def test_the_config_file_is_private_and_replaced_whole(tmp_path):
+    path = tmp_path / "outrider-nats.conf"
+    path.write_text("old")
+    path.chmod(0o644)
+    write_private(path, "new")
+    assert path.read_text() == "new"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["outrider-nats.conf"]
+
+
+def test_urls_are_shown_without_credentials_and_tls_follows_the_scheme_or_a_ca():
+    assert shown("nats://engine:secret@nats:4222") == "nats://nats:4222"
+    assert shown("tls://u:p@[::1]:4222") == "tls://[::1]:4222"
+    assert shown("nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
+    assert uses_tls("tls://nats:4222", None) and uses_tls("nats://nats:4222", "/ca.pem")
+    assert not uses_tls("nats://nats:4222", None)
