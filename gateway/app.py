@@ -94,7 +94,11 @@ def create_app(settings: Settings) -> FastAPI:
         version="0.1.0",
         description="Control plane for a fleet of operational AI agents.",
         lifespan=lifespan,
-        docs_url="/docs",
+        # The document a console and an attacker alike would read first;
+        # production may switch it off (OUTRIDER_API_DOCS=false).
+        docs_url="/docs" if settings.api_docs else None,
+        openapi_url="/openapi.json" if settings.api_docs else None,
+        redoc_url=None,
         # Engines post JSON without a Content-Type often enough; the console
         # authenticates with a Bearer header, never a cookie, so a body a
         # browser form could send unbidden gains nothing.

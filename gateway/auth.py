@@ -1,31 +1,29 @@
-"""Console tokens and the gates of DESIGN.md §3.
+"""Console tokens, engine keys and the gates of DESIGN.md §3.
 
 /admin/ai/* reads need platform staff (tenant 0) with role 1, 3 or 4; writes
 need role 1. A tenant login gets 403, never an empty list: an empty list would
-hide a misconfiguration. /internal/* needs the internal key.
+hide a misconfiguration. /internal/* needs an engine key.
+
+Each gate also records who was verified (services.common.callers.current),
+so the calls the route then makes carry that person, or that engine, to the
+context, sealed with the service key: the context re-checks the role itself
+and writes the verified person into its audit, never a request field.
 """
 
 from __future__ import annotations
 
 import hmac
 import time
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping
 
 import jwt
 from fastapi import Depends, Header, Request
 
 from gateway.errors import ApiError
+from services.common import callers
+from services.common.callers import STAFF_ROLES, WRITER_ROLE, Caller, Principal
 
-STAFF_ROLES = frozenset({1, 3, 4})
-WRITER_ROLE = 1
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    sub: str
-    email: str
-    role: int
-    tenant_id: int
+__all__ = ["Principal", "engine_named", "internal", "issue_token", "principal", "staff", "verify_token", "writer"]
 
 
 def issue_token(secret: str, *, sub: str, role: int, tenant_id: int = 0, email: str = "",
@@ -35,31 +33,65 @@ def issue_token(secret: str, *, sub: str, role: int, tenant_id: int = 0, email: 
     return jwt.encode(claims, secret, algorithm="HS256")
 
 
-def verify_token(secret: str, token: str) -> Principal:
-    try:
-        claims = jwt.decode(token, secret, algorithms=["HS256"], options={"require": ["exp", "sub"]})
-    except jwt.ExpiredSignatureError:
-        raise ApiError(401, "TOKEN_EXPIRED", "the token has expired") from None
-    except jwt.InvalidTokenError as exc:
-        raise ApiError(401, "INVALID_TOKEN", f"the token is not valid: {exc}") from None
+def verify_token(secrets: str | tuple[str, ...], token: str) -> Principal:
+    """The person a token names; the current secret first, then the previous one during a rollover."""
+    # An empty secret would accept a token anyone can sign.
+    keys = tuple(secret for secret in ((secrets,) if isinstance(secrets, str) else secrets) if secret)
+    claims = None
+    for secret in keys:
+        try:
+            claims = jwt.decode(token, secret, algorithms=["HS256"], options={"require": ["exp", "sub"]})
+            break
+        except jwt.ExpiredSignatureError:
+            raise ApiError(401, "TOKEN_EXPIRED", "the token has expired") from None
+        except jwt.InvalidSignatureError:
+            continue
+        except jwt.InvalidTokenError as exc:
+            raise ApiError(401, "INVALID_TOKEN", f"the token is not valid: {exc}") from None
+    if claims is None:
+        raise ApiError(401, "INVALID_TOKEN", "the token is not valid: Signature verification failed")
     role, tenant = claims.get("role"), claims.get("tenant_id")
     if not isinstance(role, int) or isinstance(role, bool) or not isinstance(tenant, int) or isinstance(tenant, bool):
         raise ApiError(401, "INVALID_TOKEN", "the token must carry integer role and tenant_id claims")
     return Principal(sub=str(claims["sub"]), email=str(claims.get("email", "")), role=role, tenant_id=tenant)
 
 
-async def principal(request: Request, authorization: str | None = Header(default=None, include_in_schema=False)) -> Principal:
+def engine_named(engine_keys: Mapping[str, tuple[str, ...]], presented: str) -> str | None:
+    """The engine whose key this is; every key compared in constant time, an empty one never."""
+    if not presented:
+        return None
+    found = None
+    for name, keys in engine_keys.items():
+        for key in keys:
+            if key and hmac.compare_digest(presented.encode(), key.encode()):
+                found = name
+    return found
+
+
+async def _acting(caller: Caller) -> AsyncIterator[None]:
+    token = callers.current.set(caller)
+    try:
+        yield
+    finally:
+        callers.current.reset(token)
+
+
+async def principal(request: Request,
+                    authorization: str | None = Header(default=None, include_in_schema=False)) -> Principal:
     if not authorization or not authorization.lower().startswith("bearer "):
         raise ApiError(401, "UNAUTHENTICATED", "an Authorization: Bearer token is required")
-    return verify_token(request.app.state.settings.jwt_secret, authorization[7:].strip())
+    settings = request.app.state.settings
+    secrets = tuple(secret for secret in (settings.jwt_secret, settings.jwt_secret_previous) if secret)
+    return verify_token(secrets, authorization[7:].strip())
 
 
-async def staff(who: Principal = Depends(principal)) -> Principal:
+async def staff(who: Principal = Depends(principal)) -> AsyncIterator[Principal]:
     if who.tenant_id != 0:
         raise ApiError(403, "STAFF_ONLY", "this console area is for platform staff (tenant 0) only")
     if who.role not in STAFF_ROLES:
         raise ApiError(403, "FORBIDDEN", f"role {who.role} may not use this console area")
-    return who
+    async for _ in _acting(Caller(kind="service", principal=who)):
+        yield who
 
 
 async def writer(who: Principal = Depends(staff)) -> Principal:
@@ -68,7 +100,16 @@ async def writer(who: Principal = Depends(staff)) -> Principal:
     return who
 
 
-async def internal(request: Request, x_internal_key: str | None = Header(default=None, include_in_schema=False)) -> None:
-    expected = request.app.state.settings.internal_key.encode()
-    if not hmac.compare_digest((x_internal_key or "").encode(), expected):
-        raise ApiError(401, "UNAUTHENTICATED", "missing or wrong X-Internal-Key")
+def verified_engine(request: Request, presented: str | None) -> str:
+    """The name of the engine whose key was presented, or a 401."""
+    engine = engine_named(request.app.state.settings.engine_keys, presented or "")
+    if engine is None:
+        raise ApiError(401, "UNAUTHENTICATED", "missing or wrong X-Internal-Key (an engine key)")
+    return engine
+
+
+async def internal(request: Request,
+                   x_internal_key: str | None = Header(default=None, include_in_schema=False)) -> AsyncIterator[None]:
+    engine = verified_engine(request, x_internal_key)
+    async for _ in _acting(Caller(kind="service", engine=engine)):
+        yield

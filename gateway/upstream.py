@@ -20,10 +20,6 @@ def stub(request: Request, context: str, stub_class: type[Stub]) -> Stub:
     return cache[key]
 
 
-def actor(who: Any) -> dict[str, str]:
-    return {"sub": who.sub, "email": who.email}
-
-
 def instant(ts: Timestamp, present: bool = True) -> str | None:
     """RFC 3339 with an explicit UTC offset, or None for an unset timestamp."""
     value = wire.instant(ts, present)

@@ -1,5 +1,6 @@
 """What both ends of an Outrider gRPC call agree on: the key header, the
-error metadata keys, and a channel that presents the key on every call.
+error metadata keys, and a channel that presents a credential on every call,
+over TLS when asked.
 
 The engine client and the services both import this module and nothing of
 each other's, so an engine never pulls server code and a service never pulls
@@ -8,7 +9,9 @@ the engine SDK.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -21,28 +24,54 @@ ERROR_CODE_KEY = "outrider-error-code"
 ERROR_DETAILS_KEY = "outrider-error-details"
 
 
-class _KeyInterceptor:
-    def __init__(self, key: str) -> None:
-        self._pair = (INTERNAL_KEY_HEADER, key)
+Pairs = Callable[[], Sequence[tuple[str, str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class TlsFiles:
+    """PEM files for a TLS channel: the CA to trust the server by (None: the
+    system's), and a client certificate and key when the server asks for one."""
+
+    ca: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        def read(path: Path | None) -> bytes | None:
+            return path.read_bytes() if path is not None else None
+
+        return grpc.ssl_channel_credentials(
+            root_certificates=read(self.ca), private_key=read(self.key), certificate_chain=read(self.cert)
+        )
+
+
+class _MetadataInterceptor:
+    def __init__(self, pairs: Pairs) -> None:
+        self._pairs = pairs
 
     def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()), self._pair)
+        metadata = grpc.aio.Metadata(*(details.metadata or ()), *self._pairs())
         return grpc.aio.ClientCallDetails(
             details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
         )
 
 
 # One class per call kind: grpc.aio files an interceptor under the first
-# kind it is an instance of, so a single class serving both would never see
-# a streaming call, and those would go out without the key.
-class _UnaryKeyInterceptor(_KeyInterceptor, grpc.aio.UnaryUnaryClientInterceptor):
+# kind it is an instance of, so a single class serving every kind would never
+# see a streaming call, and those would go out without their credential.
+class _Unary(_MetadataInterceptor, grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation: Callable[..., Any], details: Any, request: Any) -> Any:
         return await continuation(self._details(details), request)
 
 
-class _StreamKeyInterceptor(_KeyInterceptor, grpc.aio.UnaryStreamClientInterceptor):
+class _UnaryStream(_MetadataInterceptor, grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation: Callable[..., Any], details: Any, request: Any) -> Any:
         return await continuation(self._details(details), request)
+
+
+class _StreamUnary(_MetadataInterceptor, grpc.aio.StreamUnaryClientInterceptor):
+    async def intercept_stream_unary(self, continuation: Callable[..., Any], details: Any, requests: Any) -> Any:
+        return await continuation(self._details(details), requests)
 
 
 # While a call is open (a registry watch can stay open for days), ping the
@@ -57,10 +86,16 @@ CHANNEL_OPTIONS = (
 )
 
 
-def keyed_channel(address: str, internal_key: str) -> grpc.aio.Channel:
-    """An insecure channel to `host:port` that sends `x-internal-key` on every call."""
-    return grpc.aio.insecure_channel(
-        address,
-        interceptors=[_UnaryKeyInterceptor(internal_key), _StreamKeyInterceptor(internal_key)],
-        options=list(CHANNEL_OPTIONS),
-    )
+def channel_with(address: str, pairs: Pairs, tls: TlsFiles | None = None) -> grpc.aio.Channel:
+    """A channel to `host:port` that adds `pairs()` to every call's metadata; TLS when `tls` is given."""
+    interceptors = [_Unary(pairs), _UnaryStream(pairs), _StreamUnary(pairs)]
+    if tls is not None:
+        return grpc.aio.secure_channel(address, tls.credentials(), interceptors=interceptors,
+                                       options=list(CHANNEL_OPTIONS))
+    return grpc.aio.insecure_channel(address, interceptors=interceptors, options=list(CHANNEL_OPTIONS))
+
+
+def keyed_channel(address: str, internal_key: str, *, tls: TlsFiles | None = None) -> grpc.aio.Channel:
+    """A channel that presents an engine key (`x-internal-key`) on every call."""
+    pair = ((INTERNAL_KEY_HEADER, internal_key),)
+    return channel_with(address, lambda: pair, tls)

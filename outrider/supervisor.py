@@ -179,6 +179,7 @@ def run_platform(settings: Settings) -> int:
             "OUTRIDER_JWT_SECRET": resolved.jwt_secret,
             "OUTRIDER_INTERNAL_KEY": resolved.internal_key,
             "OUTRIDER_NATS_PASSWORD": resolved.nats_password,
+            "OUTRIDER_SERVICE_KEY": resolved.service_key,
         })
         exe = [sys.executable, "-m", "outrider.cli"]
         supervisor = Supervisor(resolved, env, [Child(c, [*exe, "serve", c]) for c in CONTEXTS]

@@ -14,20 +14,25 @@ from pathlib import Path
 from typing import TypeVar
 
 import asyncpg
+import grpc
 import httpx
 import nats
 
 from gateway.app import create_app
 from gateway.auth import issue_token
-from services.common.db import context_engine, migrate
 from outrider.nats_access import ENGINE_INBOX_PREFIX
+from outrider.rpc import channel_with, keyed_channel
+from services.common.callers import SERVICE_KEY_HEADER, Caller, Principal, seal
+from services.common.db import context_engine, migrate
 from services.common.embedded import EmbeddedNats, EmbeddedPostgres, free_port
 from services.common.nats import NatsUser
 from services.common.runtime import ContextServer
 from services.common.settings import CONTEXTS, Settings, load
 
 JWT_SECRET = "test-jwt-secret-0123456789abcdef"
+# The engine key of the engine named "default".
 INTERNAL_KEY = "test-internal-key-0123456789abcdef"
+SERVICE_KEY = "test-service-key-0123456789abcdefgh"
 TEMPLATE_DB = "outrider_template"
 # The suite's NATS runs with authentication on, as every deployment does.
 NATS_SERVICE = NatsUser("outrider", "test-nats-service-password-0123456789")
@@ -146,6 +151,7 @@ def make_settings(stack: Stack, database: str, **env: str) -> Settings:
         "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
         "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
         "OUTRIDER_NATS_ENGINE_PASSWORD": NATS_ENGINE.password,
+        "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
         **{f"OUTRIDER_{c.upper()}_ADDR": f"127.0.0.1:{p}" for c, p in ports.items()},
     }
     base.update(env)
@@ -172,6 +178,26 @@ async def gateway_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as client:
             yield client
+
+
+def engine_channel(settings: Settings, context: str, key: str = INTERNAL_KEY) -> grpc.aio.Channel:
+    """A channel to a context as an engine holding `key`."""
+    return keyed_channel(settings.addr(context), key)
+
+
+def service_channel(settings: Settings, context: str, person: Principal | None = None, *,
+                    address: str | None = None) -> grpc.aio.Channel:
+    """A channel to a context (at `address`, else where the settings say) as
+    the platform itself, acting for `person` when given."""
+    def pairs() -> tuple[tuple[str, str], ...]:
+        key = ((SERVICE_KEY_HEADER, settings.service_key),)
+        return key if person is None else (*key, *seal(Caller(kind="service", principal=person), settings.service_key))
+
+    return channel_with(address or settings.addr(context), pairs)
+
+
+def person(role: int = 1, tenant: int = 0, *, sub: str = "u-1", email: str = "ops@example.com") -> Principal:
+    return Principal(sub=sub, email=email, role=role, tenant_id=tenant)
 
 
 def bearer(role: int = 1, tenant: int = 0, *, sub: str = "u-1", email: str = "ops@example.com",

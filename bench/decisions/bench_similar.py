@@ -70,9 +70,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pgvector.asyncpg import register_vector
 
 from outrider.client.decisions import DecisionRecorder
+from outrider.rpc import keyed_channel as channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
-from services.common.clients import channel
 from services.common.db import context_engine, migrate
 from services.common.embedded import free_port
 from services.decisions import store
@@ -88,6 +88,7 @@ from tests.harness import Stack, create_database, embedded_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_KEY = "bench-internal-key-0123456789abcdef"
+SERVICE_KEY = "bench-service-key-0123456789abcdefgh"
 JWT_SECRET = "bench-jwt-secret-0123456789abcdef"
 DATABASE = "bench_decisions"
 INDEX = "decisions_judged_embedding"
@@ -328,6 +329,7 @@ class Servers:
             "OUTRIDER_DECISIONS_ADDR": self.decisions_addr,
             "OUTRIDER_HTTP_PORT": str(self.http_port),
             "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+            "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
             "OUTRIDER_JWT_SECRET": JWT_SECRET,
             "OUTRIDER_EMBEDDING_DIM": str(dimension),
             "OUTRIDER_LOG_LEVEL": "WARNING",
@@ -346,11 +348,12 @@ class Servers:
     async def wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         async with channel(self.decisions_addr, INTERNAL_KEY) as ch, httpx.AsyncClient() as client:
-            stub = decisions_pb2_grpc.DecisionsStub(ch)
+            health = health_pb2_grpc.HealthStub(ch)
             while True:
                 try:
-                    await stub.CountOutcomes(decisions_pb2.CountOutcomesRequest(), timeout=2)
-                    if (await client.get(f"http://127.0.0.1:{self.http_port}/healthz")).status_code == 200:
+                    reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                    if (reply.status == health_pb2.HealthCheckResponse.SERVING
+                            and (await client.get(f"http://127.0.0.1:{self.http_port}/healthz")).status_code == 200):
                         return
                 except (grpc.aio.AioRpcError, httpx.HTTPError):
                     pass

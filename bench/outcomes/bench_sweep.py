@@ -57,8 +57,8 @@ import grpc
 import psutil
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from outrider.rpc import keyed_channel as channel
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
-from services.common.clients import channel
 from services.common.db import context_engine, migrate
 from services.common.embedded import free_port
 from services.outcomes.facts import BookingFactsEvent, SubjectFacts

@@ -45,8 +45,9 @@ import grpc
 import psutil
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from outrider.rpc import channel_with
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-from services.common.clients import channel
+from services.common.callers import SERVICE_KEY_HEADER
 from services.common.embedded import free_port
 from services.telemetry import rules
 from services.telemetry.ingest import DURABLE, STREAM, SUBJECT
@@ -55,6 +56,7 @@ from tests.harness import NATS_SERVICE, create_database, embedded_stack, engine_
 ROOT = Path(__file__).resolve().parents[2]
 
 KEY = "bench-internal-key-0123456789abcdef"
+SERVICE_KEY = "bench-service-key-0123456789abcdef"
 DATABASE = "telemetry_bench"
 AGENTS = 24
 COLUMNS = ["agent_id", "task_id", "task_type", "status", "started_at", "finished_at", "duration_ms", "error"]
@@ -177,7 +179,8 @@ def stop_service(stack: Stack) -> None:
 
 
 async def counters(stack: Stack) -> dict[str, int]:
-    async with channel(stack.address, KEY) as ch:
+    # Counters are the platform's own: read with the service key.
+    async with channel_with(stack.address, lambda: ((SERVICE_KEY_HEADER, SERVICE_KEY),)) as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
     # The totals only: the per-field breakdown of malformed runs is a map.
     return {f.name: getattr(reply, f.name) for f in telemetry_pb2.Counters.DESCRIPTOR.fields if not f.is_repeated}
@@ -334,6 +337,7 @@ async def bench(args: argparse.Namespace) -> None:
             "DATABASE_URL": database_url,
             "NATS_URL": nats_url,
             "OUTRIDER_INTERNAL_KEY": KEY,
+            "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
             "OUTRIDER_JWT_SECRET": KEY,
             "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
             "OUTRIDER_DATA_DIR": str(directory / "data"),

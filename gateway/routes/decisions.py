@@ -36,7 +36,7 @@ from gateway.contracts.decisions import (
 from gateway.contracts.paging import PageQuery
 from gateway.errors import invalid
 from gateway.upstream import instant, stub
-from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes, timestamp
 from services.decisions.rules import MAX_K
 
@@ -178,14 +178,11 @@ async def find_similar(body: SimilarIn, request: Request, _: None = Depends(inte
     return Response(similar_body(reply), media_type="application/json")
 
 
-def _outcome_request(decision_id: str, body: OutcomeIn, judged_by: str,
-                     who: Principal | None = None) -> decisions_pb2.SetOutcomeRequest:
-    message = decisions_pb2.SetOutcomeRequest(
+def _outcome_request(decision_id: str, body: OutcomeIn, judged_by: str) -> decisions_pb2.SetOutcomeRequest:
+    # The person behind a human verdict travels as the verified caller.
+    return decisions_pb2.SetOutcomeRequest(
         id=decision_id, outcome=body.outcome, reason=body.reason or "", judged_by=judged_by
     )
-    if who is not None:
-        message.actor.CopyFrom(common_pb2.Actor(sub=who.sub, email=who.email))
-    return message
 
 
 @router.patch("/internal/agent-decisions/{decision_id}/outcome", summary="Judge a pending decision",
@@ -200,9 +197,9 @@ async def set_outcome(
 @router.patch("/admin/ai/decisions/{decision_id}/outcome", summary="A person judges or re-judges a decision",
               response_model=Decision, responses=WRITER_ERRORS)
 async def rejudge(
-    decision_id: DecisionId, body: OutcomeIn, request: Request, who: Principal = Depends(writer)
+    decision_id: DecisionId, body: OutcomeIn, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
-    reply = await _decisions(request).SetOutcome(_outcome_request(decision_id, body, "human", who))
+    reply = await _decisions(request).SetOutcome(_outcome_request(decision_id, body, "human"))
     return decision_json(reply)
 
 

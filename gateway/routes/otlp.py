@@ -32,7 +32,7 @@ from fastapi.routing import APIRoute
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
-from gateway.auth import internal
+from gateway.auth import verified_engine
 from gateway.contracts.otlp import OtlpExportResponse, OtlpStatus, OtlpTracesRequest
 from gateway.errors import ApiError
 from services.common import nats as nats_helper
@@ -153,7 +153,7 @@ async def engine_key(
     presented = x_internal_key
     if not presented and authorization and authorization.lower().startswith("bearer "):
         presented = authorization[7:].strip()
-    await internal(request, presented)
+    verified_engine(request, presented)
 
 
 async def _body(request: Request, cap: int) -> bytes:

@@ -24,8 +24,8 @@ from gateway.contracts.decisions import UUID_PATTERN
 from gateway.contracts.paging import PageQuery
 from gateway.contracts.playground import RunIn, RunPage, RunTrace
 from gateway.errors import ApiError, from_rpc_error
-from gateway.upstream import actor, instant, stub
-from outrider.v1 import common_pb2, playground_pb2, playground_pb2_grpc
+from gateway.upstream import instant, stub
+from outrider.v1 import playground_pb2, playground_pb2_grpc
 from outrider.wire import json_value
 
 router = APIRouter(tags=["playground"])
@@ -121,9 +121,9 @@ async def _stream(call: Any, first: playground_pb2.RunEvent) -> AsyncIterator[by
         **errors(401, 403, 404, 422, 429, 503),
     },
 )
-async def run(body: RunIn, request: Request, who: Principal = Depends(writer)) -> Any:
+async def run(body: RunIn, request: Request, _: Principal = Depends(writer)) -> Any:
     message = playground_pb2.RunRequest(
-        agent_id=body.agent_id, skill_id=body.skill_id or "", prompt=body.prompt, actor=common_pb2.Actor(**actor(who))
+        agent_id=body.agent_id, skill_id=body.skill_id or "", prompt=body.prompt
     )
     if EVENT_STREAM in request.headers.get("accept", ""):
         call = _playground(request).RunStream(message)

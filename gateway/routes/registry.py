@@ -32,7 +32,7 @@ from gateway.contracts.registry import (
     ToolPage,
 )
 from gateway.upstream import instant, stub
-from outrider.v1 import common_pb2, registry_pb2, registry_pb2_grpc
+from outrider.v1 import registry_pb2, registry_pb2_grpc
 from outrider.wire import json_bytes, json_value
 from services.common.clients import ContextCallError
 from services.registry.rules import ToolKind
@@ -254,12 +254,8 @@ def audit_json(row: registry_pb2.AuditRow) -> dict[str, Any]:
 # ─── Request shapes ────────────────────────────────────────────────────────
 
 
-def _actor(who: Principal) -> common_pb2.Actor:
-    return common_pb2.Actor(sub=who.sub, email=who.email)
-
-
-def skill_update(skill_id: str, body: SkillPatch, who: Principal) -> registry_pb2.UpdateSkillRequest:
-    message = registry_pb2.UpdateSkillRequest(id=skill_id, actor=_actor(who))
+def skill_update(skill_id: str, body: SkillPatch) -> registry_pb2.UpdateSkillRequest:
+    message = registry_pb2.UpdateSkillRequest(id=skill_id)
     sent = body.model_fields_set
     if "enabled" in sent:
         message.enabled = body.enabled
@@ -270,8 +266,8 @@ def skill_update(skill_id: str, body: SkillPatch, who: Principal) -> registry_pb
     return message
 
 
-def agent_update(agent_id: str, body: AgentPatch, who: Principal) -> registry_pb2.UpdateAgentRequest:
-    message = registry_pb2.UpdateAgentRequest(id=agent_id, actor=_actor(who))
+def agent_update(agent_id: str, body: AgentPatch) -> registry_pb2.UpdateAgentRequest:
+    message = registry_pb2.UpdateAgentRequest(id=agent_id)
     sent = body.model_fields_set
     if "autonomous" in sent:
         message.autonomous = body.autonomous
@@ -283,9 +279,8 @@ def agent_update(agent_id: str, body: AgentPatch, who: Principal) -> registry_pb
     return message
 
 
-def skill_draft(body: SkillDraft, who: Principal) -> registry_pb2.CreateSkillRequest:
+def skill_draft(body: SkillDraft) -> registry_pb2.CreateSkillRequest:
     message = registry_pb2.CreateSkillRequest(
-        actor=_actor(who),
         id=body.id,
         agent_id=body.agent_id,
         title=body.title,
@@ -330,9 +325,9 @@ async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depe
 @router.patch("/admin/ai/agents/{agent_id}", summary="Set an agent's autonomy or model pin",
               response_model=Agent, responses=WRITER_ERRORS)
 async def update_agent(
-    agent_id: AgentIdPath, body: AgentPatch, request: Request, who: Principal = Depends(writer)
+    agent_id: AgentIdPath, body: AgentPatch, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
-    reply = await _registry(request).UpdateAgent(agent_update(agent_id, body, who))
+    reply = await _registry(request).UpdateAgent(agent_update(agent_id, body))
     return agent_json(reply)
 
 
@@ -349,17 +344,17 @@ async def list_skills(
 
 @router.post("/admin/ai/skills", status_code=201, summary="A new skill on a console agent, from existing tools",
              response_model=Skill, responses=WRITER_ERRORS)
-async def create_skill(body: SkillDraft, request: Request, who: Principal = Depends(writer)) -> dict[str, Any]:
-    reply = await _registry(request).CreateSkill(skill_draft(body, who))
+async def create_skill(body: SkillDraft, request: Request, _: Principal = Depends(writer)) -> dict[str, Any]:
+    reply = await _registry(request).CreateSkill(skill_draft(body))
     return skill_json(reply)
 
 
 @router.patch("/admin/ai/skills/{skill_id}", summary="Switch a skill or tune its thresholds",
               response_model=Skill, responses=WRITER_ERRORS)
 async def update_skill(
-    skill_id: SkillIdPath, body: SkillPatch, request: Request, who: Principal = Depends(writer)
+    skill_id: SkillIdPath, body: SkillPatch, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
-    reply = await _registry(request).UpdateSkill(skill_update(skill_id, body, who))
+    reply = await _registry(request).UpdateSkill(skill_update(skill_id, body))
     return skill_json(reply)
 
 

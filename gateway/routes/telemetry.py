@@ -9,13 +9,12 @@ holds the service key like every other service does.
 
 from __future__ import annotations
 
-import hmac
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from gateway.auth import Principal, staff
+from gateway.auth import Principal, engine_named, staff
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.errors import ApiError
@@ -154,9 +153,8 @@ def metrics_key(
     presented = x_internal_key or ""
     if not presented and authorization and authorization.lower().startswith("bearer "):
         presented = authorization[7:].strip()
-    expected = request.app.state.settings.internal_key.encode()
-    if not hmac.compare_digest(presented.encode(), expected):
-        raise ApiError(401, "UNAUTHENTICATED", "/metrics needs the internal key (X-Internal-Key or Bearer)")
+    if engine_named(request.app.state.settings.engine_keys, presented) is None:
+        raise ApiError(401, "UNAUTHENTICATED", "/metrics needs an engine key (X-Internal-Key or Bearer)")
 
 
 def exposition(counters: telemetry_pb2.Counters) -> str:

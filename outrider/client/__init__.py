@@ -26,7 +26,7 @@ from outrider.client.registry import (
 from outrider.client.subjects import HumanDecision, Lease, LeaseRefused, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.nats_access import CredentialRefused
-from outrider.rpc import keyed_channel
+from outrider.rpc import TlsFiles, keyed_channel
 
 __all__ = [
     "AgentSettings",
@@ -46,6 +46,7 @@ __all__ = [
     "SnapshotFormatError",
     "SubjectGate",
     "TelemetryPublisher",
+    "TlsFiles",
     "ToolSettings",
     "UnknownThreshold",
     "keyed_channel",

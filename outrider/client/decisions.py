@@ -24,7 +24,7 @@ from typing import Any
 
 import grpc
 
-from outrider.rpc import keyed_channel
+from outrider.rpc import TlsFiles, keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import instant, json_bytes, timestamp
 
@@ -74,10 +74,11 @@ class DecisionRecorder:
         backoff_s: tuple[float, float] = (0.2, 10.0),
         max_batch: int = MAX_BATCH,
         channel: grpc.aio.Channel | None = None,
+        tls: TlsFiles | None = None,
     ) -> None:
         if not 1 <= max_batch <= MAX_BATCH:
             raise ValueError(f"max_batch must be between 1 and {MAX_BATCH}, got {max_batch}")
-        self._channel = channel or keyed_channel(address, internal_key)
+        self._channel = channel or keyed_channel(address, internal_key, tls=tls)
         self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
         self._queue: asyncio.Queue[decisions_pb2.RecordDecisionRequest] | None = None
         self._max_queue = max_queue
@@ -268,8 +269,8 @@ class PrecedentClient:
     """Similar judged decisions, with a short timeout and a safe empty answer."""
 
     def __init__(self, address: str, internal_key: str, *, timeout_s: float = 0.5,
-                 channel: grpc.aio.Channel | None = None) -> None:
-        self._channel = channel or keyed_channel(address, internal_key)
+                 channel: grpc.aio.Channel | None = None, tls: TlsFiles | None = None) -> None:
+        self._channel = channel or keyed_channel(address, internal_key, tls=tls)
         self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
         self._timeout_s = timeout_s
         self.unavailable = 0

@@ -46,7 +46,7 @@ from typing import Any, Final, Literal
 
 import grpc
 
-from outrider.rpc import keyed_channel
+from outrider.rpc import TlsFiles, keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 
 _log = logging.getLogger(__name__)
@@ -248,6 +248,8 @@ class RegistryClient:
             vanished) is otherwise never noticed. Also the poll interval
             when the registry offers no watch at all.
         call_timeout_s: the deadline of each GetSnapshot.
+        tls: the CA to trust the registry by (and a client certificate when
+            the contexts require one); plaintext when None.
     """
 
     def __init__(
@@ -261,6 +263,7 @@ class RegistryClient:
         retry_max_s: float = 30.0,
         check_interval_s: float = 30.0,
         call_timeout_s: float = 5.0,
+        tls: TlsFiles | None = None,
     ) -> None:
         if not address:
             raise ValueError("address is required: the registry's host:port")
@@ -270,6 +273,7 @@ class RegistryClient:
             raise ValueError("retry_min_s must be positive and at most retry_max_s")
         self._address = address
         self._internal_key = internal_key
+        self._tls = tls
         self._cache_path = Path(cache_path) if cache_path is not None else None
         self._defaults = defaults or RegistryDefaults()
         self._retry_min_s = retry_min_s
@@ -296,7 +300,7 @@ class RegistryClient:
         if self._task is not None:
             return
         self._load_cache()
-        self._channel = keyed_channel(self._address, self._internal_key)
+        self._channel = keyed_channel(self._address, self._internal_key, tls=self._tls)
         stub = registry_pb2_grpc.RegistryStub(self._channel)
         self._task = asyncio.create_task(self._follow(stub), name="outrider.registry-client")
 

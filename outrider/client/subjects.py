@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import grpc
 
-from outrider.rpc import keyed_channel
+from outrider.rpc import TlsFiles, keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 
 
@@ -40,8 +40,8 @@ class LeaseRefused(Exception):
 
 class SubjectGate:
     def __init__(self, address: str, internal_key: str, *, timeout_s: float = 10.0,
-                 channel: grpc.aio.Channel | None = None) -> None:
-        self._channel = channel or keyed_channel(address, internal_key)
+                 channel: grpc.aio.Channel | None = None, tls: TlsFiles | None = None) -> None:
+        self._channel = channel or keyed_channel(address, internal_key, tls=tls)
         self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
         self._timeout_s = timeout_s
 

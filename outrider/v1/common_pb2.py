@@ -24,15 +24,13 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/common.proto\x12\x0boutrider.v1\"#\n\x05\x41\x63tor\x12\x0b\n\x03sub\x18\x01 \x01(\t\x12\r\n\x05\x65mail\x18\x02 \x01(\t\",\n\x0bPageRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/common.proto\x12\x0boutrider.v1\",\n\x0bPageRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'outrider.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ACTOR']._serialized_start=41
-  _globals['_ACTOR']._serialized_end=76
-  _globals['_PAGEREQUEST']._serialized_start=78
-  _globals['_PAGEREQUEST']._serialized_end=122
+  _globals['_PAGEREQUEST']._serialized_start=41
+  _globals['_PAGEREQUEST']._serialized_end=85
 # @@protoc_insertion_point(module_scope)

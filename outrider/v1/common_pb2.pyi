@@ -4,14 +4,6 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class Actor(_message.Message):
-    __slots__ = ("sub", "email")
-    SUB_FIELD_NUMBER: _ClassVar[int]
-    EMAIL_FIELD_NUMBER: _ClassVar[int]
-    sub: str
-    email: str
-    def __init__(self, sub: _Optional[str] = ..., email: _Optional[str] = ...) -> None: ...
-
 class PageRequest(_message.Message):
     __slots__ = ("cursor", "limit")
     CURSOR_FIELD_NUMBER: _ClassVar[int]

@@ -133,18 +133,16 @@ class FindSimilarResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[Decision, _Mapping]]] = ..., summary: _Optional[_Union[SimilarSummary, _Mapping]] = ...) -> None: ...
 
 class SetOutcomeRequest(_message.Message):
-    __slots__ = ("id", "outcome", "reason", "judged_by", "actor")
+    __slots__ = ("id", "outcome", "reason", "judged_by")
     ID_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     JUDGED_BY_FIELD_NUMBER: _ClassVar[int]
-    ACTOR_FIELD_NUMBER: _ClassVar[int]
     id: str
     outcome: str
     reason: str
     judged_by: str
-    actor: _common_pb2.Actor
-    def __init__(self, id: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., judged_by: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., judged_by: _Optional[str] = ...) -> None: ...
 
 class ListDecisionsRequest(_message.Message):
     __slots__ = ("decision_type", "outcome", "agent_id", "page", "model", "decided_from", "decided_to")

@@ -11,16 +11,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class RunRequest(_message.Message):
-    __slots__ = ("agent_id", "skill_id", "prompt", "actor")
+    __slots__ = ("agent_id", "skill_id", "prompt")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     SKILL_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
-    ACTOR_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     skill_id: str
     prompt: str
-    actor: _common_pb2.Actor
-    def __init__(self, agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., prompt: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ...) -> None: ...
+    def __init__(self, agent_id: _Optional[str] = ..., skill_id: _Optional[str] = ..., prompt: _Optional[str] = ...) -> None: ...
 
 class TraceStep(_message.Message):
     __slots__ = ("turn", "tool", "input_json", "outcome", "result", "ms", "reason", "error", "proposal_json")

@@ -184,20 +184,18 @@ class AgentDetail(_message.Message):
     def __init__(self, agent: _Optional[_Union[Agent, _Mapping]] = ..., skills: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., surfaces: _Optional[_Iterable[_Union[Surface, _Mapping]]] = ...) -> None: ...
 
 class UpdateAgentRequest(_message.Message):
-    __slots__ = ("id", "autonomous", "model", "confirm", "actor", "unknown_fields")
+    __slots__ = ("id", "autonomous", "model", "confirm", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     AUTONOMOUS_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     CONFIRM_FIELD_NUMBER: _ClassVar[int]
-    ACTOR_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     autonomous: bool
     model: str
     confirm: str
-    actor: _common_pb2.Actor
     unknown_fields: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., confirm: _Optional[str] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., confirm: _Optional[str] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ("agent_id",)
@@ -212,7 +210,7 @@ class ListSkillsResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ...) -> None: ...
 
 class CreateSkillRequest(_message.Message):
-    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "tool_names", "enabled", "actor", "thresholds_schema_json", "thresholds_json", "unknown_fields")
+    __slots__ = ("id", "agent_id", "title", "category", "description", "sample_prompt", "tool_names", "enabled", "thresholds_schema_json", "thresholds_json", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -221,7 +219,6 @@ class CreateSkillRequest(_message.Message):
     SAMPLE_PROMPT_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAMES_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
-    ACTOR_FIELD_NUMBER: _ClassVar[int]
     THRESHOLDS_SCHEMA_JSON_FIELD_NUMBER: _ClassVar[int]
     THRESHOLDS_JSON_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
@@ -233,27 +230,24 @@ class CreateSkillRequest(_message.Message):
     sample_prompt: str
     tool_names: _containers.RepeatedScalarFieldContainer[str]
     enabled: bool
-    actor: _common_pb2.Actor
     thresholds_schema_json: bytes
     thresholds_json: bytes
     unknown_fields: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., tool_names: _Optional[_Iterable[str]] = ..., enabled: _Optional[bool] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds_schema_json: _Optional[bytes] = ..., thresholds_json: _Optional[bytes] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., title: _Optional[str] = ..., category: _Optional[str] = ..., description: _Optional[str] = ..., sample_prompt: _Optional[str] = ..., tool_names: _Optional[_Iterable[str]] = ..., enabled: _Optional[bool] = ..., thresholds_schema_json: _Optional[bytes] = ..., thresholds_json: _Optional[bytes] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class UpdateSkillRequest(_message.Message):
-    __slots__ = ("id", "enabled", "expected_version", "actor", "thresholds_json", "unknown_fields")
+    __slots__ = ("id", "enabled", "expected_version", "thresholds_json", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     ENABLED_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
-    ACTOR_FIELD_NUMBER: _ClassVar[int]
     THRESHOLDS_JSON_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     enabled: bool
     expected_version: int
-    actor: _common_pb2.Actor
     thresholds_json: bytes
     unknown_fields: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., enabled: _Optional[bool] = ..., expected_version: _Optional[int] = ..., actor: _Optional[_Union[_common_pb2.Actor, _Mapping]] = ..., thresholds_json: _Optional[bytes] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., enabled: _Optional[bool] = ..., expected_version: _Optional[int] = ..., thresholds_json: _Optional[bytes] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
     __slots__ = ("kind",)

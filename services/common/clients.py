@@ -16,7 +16,8 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 
-from outrider.rpc import keyed_channel as channel
+from outrider.rpc import TlsFiles, channel_with
+from services.common import callers
 from services.common.settings import Settings
 
 Stub = TypeVar("Stub")
@@ -70,6 +71,34 @@ class ContextStub(Generic[Stub]):
         return call
 
 
+def service_credentials(settings: Settings) -> callers.Pairs:
+    """The metadata a part of the platform sends: the service key, and the
+    caller it acts for (the person, the engine), sealed with that key."""
+    key_pair = (callers.SERVICE_KEY_HEADER, settings.service_key)
+
+    def pairs() -> tuple[tuple[str, str], ...]:
+        caller = callers.current.get()
+        if caller is None or (caller.principal is None and caller.engine is None):
+            return (key_pair,)
+        return (key_pair, *callers.seal(caller, settings.service_key))
+
+    return pairs
+
+
+def tls_files(settings: Settings) -> TlsFiles | None:
+    """How the parts reach each other: TLS when the contexts serve it."""
+    if settings.grpc_tls_cert is None:
+        return None
+    # With client auth on, each part presents its own serving certificate.
+    client = settings.grpc_tls_client_auth
+    return TlsFiles(ca=settings.grpc_tls_ca, cert=settings.grpc_tls_cert if client else None,
+                    key=settings.grpc_tls_key if client else None)
+
+
+def service_channel(address: str, settings: Settings) -> grpc.aio.Channel:
+    return channel_with(address, service_credentials(settings), tls_files(settings))
+
+
 class ContextClients:
     """Lazily opened channels to the other contexts, closed together."""
 
@@ -79,7 +108,7 @@ class ContextClients:
 
     def channel(self, context: str) -> grpc.aio.Channel:
         if context not in self._channels:
-            self._channels[context] = channel(self._settings.addr(context), self._settings.internal_key)
+            self._channels[context] = service_channel(self._settings.addr(context), self._settings)
         return self._channels[context]
 
     def stub(self, context: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:

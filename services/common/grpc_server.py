@@ -7,17 +7,19 @@ table below) with the machine-readable code in trailing metadata.
 
 from __future__ import annotations
 
-import hmac
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY, INTERNAL_KEY_HEADER
+from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY
+from services.common import callers
+from services.common.callers import Access, Caller, Refusal, authorize, identify
 from services.common.clients import ContextCallError
 from services.common.errors import (
     AlreadyExists,
@@ -37,7 +39,10 @@ _log = logging.getLogger(__name__)
 
 # Probes and schema discovery answer without the key: a load balancer or
 # grpcurl can tell a live server from a dead one without holding a secret.
+# (Reflection is only served outside production; see ContextServer.)
 _OPEN_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+HEALTH_WATCH = "/grpc.health.v1.Health/Watch"
+HEALTH_WATCH_CAP = 64
 
 
 # Domain error → gRPC status. A subclass takes its nearest listed ancestor's
@@ -117,53 +122,103 @@ async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) ->
     await _raise_internal(error, context)
 
 
-def _wrap_unary(behavior: Callable[..., Any]) -> Callable[..., Any]:
-    async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+async def _refuse(refusal: Refusal, context: grpc.aio.ServicerContext) -> None:
+    status = grpc.StatusCode.UNAUTHENTICATED if refusal.status == "unauthenticated" else \
+        grpc.StatusCode.PERMISSION_DENIED
+    context.set_trailing_metadata(((ERROR_CODE_KEY, status.name),))
+    await context.abort(status, refusal.message)
+
+
+class _Gate:
+    """Who may call one method, checked on every call before its handler runs."""
+
+    def __init__(self, access: Access | None, keys: Keys) -> None:
+        self.access = access
+        self.keys = keys
+
+    async def admit(self, context: grpc.aio.ServicerContext) -> Caller:
         try:
-            return await behavior(request, context)
-        except grpc.aio.AbortError:
-            raise
-        except Exception as error:  # noqa: BLE001 - the last line of defence
-            await _raise_failure(error, context)
+            if self.access is None:
+                # Served but not in the context's access table: refused
+                # until someone decides who may call it.
+                raise Refusal("permission_denied", "this method is not open to any caller")
+            caller = identify(context.invocation_metadata() or (), engine_keys=self.keys.engine,
+                              service_keys=self.keys.service)
+            authorize(self.access, caller)
+        except Refusal as refusal:
+            await _refuse(refusal, context)
+        return caller
 
-    return call
+    def unary(self, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            caller = await self.admit(context)
+            token = callers.current.set(caller)
+            try:
+                return await behavior(request, context)
+            except grpc.aio.AbortError:
+                raise
+            except Exception as error:  # noqa: BLE001 - the last line of defence
+                await _raise_failure(error, context)
+            finally:
+                callers.current.reset(token)
+
+        return call
+
+    def stream(self, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            caller = await self.admit(context)
+            token = callers.current.set(caller)
+            try:
+                async for item in behavior(request, context):
+                    yield item
+            except grpc.aio.AbortError:
+                raise
+            except Exception as error:  # noqa: BLE001 - the last line of defence
+                await _raise_failure(error, context)
+            finally:
+                callers.current.reset(token)
+
+        return call
 
 
-def _wrap_stream(behavior: Callable[..., Any]) -> Callable[..., Any]:
-    async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        try:
-            async for item in behavior(request, context):
-                yield item
-        except grpc.aio.AbortError:
-            raise
-        except Exception as error:  # noqa: BLE001 - the last line of defence
-            await _raise_failure(error, context)
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """The credentials a server accepts: engine keys by engine, the service keys."""
 
-    return call
+    engine: Mapping[str, tuple[str, ...]]
+    service: tuple[str, ...]
 
 
-def _denied(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
-    async def abort(request: Any, context: grpc.aio.ServicerContext) -> None:
-        context.set_trailing_metadata(((ERROR_CODE_KEY, "UNAUTHENTICATED"),))
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong x-internal-key")
+class _WatchLimit:
+    """Caps the health Watch streams open at once: they are open without a
+    key, and each holds a slot of the server until its client leaves."""
 
-    if handler.response_streaming:
-        async def abort_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            await abort(request, context)
-            yield  # pragma: no cover - abort raises
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.open = 0
 
-        return grpc.unary_stream_rpc_method_handler(
-            abort_stream, request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
-    return grpc.unary_unary_rpc_method_handler(
-        abort, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer
-    )
+    def wrap(self, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            if self.open >= self.cap:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"at most {self.cap} health watches at once; poll Check instead")
+            self.open += 1
+            try:
+                async for item in behavior(request, context):
+                    yield item
+            finally:
+                self.open -= 1
+
+        return call
 
 
 class GuardInterceptor(grpc.aio.ServerInterceptor):
-    def __init__(self, internal_key: str) -> None:
-        self._key = internal_key.encode()
+    """Admits each call by its credential and the method's access (services.common.callers)."""
+
+    def __init__(self, access: Mapping[str, Access], keys: Keys, *, health_watch_cap: int = HEALTH_WATCH_CAP) -> None:
+        self._access = access
+        self._keys = keys
+        self._watches = _WatchLimit(health_watch_cap)
         self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
 
     async def intercept_service(
@@ -173,36 +228,34 @@ class GuardInterceptor(grpc.aio.ServerInterceptor):
     ) -> grpc.RpcMethodHandler | None:
         method = details.method
         handler = await continuation(details)
-        if handler is None or method.startswith(_OPEN_PREFIXES):
+        if handler is None:
             return handler
-        presented = b""
-        for key, value in details.invocation_metadata or ():
-            if key == INTERNAL_KEY_HEADER:
-                presented = value.encode() if isinstance(value, str) else value
-                break
-        if not hmac.compare_digest(presented, self._key):
-            return _denied(handler)
         # Handlers are fixed per method, so wrap once and reuse.
         wrapped = self._wrapped.get(method)
         if wrapped is None:
-            wrapped = self._wrap(handler)
+            wrapped = self._wrap(method, handler)
             self._wrapped[method] = wrapped
         return wrapped
 
-    @staticmethod
-    def _wrap(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
-        if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                _wrap_unary(handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream:
+    def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        if method == HEALTH_WATCH:
             return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream(handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
+                self._watches.wrap(handler.unary_stream), request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer)
+        if method.startswith(_OPEN_PREFIXES):
+            return handler
+        gate = _Gate(self._access.get(method), self._keys)
+        kinds = {
+            "unary_unary": (grpc.unary_unary_rpc_method_handler, gate.unary),
+            "unary_stream": (grpc.unary_stream_rpc_method_handler, gate.stream),
+            "stream_unary": (grpc.stream_unary_rpc_method_handler, gate.unary),
+            "stream_stream": (grpc.stream_stream_rpc_method_handler, gate.stream),
+        }
+        for kind, (make, wrap) in kinds.items():
+            behavior = getattr(handler, kind)
+            if behavior is not None:
+                return make(wrap(behavior), request_deserializer=handler.request_deserializer,
+                            response_serializer=handler.response_serializer)
         return handler
 
 
@@ -220,13 +273,13 @@ KEEPALIVE_OPTIONS = (
 )
 
 
-def build_server(internal_key: str, *, max_request_bytes: int = 1024 * 1024,
+def build_server(access: Mapping[str, Access], keys: Keys, *, max_request_bytes: int = 1024 * 1024,
                  max_concurrent_rpcs: int | None = None) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
     """A server refusing requests over `max_request_bytes` and calls past
     `max_concurrent_rpcs` (RESOURCE_EXHAUSTED), so one flood cannot take
     the memory every other caller needs."""
     server = grpc.aio.server(
-        interceptors=[GuardInterceptor(internal_key)],
+        interceptors=[GuardInterceptor(access, keys)],
         options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_request_bytes),
                  *KEEPALIVE_OPTIONS],
         maximum_concurrent_rpcs=max_concurrent_rpcs,
@@ -242,10 +295,11 @@ def enable_reflection(server: grpc.aio.Server, service_names: Iterable[str]) -> 
     )
 
 
-def bind(server: grpc.aio.Server, address: str) -> int:
-    """Bind or fail naming the address; grpc's own error is a bare 0."""
+def bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None = None) -> int:
+    """Bind (with TLS when given credentials) or fail naming the address; grpc's own error is a bare 0."""
     try:
-        port = server.add_insecure_port(address)
+        port = server.add_secure_port(address, credentials) if credentials is not None else \
+            server.add_insecure_port(address)
     except RuntimeError as exc:
         raise PortInUse(f"cannot listen on {address}: port already in use") from exc
     if port == 0:

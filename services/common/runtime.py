@@ -25,7 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from services.common import nats as nats_helper
 from services.common.clients import ContextClients
 from services.common.db import context_engine, migrate, wait_reachable
-from services.common.grpc_server import bind, build_server, enable_reflection
+from services.common.callers import Access
+from services.common.grpc_server import Keys, bind, build_server, enable_reflection
 from services.common.settings import CONTEXTS, Settings, SettingsError
 
 _log = logging.getLogger(__name__)
@@ -33,6 +34,27 @@ _log = logging.getLogger(__name__)
 SHUTDOWN_GRACE_S = 5.0
 # What a context accepts in one request unless its server module says more.
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
+
+
+def access_table(module: ModuleType) -> dict[str, Access]:
+    """Full method path → who may call it, from the context's ACCESS table."""
+    return {f"/{service}/{method}": access for service in module.SERVICE_NAMES
+            for method, access in module.ACCESS.items()}
+
+
+def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
+    if settings.grpc_tls_cert is None or settings.grpc_tls_key is None:
+        return None
+    return grpc.ssl_server_credentials(
+        [(settings.grpc_tls_key.read_bytes(), settings.grpc_tls_cert.read_bytes())],
+        root_certificates=settings.grpc_tls_ca.read_bytes() if settings.grpc_tls_ca is not None else None,
+        require_client_auth=settings.grpc_tls_client_auth,
+    )
+
+
+def _loopback(address: str) -> bool:
+    host = address.rsplit(":", 1)[0].strip("[]")
+    return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")
 
 
 def context_module(name: str) -> ModuleType:
@@ -110,16 +132,26 @@ class ContextServer:
             await nats_helper.ensure_topology(runtime.js, nats_helper.StreamLimits.of(settings))
 
         server, health_servicer = build_server(
-            settings.internal_key,
+            access_table(self.module),
+            Keys(engine=settings.engine_keys,
+                 service=tuple(key for key in (settings.service_key, settings.service_key_previous) if key)),
             max_request_bytes=getattr(self.module, "MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES),
             max_concurrent_rpcs=settings.grpc_max_concurrent_rpcs,
         )
         self.server, self._health = server, health_servicer
         await self.module.attach(server, runtime)
-        enable_reflection(server, self.module.SERVICE_NAMES)
+        if not settings.production:
+            # Schema discovery helps a developer with grpcurl; in production it
+            # would hand an attacker the map.
+            enable_reflection(server, self.module.SERVICE_NAMES)
         # Bind on the configured interface at the port of this context's address:
         # in compose the address is a service name others dial, not one to bind.
-        self.port = bind(server, address or f"{settings.grpc_host}:{settings.port(self.name)}")
+        listen = address or f"{settings.grpc_host}:{settings.port(self.name)}"
+        credentials = server_credentials(settings)
+        if credentials is None and settings.production and not _loopback(listen):
+            _log.warning("gRPC listens beyond loopback WITHOUT TLS: keys and console identities travel in clear;"
+                         " set OUTRIDER_GRPC_TLS_CERT and OUTRIDER_GRPC_TLS_KEY", extra={"listen": listen})
+        self.port = bind(server, listen, credentials)
         await server.start()
         for service in ("", *self.module.SERVICE_NAMES):
             await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)

@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,7 +63,21 @@ class Settings:
     database_url: str | None = None
     nats_url: str | None = None
     jwt_secret: str = ""
+    # The engine key of the engine named "default" (engines send it as X-Internal-Key).
     internal_key: str = ""
+    # What the gateway and the contexts present to each other.
+    service_key: str = ""
+    # Accepted beside the current ones during a rollover, never issued.
+    service_key_previous: str | None = None
+    jwt_secret_previous: str | None = None
+    # Every engine's keys by engine name, "default" included; a key list
+    # holds the current key and, during a rollover, the previous one.
+    engine_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    grpc_tls_cert: Path | None = None
+    grpc_tls_key: Path | None = None
+    grpc_tls_ca: Path | None = None
+    grpc_tls_client_auth: bool = False
+    api_docs: bool = True
     anthropic_api_key: str | None = None
     anthropic_base_url: str | None = None
     playground_model: str = "claude-opus-5-5"
@@ -165,14 +180,16 @@ def host_port(raw: str) -> str:
     return raw
 
 
-MIN_NATS_PASSWORD = 32
+# A secret shorter than this can be guessed or was typed by hand.
+MIN_SECRET_CHARS = 32
 
 
-def nats_password(raw: str) -> str:
-    # Printable and without blanks: the value is written into nats-server's
-    # configuration, where a control character has no escape.
-    if len(raw) < MIN_NATS_PASSWORD:
-        raise ValueError(f"must be at least {MIN_NATS_PASSWORD} characters")
+def secret_text(raw: str) -> str:
+    """Every key, password and signing secret: long enough not to be guessed,
+    printable and without blanks, because NATS passwords are written into
+    nats-server's configuration, where a control character has no escape."""
+    if len(raw) < MIN_SECRET_CHARS:
+        raise ValueError(f"must be at least {MIN_SECRET_CHARS} characters, got {len(raw)}")
     if not raw.isprintable() or any(c.isspace() for c in raw):
         raise ValueError("must be printable characters without blanks")
     return raw
@@ -233,6 +250,35 @@ def model_prices(raw: str) -> Mapping[str, Mapping[str, float]]:
     return MappingProxyType({model: MappingProxyType(dict(entry)) for model, entry in value.items()})
 
 
+def flag(raw: str) -> bool:
+    value = raw.lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("must be true or false")
+
+
+def engine_key_map(raw: str) -> dict[str, tuple[str, ...]]:
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ValueError(f'must be a JSON object of engine name to key or [key, previous key] ({exc})') from None
+    if not isinstance(value, dict):
+        raise ValueError("must be a JSON object of engine name to key or [key, previous key]")
+    keys: dict[str, tuple[str, ...]] = {}
+    for name, given in value.items():
+        listed = [given] if isinstance(given, str) else given
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name) or not isinstance(listed, list) \
+                or not 1 <= len(listed) <= 2 or not all(isinstance(key, str) for key in listed):
+            raise ValueError(f"entry {name!r} must name an engine and give a key or [key, previous key]")
+        try:
+            keys[name] = tuple(secret_text(key) for key in listed)
+        except ValueError as exc:
+            raise ValueError(f"the key of {name!r} {exc}") from None
+    return keys
+
+
 def directory(raw: str) -> Path:
     return Path(raw).expanduser().resolve()
 
@@ -289,13 +335,13 @@ DECLARED: tuple[Declared, ...] = (
     Declared("OUTRIDER_NATS_PORT", "nats_port", "port of the embedded NATS server", integer(1, 65535), 4222),
     Declared("OUTRIDER_NATS_USER", "nats_user", "NATS user of the services (unrestricted)", text, "outrider"),
     Declared("OUTRIDER_NATS_PASSWORD", "nats_password",
-             "its password, 32+ characters; production refuses to boot without it", nats_password,
+             "its password, 32+ characters; production refuses to boot without it", secret_text,
              shown="random per data dir", secret=True),
     Declared("OUTRIDER_NATS_ENGINE_USER", "nats_engine_user",
              "NATS user of engines: may publish telemetry and facts, nothing else", text, "engine"),
     Declared("OUTRIDER_NATS_ENGINE_PASSWORD", "nats_engine_password",
              "its password, 32+ characters; production with the embedded NATS refuses to boot without it",
-             nats_password, shown="random per data dir", secret=True),
+             secret_text, shown="random per data dir", secret=True),
     Declared("OUTRIDER_NATS_TLS_CA", "nats_tls_ca",
              "CA file NATS clients verify the server with; set (or a `tls://` NATS_URL), they connect over TLS",
              readable_file),
@@ -312,10 +358,30 @@ DECLARED: tuple[Declared, ...] = (
              "`postgresql+asyncpg://user:pass@host:5432/db` or `…@/db?host=/socket/dir`",
              optional_text, shown="embedded"),
     Declared("NATS_URL", "nats_url", "`nats://host:4222`", optional_text, shown="embedded"),
-    Declared("OUTRIDER_JWT_SECRET", "jwt_secret", "HS256 secret of console tokens", text,
-             shown="random per data dir"),
-    Declared("OUTRIDER_INTERNAL_KEY", "internal_key", "the `X-Internal-Key` engines and services send", text,
-             shown="random per data dir"),
+    Declared("OUTRIDER_JWT_SECRET", "jwt_secret", "HS256 secret of console tokens; at least 32 characters",
+             secret_text, shown="random per data dir", secret=True),
+    Declared("OUTRIDER_INTERNAL_KEY", "internal_key",
+             "the engine key of the engine named `default` (sent as `X-Internal-Key`); at least 32 characters",
+             secret_text, shown="random per data dir", secret=True),
+    Declared("OUTRIDER_ENGINE_KEYS", "engine_keys",
+             'JSON `{"engine name": "key"}` (or `["key", "previous key"]` during a rollover): one key per engine,'
+             " so one can be revoked alone", engine_key_map, shown="unset", secret=True),
+    Declared("OUTRIDER_SERVICE_KEY", "service_key",
+             "what the gateway and the contexts present to each other; at least 32 characters", secret_text,
+             shown="random per data dir", secret=True),
+    Declared("OUTRIDER_SERVICE_KEY_PREVIOUS", "service_key_previous",
+             "also accepted while the parts move to a new service key", secret_text, secret=True),
+    Declared("OUTRIDER_JWT_SECRET_PREVIOUS", "jwt_secret_previous",
+             "also accepted for console tokens while they move to a new secret", secret_text, secret=True),
+    Declared("OUTRIDER_GRPC_TLS_CERT", "grpc_tls_cert", "PEM certificate the contexts serve gRPC with (TLS when set)",
+             readable_file),
+    Declared("OUTRIDER_GRPC_TLS_KEY", "grpc_tls_key", "PEM private key of that certificate", readable_file),
+    Declared("OUTRIDER_GRPC_TLS_CA", "grpc_tls_ca",
+             "PEM CA the gateway and the contexts trust for each other's certificates", readable_file),
+    Declared("OUTRIDER_GRPC_TLS_CLIENT_AUTH", "grpc_tls_client_auth",
+             "require a client certificate from that CA (mutual TLS between the parts)", flag, False),
+    Declared("OUTRIDER_API_DOCS", "api_docs", "serve `/docs` and `/openapi.json`; switch off in production if wanted",
+             flag, True),
     Declared("ANTHROPIC_API_KEY", "anthropic_api_key", "the playground answers 503 without it", optional_text),
     Declared("ANTHROPIC_BASE_URL", "anthropic_base_url", "another address for the model API (a proxy)",
              optional_text),
@@ -402,7 +468,8 @@ FAMILIES: tuple[Family, ...] = (
 ENV_VARS: frozenset[str] = frozenset(declared.env for declared in DECLARED)
 ENV_PREFIXES: tuple[str, ...] = tuple(family.prefix for family in FAMILIES)
 
-_SECRETS = ("OUTRIDER_JWT_SECRET", "OUTRIDER_INTERNAL_KEY")
+# Secrets generated once per data dir in development.
+_DEV_SECRETS = ("jwt_secret", "internal_key", "service_key", "nats_password", "nats_engine_password")
 
 
 # ─── Reading ───────────────────────────────────────────────────────────────
@@ -423,20 +490,46 @@ def _read(declared: Declared, env: Mapping[str, str]) -> Any:
 
 
 def _dev_secret(data_dir: Path, name: str) -> str:
-    """A random secret generated once per data dir, so tokens survive restarts."""
+    """A random secret generated once per data dir, so tokens survive restarts.
+
+    Written whole to a private temporary file first, then linked into place:
+    a link either makes the complete file appear or fails because another
+    process's complete file is already there, so no process ever reads a
+    secret half written or empty, and two processes starting at once agree.
+    """
     path = data_dir / "secrets" / name
     if path.exists():
-        return path.read_text().strip()
+        return _kept_secret(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.chmod(0o700)
     value = secrets.token_urlsafe(32)
-    # O_EXCL: two processes starting at once must agree on one secret.
+    fd, draft = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text().strip()
-    with os.fdopen(fd, "w") as handle:
-        handle.write(value)
-    return value
+        with os.fdopen(fd, "w") as handle:
+            handle.write(value)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            return _kept_secret(path)
+        directory_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory_fd)
+        finally:
+            os.close(directory_fd)
+        return value
+    finally:
+        os.unlink(draft)
+
+
+def _kept_secret(path: Path) -> str:
+    # Earlier versions could leave a file empty after a crash; using it would
+    # make a key that matches a request sending none.
+    try:
+        return secret_text(path.read_text().strip())
+    except ValueError as exc:
+        raise SettingsError(f"the generated secret {path} {exc}; delete it to have a new one made") from None
 
 
 def load(env: Mapping[str, str] | None = None) -> Settings:
@@ -445,11 +538,17 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     values = {declared.field: _read(declared, env) for declared in DECLARED}
 
     if values["env"] == "production":
-        missing = [name for name in _SECRETS if not env.get(name, "").strip()]
-        if missing:
-            raise SettingsError(f"production refuses to boot without {', '.join(missing)}")
-    for name, key in zip(_SECRETS, ("jwt_secret", "internal_key"), strict=True):
-        values[key] = values[key] or _dev_secret(values["data_dir"], name.removeprefix("OUTRIDER_").lower())
+        _require_given_secrets(values)
+    else:
+        for name in _DEV_SECRETS:
+            values[name] = values[name] or _dev_secret(values["data_dir"], name)
+    values["engine_keys"] = dict(values["engine_keys"] or {})
+    if values["internal_key"]:
+        values["engine_keys"].setdefault("default", (values["internal_key"],))
+    if (values["grpc_tls_cert"] is None) != (values["grpc_tls_key"] is None):
+        raise SettingsError("OUTRIDER_GRPC_TLS_CERT and OUTRIDER_GRPC_TLS_KEY are set together or not at all")
+    if values["grpc_tls_client_auth"] and values["grpc_tls_ca"] is None:
+        raise SettingsError("OUTRIDER_GRPC_TLS_CLIENT_AUTH needs OUTRIDER_GRPC_TLS_CA to check client certificates")
 
     values["context_addrs"] = {
         context: address for context in CONTEXTS if (address := values.pop(f"{context}_addr")) is not None
@@ -462,32 +561,36 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     values["human_sources"] = values["human_sources"] or {}
     values["redact_patterns"] = values["redact_patterns"] or {}
     values["sweep_interval_s"] = float(values["sweep_interval_s"])
-    values.update(_nats_credentials(values))
+    _check_nats_users(values)
     return Settings(**values)
 
 
-def _nats_credentials(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The services' NATS password is required in production whatever the
-    server: without it they could only reach a server that admits anyone. The
-    engines' password is required there only when the embedded server runs,
-    since that server admits engines with it; an external server's engine
-    credential is handed to the engines, not to us. Development generates
-    both once per data dir, like the other secrets."""
-    embedded = not values["nats_url"]
-    if values["env"] == "production":
-        needed = ["nats_password", *(["nats_engine_password"] if embedded else [])]
-        missing = [f"OUTRIDER_{name.upper()}" for name in needed if not values[name]]
-        if missing:
-            raise SettingsError(f"production refuses to boot without {', '.join(missing)}")
+def _require_given_secrets(values: Mapping[str, Any]) -> None:
+    """Production boots only with its secrets given: a generated one would
+    differ on every host, so the parts could not reach each other.
+
+    The services' NATS password is required whatever the server: without it
+    they could only reach a server that admits anyone. The engines' password
+    only with the embedded server, which admits engines with it; an external
+    server's engine credential is handed to the engines, not to us.
+    """
+    missing = [variable for variable, name in (
+        ("OUTRIDER_JWT_SECRET", "jwt_secret"), ("OUTRIDER_SERVICE_KEY", "service_key"),
+        ("OUTRIDER_NATS_PASSWORD", "nats_password")) if not values[name]]
+    if not values["internal_key"] and not values["engine_keys"]:
+        missing.append("OUTRIDER_INTERNAL_KEY or OUTRIDER_ENGINE_KEYS")
+    if not values["nats_url"] and not values["nats_engine_password"]:
+        missing.append("OUTRIDER_NATS_ENGINE_PASSWORD")
+    if missing:
+        raise SettingsError(f"production refuses to boot without {', '.join(missing)}")
+
+
+def _check_nats_users(values: Mapping[str, Any]) -> None:
     if values["nats_user"] == values["nats_engine_user"]:
         raise SettingsError("OUTRIDER_NATS_ENGINE_USER must differ from OUTRIDER_NATS_USER: engines and"
                             f" services hold different permissions, got {values['nats_user']!r} for both")
     if (values["nats_tls_cert"] is None) != (values["nats_tls_key"] is None):
         raise SettingsError("OUTRIDER_NATS_TLS_CERT and OUTRIDER_NATS_TLS_KEY go together: set both or neither")
-    if values["env"] == "production":
-        return {}
-    return {name: values[name] or _dev_secret(values["data_dir"], name)
-            for name in ("nats_password", "nats_engine_password")}
 
 
 # ─── The README's table ────────────────────────────────────────────────────

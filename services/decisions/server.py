@@ -7,6 +7,7 @@ from sqlalchemy.engine import make_url
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 
+from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.common.settings import Settings, SettingsError
 from services.decisions import precedent, retention, store
@@ -17,6 +18,25 @@ from services.decisions.service import DecisionsService
 SERVICE_NAMES = (decisions_pb2.DESCRIPTOR.services_by_name["Decisions"].full_name,)
 # The largest request this context takes. A batch of recorded decisions with their contexts and embeddings.
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
+# Who may call what (services.common.callers). Engines record, search, judge
+# by API and lease; the judge's batch calls are the platform's own; a
+# person's re-judging goes through SetOutcome with judged_by=human, which the
+# service refuses to anyone but a role-1 person (an engine key cannot be one).
+ACCESS = {
+    "RecordDecision": Access.ENGINE,
+    "RecordDecisions": Access.ENGINE,
+    "FindSimilar": Access.ENGINE,
+    "SetOutcome": Access.ENGINE,
+    "RegisterSubject": Access.ENGINE,
+    "RecordHumanInput": Access.ENGINE,
+    "LeaseSubject": Access.ENGINE,
+    "ListDecisions": Access.READ,
+    "GetDecision": Access.READ,
+    "ListHumanDecisions": Access.READ,
+    "ListPending": Access.SERVICE,
+    "SetOutcomes": Access.SERVICE,
+    "CountOutcomes": Access.SERVICE,
+}
 USES_NATS = False
 
 # Eight engines searching at once keep eight busy; two spare let a search

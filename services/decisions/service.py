@@ -16,8 +16,8 @@ import grpc
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import instant
 
-from services.common import paging
-from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound
+from services.common import callers, paging
+from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound, PermissionDenied
 from services.common.runtime import Runtime
 from services.decisions import codec, queries, rules, store
 from services.decisions.connections import DirectConnections
@@ -172,8 +172,11 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         decision_id = _uuid(request.id, "id")
         outcome = rules.parse_outcome(request.outcome)
         judged_by = rules.parse_judged_by(request.judged_by or JudgedBy.API.value)
-        if judged_by is JudgedBy.HUMAN and not request.actor.sub:
-            raise InvalidArgument("actor: a human verdict must name the person", field="actor")
+        person = callers.principal()
+        if judged_by is JudgedBy.HUMAN and (person is None or not person.writer):
+            # An engine key reaches SetOutcome for its API verdicts; only a
+            # role-1 person the gateway verified may give a human one.
+            raise PermissionDenied("a human verdict needs a signed-in role-1 person", code="HUMAN_VERDICT_REFUSED")
         reason = request.reason.strip() or None
         async with self._engine.begin() as conn:
             current = await store.get_decision(conn, id=decision_id, lock=True)
@@ -192,7 +195,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
                 )
             row = await store.set_outcome(
                 conn, id=decision_id, old_outcome=current.outcome, outcome=outcome.value, reason=reason,
-                judged_by=judged_by.value, changed_by=request.actor.sub, changed_by_email=request.actor.email,
+                judged_by=judged_by.value, changed_by=person.sub if person else "",
+                changed_by_email=person.email if person else "",
             )
         return codec.decision_to_proto(row)
 

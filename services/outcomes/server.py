@@ -8,6 +8,7 @@ from datetime import timedelta
 import grpc
 
 from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc
+from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.outcomes.codec import DecisionsClient
 from services.outcomes.consumer import FactsConsumer
@@ -17,6 +18,15 @@ from services.outcomes.sweeper import Sweeper, run_on_timer
 SERVICE_NAMES = (outcomes_pb2.DESCRIPTOR.services_by_name["Outcomes"].full_name,)
 # The largest request this context takes. A sweep's verdicts (up to 1,000) or one conversation's turns.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
+# Who may call what (services.common.callers).
+ACCESS = {
+    "RecordFacts": Access.ENGINE,
+    "SubmitConversation": Access.ENGINE,
+    "RecommendModel": Access.ENGINE,
+    "Sweep": Access.ENGINE,
+    "GetConversationMetrics": Access.READ,
+    "GetRouting": Access.READ,
+}
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0
 

@@ -6,6 +6,7 @@ import grpc
 import httpx
 
 from outrider.v1 import decisions_pb2_grpc, playground_pb2, playground_pb2_grpc, registry_pb2_grpc
+from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.playground.executors import ToolExecutors
 from services.playground.model import model_client
@@ -15,6 +16,14 @@ from services.playground.service import PlaygroundService
 SERVICE_NAMES = (playground_pb2.DESCRIPTOR.services_by_name["Playground"].full_name,)
 # The largest request this context takes. A run request is an agent, a skill and a 2,000-character prompt.
 MAX_REQUEST_BYTES = 1024 * 1024
+# Who may call what (services.common.callers): a run costs model calls, so
+# only a signed-in role-1 person may start one, never an engine key.
+ACCESS = {
+    "Run": Access.WRITE,
+    "RunStream": Access.WRITE,
+    "ListRuns": Access.READ,
+    "GetRun": Access.READ,
+}
 USES_NATS = False
 
 

@@ -28,8 +28,8 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import playground_pb2, playground_pb2_grpc, registry_pb2, registry_pb2_grpc
-from services.common import paging
-from services.common.errors import DomainError, InvalidArgument, NotFound, RateLimited, Unavailable
+from services.common import callers, paging
+from services.common.errors import DomainError, InvalidArgument, NotFound, PermissionDenied, RateLimited, Unavailable
 from services.common.settings import Settings
 from services.playground import codec, engine, rules, store
 from services.playground.engine import Executor, RunLoop, RunPlan, Step, Trace
@@ -175,8 +175,10 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         agent_id = request.agent_id.strip()
         if not agent_id:
             raise InvalidArgument("agent_id is required", field="agent_id")
-        if not request.actor.sub:
-            raise InvalidArgument("actor: a run must name the person who asked for it", field="actor")
+        person = callers.principal()
+        if person is None:
+            # server.ACCESS admits runs only for a signed-in role-1 person.
+            raise PermissionDenied("a playground run must be asked for by a signed-in person")
         prompt = rules.check_prompt(request.prompt)
         found = codec.agent_tools(await self._agent(agent_id))
         skill = rules.choose_skill(agent_id, found.skills, request.skill_id.strip())
@@ -195,8 +197,8 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         admitted = Admitted(
             id=uuid.uuid4(),
             plan=plan,
-            created_by=request.actor.sub,
-            created_by_email=request.actor.email,
+            created_by=person.sub,
+            created_by_email=person.email,
             created_at=datetime.now(timezone.utc),
             loop=loop,
         )
@@ -205,7 +207,7 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         try:
             async with self._db.begin() as conn:
                 admission = await store.admit(
-                    conn, user_sub=request.actor.sub, limit=rules.RUNS_PER_WINDOW, window_s=rules.RATE_WINDOW_S
+                    conn, user_sub=person.sub, limit=rules.RUNS_PER_WINDOW, window_s=rules.RATE_WINDOW_S
                 )
                 if admission.admitted:
                     await store.start_run(conn, row=_started_row(admitted))

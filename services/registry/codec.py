@@ -7,10 +7,11 @@ from typing import Any, Final
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from outrider.v1 import common_pb2, registry_pb2
+from outrider.v1 import registry_pb2
 from outrider.wire import MalformedJson, json_bytes, json_value
 
-from services.common.errors import InvalidArgument
+from services.common import callers
+from services.common.errors import InvalidArgument, PermissionDenied
 from services.registry.inventory import Surface
 from services.registry.rules import Tool
 from services.registry.snapshot import EncodedSnapshot
@@ -131,12 +132,16 @@ NOT_MODIFIED: Final = registry_pb2.GetSnapshotResponse(not_modified=True)
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
-def actor(message: common_pb2.Actor) -> Actor:
-    """The person behind a write; a change nobody can be named for is refused."""
-    sub = message.sub.strip()
-    if not sub:
-        raise InvalidArgument("actor.sub is required: every registry change names who made it", field="actor.sub")
-    return Actor(sub=sub, email=message.email.strip())
+def actor() -> Actor:
+    """The person behind a write: the verified caller, never a request field.
+
+    A write reaches the registry only with the service key acting for a
+    role-1 person (the WRITE access of server.ACCESS), so one is always here.
+    """
+    person = callers.principal()
+    if person is None:
+        raise PermissionDenied("a registry change must be made on behalf of a signed-in person")
+    return Actor(sub=person.sub, email=person.email)
 
 
 def skill_patch(request: registry_pb2.UpdateSkillRequest) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import grpc
 
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 
+from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.registry.inventory import load_inventory
 from services.registry.live import SnapshotHub
@@ -17,6 +18,20 @@ from services.registry.service import RegistryService
 SERVICE_NAMES = (registry_pb2.DESCRIPTOR.services_by_name["Registry"].full_name,)
 # The largest request this context takes. A registry write is a few fields; the snapshot goes the other way.
 MAX_REQUEST_BYTES = 1024 * 1024
+# Who may call what (services.common.callers): engines read the snapshot;
+# the console reads and changes the rest through the gateway.
+ACCESS = {
+    "GetSnapshot": Access.ENGINE,
+    "WatchSnapshot": Access.ENGINE,
+    "ListAgents": Access.READ,
+    "GetAgent": Access.READ,
+    "ListSkills": Access.READ,
+    "ListTools": Access.READ,
+    "ListAudit": Access.READ,
+    "UpdateAgent": Access.WRITE,
+    "CreateSkill": Access.WRITE,
+    "UpdateSkill": Access.WRITE,
+}
 USES_NATS = False
 
 _log = logging.getLogger(__name__)

@@ -113,7 +113,7 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
     async def UpdateSkill(
         self, request: registry_pb2.UpdateSkillRequest, context: grpc.aio.ServicerContext
     ) -> registry_pb2.Skill:
-        actor = codec.actor(request.actor)
+        actor = codec.actor()
         patch = codec.skill_patch(request)
         async with self._engine.begin() as conn:
             row = await store.get_skill(conn, skill_id=request.id, lock=True)
@@ -130,7 +130,7 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
     async def UpdateAgent(
         self, request: registry_pb2.UpdateAgentRequest, context: grpc.aio.ServicerContext
     ) -> registry_pb2.Agent:
-        actor = codec.actor(request.actor)
+        actor = codec.actor()
         patch = codec.agent_patch(request)
         async with self._engine.begin() as conn:
             row = await store.get_agent_row(conn, agent_id=request.id, lock=True)
@@ -149,7 +149,7 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
     async def CreateSkill(
         self, request: registry_pb2.CreateSkillRequest, context: grpc.aio.ServicerContext
     ) -> registry_pb2.Skill:
-        actor = codec.actor(request.actor)
+        actor = codec.actor()
         draft = codec.skill_draft(request)
         async with self._engine.begin() as conn:
             skill = rules.plan_new_skill(

@@ -7,6 +7,7 @@ import grpc
 
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 
+from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.telemetry import retention, rules
 from services.telemetry.counters import Counters
@@ -18,6 +19,12 @@ from services.telemetry.service import TelemetryService
 SERVICE_NAMES = (telemetry_pb2.DESCRIPTOR.services_by_name["Telemetry"].full_name,)
 # The largest request this context takes. Queries only; runs arrive over JetStream, not gRPC.
 MAX_REQUEST_BYTES = 1024 * 1024
+# Who may call what (services.common.callers).
+ACCESS = {
+    "GetInsights": Access.READ,
+    "GetRunSeries": Access.READ,
+    "GetCounters": Access.SERVICE,
+}
 USES_NATS = True
 
 

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from playwright.async_api import Page, Route, expect
 
-from tests.browser.conftest import Platform, pretty, screenshot, serious_violations
 from gateway.auth import issue_token
+from tests.browser.conftest import Platform, pretty, screenshot, serious_violations
 from tests.harness import bearer, internal_headers
 from tests.integration.playground.scripted import Call, Say
 

@@ -7,7 +7,13 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Page, expect
 
-from tests.browser.conftest import Platform, platform, pretty, screenshot, serious_violations
+from tests.browser.conftest import (
+    Platform,
+    platform,
+    pretty,
+    screenshot,
+    serious_violations,
+)
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,8 @@ from outrider.client.subjects import LeaseRefused, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp
-from services.common.clients import channel
 from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, NATS_ENGINE, eventually, running
+from tests.harness import INTERNAL_KEY, NATS_ENGINE, eventually, running, service_channel
 from tests.integration.telemetry.support import counters, run_keys
 
 CONTEXT = {"stall_minutes": 14, "zone": "hsr"}
@@ -100,7 +99,7 @@ async def test_precedents_return_judged_decisions_only(settings):
         ids = [record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": 10 + i})
                for i in range(4)]
         await recorder.close()
-        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+        async with service_channel(settings, "decisions") as ch:
             stub = decisions_pb2_grpc.DecisionsStub(ch)
             await stub.SetOutcomes(decisions_pb2.SetOutcomesRequest(
                 verdicts=[decisions_pb2.OutcomeVerdict(id=ids[0], outcome="success"),
@@ -158,7 +157,7 @@ async def _landed(settings) -> bool:
 
 async def test_the_human_gate_answers_newest_intent_last(settings):
     async with running(settings, ["decisions"]):
-        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+        async with service_channel(settings, "decisions") as ch:
             stub = decisions_pb2_grpc.DecisionsStub(ch)
             await stub.RegisterSubject(decisions_pb2.RegisterSubjectRequest(id="BK-77", plan_ref="plan-3"))
             now = datetime.now(timezone.utc)

@@ -8,7 +8,12 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 from tests.harness import bearer, gateway_client, internal_headers, running
-from tests.integration.decisions.memory_support import connect, insert_rows, near, unit_vector
+from tests.integration.decisions.memory_support import (
+    connect,
+    insert_rows,
+    near,
+    unit_vector,
+)
 
 SECRET = "+91-98450-12345"
 

@@ -12,13 +12,12 @@ import grpc
 import pytest
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from services.common.clients import channel
 from tests.harness import (
-    INTERNAL_KEY,
     bearer,
     gateway_client,
     internal_headers,
     running,
+    service_channel,
 )
 from tests.integration.decisions.memory_support import connect, insert_rows, unit_vector
 
@@ -91,7 +90,7 @@ async def test_two_sweepers_never_judge_one_decision_twice(settings, template, d
     finally:
         await conn.close()
     async with running(settings, ["decisions"]):
-        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+        async with service_channel(settings, "decisions") as ch:
             judge = decisions_pb2_grpc.DecisionsStub(ch)
 
             def sweep(outcome: str) -> decisions_pb2.SetOutcomesRequest:
@@ -137,7 +136,7 @@ async def test_the_judge_pages_pending_decisions_oldest_first_and_counts_outcome
         await conn.close()
     before = now - timedelta(hours=48)
     async with running(settings, ["decisions"]):
-        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+        async with service_channel(settings, "decisions") as ch:
             judge = decisions_pb2_grpc.DecisionsStub(ch)
             stamp = decisions_pb2.ListPendingRequest(limit=3)
             stamp.decided_before.FromDatetime(before)

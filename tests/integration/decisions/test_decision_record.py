@@ -10,10 +10,9 @@ import pytest
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
-from services.common.clients import channel
 from services.decisions.embedding import StructuredContextEmbedder
 from services.decisions.queries import MAX_RECORD_BATCH
-from tests.harness import INTERNAL_KEY, gateway_client, internal_headers, running
+from tests.harness import engine_channel, gateway_client, internal_headers, running
 from tests.integration.decisions.memory_support import DIMENSION, connect, unit_vector
 
 ENGINE_PAYLOAD = {
@@ -190,7 +189,7 @@ async def test_a_batch_records_each_decision_once_and_answers_each_on_its_own(se
         return decisions_pb2.RecordDecisionRequest(**fields)
 
     async with running(settings, ["decisions"]):
-        async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
+        async with engine_channel(settings, "decisions") as ch:
             stub = decisions_pb2_grpc.DecisionsStub(ch)
             await stub.RecordDecision(decision(retried_id))
             await stub.RecordDecision(decision(reused_id))

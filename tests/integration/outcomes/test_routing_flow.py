@@ -8,8 +8,7 @@ import grpc
 import pytest
 
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
-from services.common.clients import channel
-from tests.harness import INTERNAL_KEY, bearer, gateway_client, running
+from tests.harness import bearer, gateway_client, running, service_channel
 
 CANDIDATES = ["model-a", "model-b"]
 # The simulated truth: how often each model's answer serves the user.
@@ -36,7 +35,7 @@ async def test_routing_converges_to_the_better_model_on_a_simulated_stream(setti
     world = random.Random(20240501)
     picks: list[str] = []
     async with running(settings, ["outcomes"]):
-        async with channel(settings.addr("outcomes"), INTERNAL_KEY) as ch:
+        async with service_channel(settings, "outcomes") as ch:
             outcomes = outcomes_pb2_grpc.OutcomesStub(ch)
             for n in range(160):
                 advice = await outcomes.RecommendModel(
@@ -92,7 +91,7 @@ async def test_routing_over_the_gateway_is_gated_and_validated(settings):
 
 async def test_recommend_without_evidence_or_candidates_is_refused(settings):
     async with running(settings, ["outcomes"]):
-        async with channel(settings.addr("outcomes"), INTERNAL_KEY) as ch:
+        async with service_channel(settings, "outcomes") as ch:
             outcomes = outcomes_pb2_grpc.OutcomesStub(ch)
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await outcomes.RecommendModel(outcomes_pb2.RecommendModelRequest(skill="unheard-of"))

@@ -10,6 +10,7 @@ import asyncpg
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from outrider.rpc import keyed_channel as channel
 from outrider.v1 import (
     decisions_pb2,
     decisions_pb2_grpc,
@@ -17,7 +18,6 @@ from outrider.v1 import (
     outcomes_pb2_grpc,
 )
 from outrider.wire import json_bytes
-from services.common.clients import channel
 from services.common.runtime import ContextServer
 from tests.harness import (
     INTERNAL_KEY,

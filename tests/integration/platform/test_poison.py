@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common.clients import channel
+from outrider.rpc import keyed_channel as channel
 from services.outcomes.consumer import DURABLE as FACTS_DURABLE
 from services.outcomes.consumer import STREAM as FACTS_STREAM
 from services.telemetry.ingest import DURABLE as TASK_DURABLE

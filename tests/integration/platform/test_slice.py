@@ -7,8 +7,13 @@ import grpc
 import pytest
 
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-from services.common.clients import channel
-from tests.harness import INTERNAL_KEY, bearer, gateway_client, running
+from tests.harness import (
+    bearer,
+    engine_channel,
+    gateway_client,
+    running,
+    service_channel,
+)
 
 
 async def insert_agent(dsn: str, agent_id: str, status: str = "live") -> None:
@@ -37,15 +42,20 @@ async def test_agents_flow_from_postgres_through_grpc_and_gateway(settings, temp
     assert agent["skill_count"] == 0
 
 
-async def test_grpc_refuses_a_wrong_internal_key(settings):
+async def test_grpc_refuses_a_wrong_key_and_an_engine_key_reading_the_console(settings):
     async with running(settings, ["registry"]):
-        async with channel(settings.addr("registry"), "not-the-key") as ch:
-            with pytest.raises(grpc.aio.AioRpcError) as caught:
+        async with engine_channel(settings, "registry", "not-the-key-0123456789abcdefghij") as ch:
+            with pytest.raises(grpc.aio.AioRpcError) as wrong:
                 await registry_pb2_grpc.RegistryStub(ch).ListAgents(registry_pb2.ListAgentsRequest())
-        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        async with channel(settings.addr("registry"), INTERNAL_KEY) as ch:
+        async with engine_channel(settings, "registry") as ch:
+            with pytest.raises(grpc.aio.AioRpcError) as engine:
+                await registry_pb2_grpc.RegistryStub(ch).ListAgents(registry_pb2.ListAgentsRequest())
+            snapshot = await registry_pb2_grpc.RegistryStub(ch).GetSnapshot(registry_pb2.GetSnapshotRequest())
+        async with service_channel(settings, "registry") as ch:
             reply = await registry_pb2_grpc.RegistryStub(ch).ListAgents(registry_pb2.ListAgentsRequest())
-        assert isinstance(reply, registry_pb2.ListAgentsResponse)
+    assert wrong.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert engine.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert snapshot.snapshot.etag and isinstance(reply, registry_pb2.ListAgentsResponse)
 
 
 async def test_readyz_reports_each_context(settings):

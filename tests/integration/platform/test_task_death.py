@@ -9,7 +9,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common.clients import channel
+from outrider.rpc import keyed_channel as channel
 from services.common.runtime import ContextServer, serve_forever
 from tests.harness import INTERNAL_KEY, eventually, gateway_client
 

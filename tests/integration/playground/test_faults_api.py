@@ -19,13 +19,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from outrider.rpc import keyed_channel
-from outrider.v1 import common_pb2, playground_pb2, playground_pb2_grpc
+from outrider.v1 import playground_pb2, playground_pb2_grpc
 from services.common.db import context_engine
 from services.common.embedded import free_port
 from services.common.runtime import ContextServer
 from services.playground import engine, executors, service, store
-from tests.harness import INTERNAL_KEY, bearer, eventually, with_env
+from tests.harness import bearer, eventually, person, service_channel, with_env
 from tests.integration.playground.scripted import BOOKING, Call, Say
 from tests.integration.playground.support import RUN, count_rows, playground, served_gateway, sse_events
 
@@ -304,9 +303,9 @@ async def test_a_shutdown_mid_run_writes_its_end_and_does_not_wait_for_the_model
         replica = ContextServer("playground", with_env(pg.settings, context_addrs=addrs))
         await replica.start()
         pg.model.script(Call(READ), Say("after the shutdown", delay_s=8))
-        async with keyed_channel(addrs["playground"], INTERNAL_KEY) as channel:
+        async with service_channel(pg.settings, "playground", person(), address=addrs["playground"]) as channel:
             call = playground_pb2_grpc.PlaygroundStub(channel).RunStream(playground_pb2.RunRequest(
-                agent_id="CUSTOMER_AGENT", prompt="Where is booking 1001?", actor=common_pb2.Actor(sub="u-1"),
+                agent_id="CUSTOMER_AGENT", prompt="Where is booking 1001?",
             ))
             started, step = await call.read(), await call.read()
             stopping = time.monotonic()

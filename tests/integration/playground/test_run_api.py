@@ -8,7 +8,6 @@ import json
 
 from outrider.rpc import keyed_channel
 from outrider.v1 import (
-    common_pb2,
     decisions_pb2,
     decisions_pb2_grpc,
     registry_pb2,
@@ -16,7 +15,7 @@ from outrider.v1 import (
 )
 from outrider.wire import json_bytes
 from services.playground import rules
-from tests.harness import INTERNAL_KEY, bearer
+from tests.harness import INTERNAL_KEY, bearer, person, service_channel
 from tests.integration.playground.scripted import BOOKING, PERSONAL, Call, Fail, Say
 from tests.integration.playground.support import playground, seed_skill, seed_tool
 
@@ -171,9 +170,9 @@ async def test_unreachable_tools_are_unavailable_and_foreign_ones_rejected(setti
 
 async def test_the_agent_pin_chooses_the_model(settings):
     async with playground(settings) as pg:
-        async with keyed_channel(settings.addr("registry"), INTERNAL_KEY) as channel:
+        async with service_channel(settings, "registry", person()) as channel:
             await registry_pb2_grpc.RegistryStub(channel).UpdateAgent(registry_pb2.UpdateAgentRequest(
-                id="CUSTOMER_AGENT", model="claude-opus-4-1", actor=common_pb2.Actor(sub="u-1", email="ops@example.com"),
+                id="CUSTOMER_AGENT", model="claude-opus-4-1",
             ))
         pg.model.script(Say("Pinned."))
         reply = await pg.run("CUSTOMER_AGENT", "Hello")

@@ -11,8 +11,9 @@ from typing import Any
 import asyncpg
 
 from outrider.v1 import registry_pb2_grpc
-from services.common.clients import channel
-from tests.harness import INTERNAL_KEY, Stack
+from services.common.callers import Principal
+from services.common.settings import Settings
+from tests.harness import Stack, person, service_channel
 
 
 @asynccontextmanager
@@ -47,8 +48,10 @@ async def audit_count(conn: asyncpg.Connection, entity_id: str | None = None) ->
 
 
 @asynccontextmanager
-async def registry_stub(address: str) -> AsyncIterator[registry_pb2_grpc.RegistryStub]:
-    async with channel(address, INTERNAL_KEY) as ch:
+async def registry_stub(settings: Settings, *, who: Principal | None = None,
+                        address: str | None = None) -> AsyncIterator[registry_pb2_grpc.RegistryStub]:
+    """The registry as the gateway reaches it, acting for a role-1 operator unless `who` says otherwise."""
+    async with service_channel(settings, "registry", who or person(), address=address) as ch:
         yield registry_pb2_grpc.RegistryStub(ch)
 
 

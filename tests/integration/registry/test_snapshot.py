@@ -10,13 +10,13 @@ from contextlib import asynccontextmanager
 import httpx
 
 from gateway.app import create_app
-from outrider.v1 import common_pb2, registry_pb2
+from outrider.v1 import registry_pb2
 from services.common.runtime import ContextServer
-from tests.harness import bearer, eventually, internal_headers, running
+from tests.harness import bearer, eventually, internal_headers, person, running
 from tests.integration.registry.helpers import registry_db, registry_stub
 
 WRITER = bearer(role=1)
-ACTOR = common_pb2.Actor(sub="u-9", email="ops@example.com")
+OPERATOR = person(sub="u-9", email="ops@example.com")
 
 
 @asynccontextmanager
@@ -30,7 +30,7 @@ async def gateway(settings) -> AsyncIterator[tuple[httpx.AsyncClient, object]]:
 
 
 async def test_grpc_get_snapshot_answers_not_modified_for_the_current_etag(settings):
-    async with running(settings, ["registry"]), registry_stub(settings.addr("registry")) as registry:
+    async with running(settings, ["registry"]), registry_stub(settings, who=OPERATOR) as registry:
         full = await registry.GetSnapshot(registry_pb2.GetSnapshotRequest())
         again = await registry.GetSnapshot(registry_pb2.GetSnapshotRequest(if_none_match=full.snapshot.etag))
         stale = await registry.GetSnapshot(registry_pb2.GetSnapshotRequest(if_none_match="0" * 32))
@@ -87,9 +87,8 @@ async def test_the_gateway_copy_is_pushed_and_survives_a_registry_outage(setting
                 return feed.live
 
             assert await eventually(live, timeout=2.0)
-            async with registry_stub(settings.addr("registry")) as registry:
-                await registry.UpdateAgent(registry_pb2.UpdateAgentRequest(id="DISPATCH_AGENT", model="claude-x",
-                                                                         actor=ACTOR))
+            async with registry_stub(settings, who=OPERATOR) as registry:
+                await registry.UpdateAgent(registry_pb2.UpdateAgentRequest(id="DISPATCH_AGENT", model="claude-x"))
             # Pushed by the watch: no poll asked for it.
             assert await eventually(lambda: _changed(feed, first.headers["etag"]), timeout=1.0)
             await servers["registry"].stop(grace=0.1)
@@ -109,8 +108,8 @@ async def test_a_watcher_on_another_replica_sees_a_change_within_a_second(settin
         other = ContextServer("registry", settings)
         port = await other.start(address="127.0.0.1:0")
         try:
-            async with registry_stub(f"127.0.0.1:{port}") as replica_b, \
-                    registry_stub(settings.addr("registry")) as replica_a:
+            async with registry_stub(settings, who=OPERATOR, address=f"127.0.0.1:{port}") as replica_b, \
+                    registry_stub(settings, who=OPERATOR) as replica_a:
                 current = await replica_b.GetSnapshot(registry_pb2.GetSnapshotRequest())
                 etag = current.snapshot.etag
                 watch_b = replica_b.WatchSnapshot(registry_pb2.WatchSnapshotRequest(if_none_match=etag))
@@ -118,7 +117,7 @@ async def test_a_watcher_on_another_replica_sees_a_change_within_a_second(settin
                 await watch_b.initial_metadata()
                 await watch_a.initial_metadata()
                 await replica_a.UpdateSkill(
-                    registry_pb2.UpdateSkillRequest(id="doorstep_stall", enabled=False, actor=ACTOR)
+                    registry_pb2.UpdateSkillRequest(id="doorstep_stall", enabled=False)
                 )
                 async with asyncio.timeout(1.0):
                     pushed_b = await watch_b.read()
@@ -133,7 +132,7 @@ async def test_a_watcher_on_another_replica_sees_a_change_within_a_second(settin
 
 
 async def test_a_watch_with_a_current_etag_stays_quiet_until_a_change(settings):
-    async with running(settings, ["registry"]), registry_stub(settings.addr("registry")) as registry:
+    async with running(settings, ["registry"]), registry_stub(settings, who=OPERATOR) as registry:
         etag = (await registry.GetSnapshot(registry_pb2.GetSnapshotRequest())).snapshot.etag
         fresh = registry.WatchSnapshot(registry_pb2.WatchSnapshotRequest())
         first = await asyncio.wait_for(fresh.read(), 1.0)
@@ -143,7 +142,7 @@ async def test_a_watch_with_a_current_etag_stays_quiet_until_a_change(settings):
         assert not done
         await registry.UpdateAgent(
             registry_pb2.UpdateAgentRequest(id="EXPRESS_DISPATCH_AGENT", autonomous=True,
-                                            confirm="EXPRESS_DISPATCH_AGENT", actor=ACTOR)
+                                            confirm="EXPRESS_DISPATCH_AGENT")
         )
         pushed = await asyncio.wait_for(pending, 1.0)
         fresh.cancel()
@@ -160,7 +159,7 @@ LISTENERS = (
 
 
 async def test_a_replica_whose_listener_was_cut_catches_up_when_it_reconnects(settings, template, database):
-    async with running(settings, ["registry"]), registry_stub(settings.addr("registry")) as registry:
+    async with running(settings, ["registry"]), registry_stub(settings, who=OPERATOR) as registry:
         etag = (await registry.GetSnapshot(registry_pb2.GetSnapshotRequest())).snapshot.etag
         watch = registry.WatchSnapshot(registry_pb2.WatchSnapshotRequest(if_none_match=etag))
         await watch.initial_metadata()

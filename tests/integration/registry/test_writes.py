@@ -8,9 +8,9 @@ import asyncio
 import grpc
 import pytest
 
-from outrider.v1 import common_pb2, registry_pb2
-from tests.harness import bearer, gateway_client, running
-from tests.integration.registry.helpers import audit_count, registry_db, registry_stub
+from outrider.v1 import registry_pb2, registry_pb2_grpc
+from tests.harness import bearer, gateway_client, person, running, service_channel
+from tests.integration.registry.helpers import audit_count, registry_db
 
 WRITER = bearer(role=1, sub="u-42", email="lead@example.com")
 
@@ -330,14 +330,12 @@ async def test_patching_a_missing_agent_is_404(api):
 
 
 async def test_the_service_itself_refuses_a_write_nobody_signed(api, settings):
-    async with registry_stub(settings.addr("registry")) as registry:
+    async with service_channel(settings, "registry") as unsigned, \
+            service_channel(settings, "registry", person(sub="svc-7")) as signed:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
-            await registry.UpdateSkill(registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False))
-        reply = await registry.UpdateSkill(
-            registry_pb2.UpdateSkillRequest(
-                id="stall_response", enabled=False, actor=common_pb2.Actor(sub="svc-7", email="")
-            )
-        )
-    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "actor.sub" in caught.value.details()
+            await registry_pb2_grpc.RegistryStub(unsigned).UpdateSkill(
+                registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False))
+        reply = await registry_pb2_grpc.RegistryStub(signed).UpdateSkill(
+            registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False))
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert reply.version == 2 and reply.updated_by == "svc-7"

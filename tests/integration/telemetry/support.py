@@ -13,10 +13,9 @@ import nats
 from nats.js import JetStreamContext
 
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-from services.common.clients import channel
 from services.common.settings import Settings
 from services.telemetry.ingest import DURABLE, STREAM
-from tests.harness import INTERNAL_KEY, Stack, service_nats
+from tests.harness import Stack, service_channel, service_nats
 
 
 def task(agent_id: str, task_id: str, *, status: str = "succeeded", ms: int = 1000,
@@ -50,7 +49,7 @@ async def broker(settings: Settings) -> AsyncIterator[tuple[nats.NATS, JetStream
 
 
 async def counters(settings: Settings) -> dict[str, Any]:
-    async with channel(settings.addr("telemetry"), INTERNAL_KEY) as ch:
+    async with service_channel(settings, "telemetry") as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
     seen: dict[str, Any] = {field.name: getattr(reply, field.name) for field in telemetry_pb2.Counters.DESCRIPTOR.fields}
     seen["malformed_by_field"] = dict(reply.malformed_by_field)

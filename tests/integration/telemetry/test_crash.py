@@ -16,7 +16,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.settings import Settings
-from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_SERVICE, Stack, eventually
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_SERVICE, SERVICE_KEY, Stack, eventually
 from tests.integration.telemetry.support import (
     broker,
     consumer_state,
@@ -35,6 +35,7 @@ def service_env(settings: Settings) -> dict[str, str]:
         "NATS_URL": settings.nats_url or "",
         "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
         "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+        "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
         "OUTRIDER_JWT_SECRET": JWT_SECRET,
         "OUTRIDER_TELEMETRY_ADDR": settings.addr("telemetry"),
         "OUTRIDER_DATA_DIR": str(settings.data_dir),

@@ -10,9 +10,9 @@ import asyncpg
 import pytest
 from nats.js.api import KeyValueConfig, StorageType
 
+from outrider.rpc import keyed_channel as channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
-from services.common.clients import channel
 from services.common.nats import HEARTBEAT_BUCKET
 from tests.harness import (
     INTERNAL_KEY,

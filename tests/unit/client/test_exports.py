@@ -34,6 +34,7 @@ def test_the_public_exports_are_pinned() -> None:
         "SnapshotFormatError",
         "SubjectGate",
         "TelemetryPublisher",
+        "TlsFiles",
         "ToolSettings",
         "UnknownThreshold",
         "keyed_channel",

@@ -16,7 +16,7 @@ from services.common.nats import ENGINE_PUBLISHES, STREAMS, NatsUser
 from services.common.settings import SettingsError, load
 from services.telemetry.otlp_ingest import SUBJECT as OTLP_SUBJECT
 
-SECRETS = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40}
+SECRETS = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40, "OUTRIDER_SERVICE_KEY": "v" * 40}
 PRODUCTION = {**SECRETS, "OUTRIDER_ENV": "production"}
 SERVICE_PASSWORD = "s" * 32
 ENGINE_PASSWORD = "e" * 32

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from outrider.v1 import common_pb2, registry_pb2
-from services.common.errors import InvalidArgument
+from outrider.v1 import registry_pb2
+from services.common import callers
+from services.common.errors import InvalidArgument, PermissionDenied
 from services.registry import codec
 
 
@@ -54,9 +55,19 @@ def test_a_skill_draft_leaves_out_empty_text_so_the_rules_say_required() -> None
     assert draft["source"] is None
 
 
-def test_every_write_names_its_actor() -> None:
-    with pytest.raises(InvalidArgument) as caught:
-        codec.actor(common_pb2.Actor(sub="  ", email="x@example.com"))
-    assert list(caught.value.fields) == ["actor.sub"]
-    actor = codec.actor(common_pb2.Actor(sub="u-1", email=" a@example.com "))
+def test_every_write_names_the_verified_person_and_nobody_else() -> None:
+    with pytest.raises(PermissionDenied):
+        codec.actor()
+    engine = callers.current.set(callers.Caller(kind="engine", engine="default"))
+    try:
+        with pytest.raises(PermissionDenied):
+            codec.actor()
+    finally:
+        callers.current.reset(engine)
+    person = callers.Principal(sub="u-1", email="a@example.com", role=1, tenant_id=0)
+    acting = callers.current.set(callers.Caller(kind="service", principal=person))
+    try:
+        actor = codec.actor()
+    finally:
+        callers.current.reset(acting)
     assert (actor.sub, actor.email) == ("u-1", "a@example.com")

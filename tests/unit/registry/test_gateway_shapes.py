@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from gateway.auth import Principal
 from gateway.contracts.registry import AgentPatch, SkillDraft, SkillPatch
 from gateway.errors import validation_fields
 from gateway.routes.registry import (
@@ -20,19 +19,15 @@ from gateway.routes.registry import (
 from outrider.v1 import registry_pb2
 from outrider.wire import json_value
 
-WHO = Principal(sub="u-7", email="lead@example.com", role=1, tenant_id=0)
-
-
 def test_a_skill_patch_carries_exactly_the_fields_sent() -> None:
     body = SkillPatch.model_validate({"enabled": False, "thresholds": {"stallMinutes": 9, "ratio": 0.5}, "version": 4})
-    request = skill_update("stall_response", body, WHO)
+    request = skill_update("stall_response", body)
     assert request.id == "stall_response"
     assert request.enabled is False and request.expected_version == 4
     # 9 stays an integer on the wire, so the registry checks it as one.
     assert json_value(request.thresholds_json) == {"stallMinutes": 9, "ratio": 0.5}
     assert isinstance(json_value(request.thresholds_json)["stallMinutes"], int)
-    assert (request.actor.sub, request.actor.email) == ("u-7", "lead@example.com")
-    bare = skill_update("s", SkillPatch.model_validate({"enabled": True}), WHO)
+    bare = skill_update("s", SkillPatch.model_validate({"enabled": True}))
     assert not bare.HasField("expected_version") and bare.thresholds_json == b""
 
 
@@ -57,7 +52,7 @@ def test_a_skill_patch_the_contract_refuses_names_the_field(body: object, field:
 
 
 def test_an_agent_patch_carries_a_null_model_as_a_cleared_pin() -> None:
-    request = agent_update("DISPATCH_AGENT", AgentPatch.model_validate({"model": None, "confirm": "DISPATCH_AGENT"}), WHO)
+    request = agent_update("DISPATCH_AGENT", AgentPatch.model_validate({"model": None, "confirm": "DISPATCH_AGENT"}))
     assert request.HasField("model") and request.model == ""
     assert not request.HasField("autonomous")
     assert request.confirm == "DISPATCH_AGENT"
@@ -70,7 +65,7 @@ def test_a_skill_draft_keeps_schemas_as_json() -> None:
         {"id": "n", "agent_id": "A", "title": "T", "tool_names": ["a", "b"],
          "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5, "step": 1, "default": 2}}}
     )
-    request = skill_draft(draft, WHO)
+    request = skill_draft(draft)
     assert list(request.tool_names) == ["a", "b"]
     assert json_value(request.thresholds_schema_json) == {"k": {"type": "integer", "min": 1, "max": 5, "step": 1,
                                                                 "default": 2}}

@@ -5,14 +5,20 @@ from services.common.settings import SettingsError, load
 from services.telemetry.ingest import MAX_BATCH_SIZE, IngestConfig, delivery_count
 
 
-def test_defaults_are_two_hundred_runs_or_two_seconds():
-    config = IngestConfig.from_settings(load({"OUTRIDER_JWT_SECRET": "s", "OUTRIDER_INTERNAL_KEY": "k"}))
+@pytest.fixture
+def secrets(tmp_path) -> dict[str, str]:
+    # Development settings: the secrets not given are generated under the data dir.
+    return {"OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40}
+
+
+def test_defaults_are_two_hundred_runs_or_two_seconds(secrets):
+    config = IngestConfig.from_settings(load(secrets))
     assert (config.batch_size, config.batch_wait_s, config.ack_wait_s) == (200, 2.0, 30.0)
 
 
-def test_settings_tune_the_batch():
+def test_settings_tune_the_batch(secrets):
     config = IngestConfig.from_settings(load({
-        "OUTRIDER_JWT_SECRET": "s", "OUTRIDER_INTERNAL_KEY": "k",
+        **secrets,
         "OUTRIDER_TELEMETRY_BATCH_SIZE": "1000", "OUTRIDER_TELEMETRY_BATCH_WAIT_MS": "250",
         "OUTRIDER_TELEMETRY_ACK_WAIT_S": "10",
     }))
