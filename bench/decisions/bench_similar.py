@@ -1,23 +1,33 @@
 """Decision memory benchmark: precedent-search recall and speed, record throughput.
 
     .venv/bin/python -m bench.decisions.bench_similar                 # 200,000 judged decisions
-    .venv/bin/python -m bench.decisions.bench_similar --size 2000     # smoke run, under a minute
+    .venv/bin/python -m bench.decisions.bench_similar --size 2000 --seconds 2 --rounds 1 \
+        --recorder-burst 1000 --recorder-rate 500                   # smoke run, a few minutes
 
 What it does, in one run so every figure shares the machine's state:
 
-1. Starts an embedded Postgres (or uses --database-url), migrates the
-   decisions schema, and loads --size judged decisions (plus a tenth as many
-   pending and unknown ones, which precedent search must never read) with
-   COPY and binary vectors. The partial HNSW index is dropped for the load and
-   rebuilt afterwards from its own definition, as a bulk import should.
+1. Starts the test harness's embedded Postgres (or uses --database-url),
+   migrates the decisions schema, and loads --size judged decisions (plus a
+   tenth as many pending and unknown ones, which precedent search must never
+   read) with COPY and binary vectors. The partial HNSW index is dropped for
+   the load and rebuilt afterwards from its own definition, as a bulk import
+   should.
 2. Recall@10 against exact search (the same query with the distance written
    as a function, which no index serves), per decision type, for several
    ef_search values and for the plan the service chooses itself.
 3. Starts the decisions context and the gateway as their own processes, as
-   `outrider serve decisions` and `outrider gateway` run them, then measures
-   similar-search queries/s and p50/p99 latency for the bare SQL, gRPC and
-   gateway paths side by side, in interleaved rounds; reports medians.
-4. Record throughput through gRPC and through the gateway.
+   `outrider serve decisions` and `outrider gateway` run them (and, with
+   --baseline, those of an earlier checkout beside them, on the same
+   database), then measures similar-search queries/s, p50/p99 latency, CPU
+   per query of every process and commits per query for bare SQL, gRPC, the
+   gateway and the gRPC health check side by side, in interleaved rounds;
+   reports medians.
+4. The floor's statement sent the ways a service might send it (unprepared,
+   vector as text, SET per query, a transaction per query, a resetting
+   pool), for what each costs Postgres per query.
+5. Recording: RecordDecision over gRPC and the gateway, RecordDecisions in
+   batches, and one engine's DecisionRecorder, whose every decision must
+   land exactly once.
 
 Data: vectors are synthetic. A decision type is a set of situations (50 per
 10,000 decisions); a situation's centre mixes a direction all decisions
@@ -46,7 +56,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -55,18 +66,29 @@ import asyncpg
 import grpc
 import httpx
 import psutil
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pgvector.asyncpg import register_vector
 
+from outrider.client.decisions import DecisionRecorder
+from outrider.rpc import keyed_channel as channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
-from services.common.clients import channel
 from services.common.db import context_engine, migrate
-from services.common.embedded import EmbeddedPostgres, free_port
+from services.common.embedded import free_port
 from services.decisions import store
-from services.decisions.queries import EF_PER_RESULT, EF_SEARCH_FLOOR, EF_SEARCH_MAX, EXACT_SEARCH_ROWS, plan_search
+from services.decisions.queries import (
+    EF_PER_RESULT,
+    EF_SEARCH_FLOOR,
+    EF_SEARCH_MAX,
+    EXACT_SEARCH_ROWS,
+    SearchPlan,
+    plan_search,
+)
+from tests.harness import Stack, create_database, embedded_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_KEY = "bench-internal-key-0123456789abcdef"
+SERVICE_KEY = "bench-service-key-0123456789abcdefgh"
 JWT_SECRET = "bench-jwt-secret-0123456789abcdef"
 DATABASE = "bench_decisions"
 INDEX = "decisions_judged_embedding"
@@ -214,11 +236,13 @@ GRAPH_SQL = store.SIMILAR_GRAPH_SQL
 EXACT_SQL = store.SIMILAR_EXACT_SQL
 
 
-async def _connect(dsn: str) -> asyncpg.Connection:
+async def _connect(dsn: str, *, statement_cache_size: int = 100, vector_codec: bool = True) -> asyncpg.Connection:
     # JIT compiles the exact scans that make the ground truth, then throws
     # the code away; it only slows the measurement.
-    conn = await asyncpg.connect(dsn, server_settings={"search_path": "decisions,public", "jit": "off"})
-    await register_vector(conn)
+    conn = await asyncpg.connect(dsn, statement_cache_size=statement_cache_size,
+                                 server_settings={"search_path": "decisions,public", "jit": "off"})
+    if vector_codec:
+        await register_vector(conn)
     return conn
 
 
@@ -283,42 +307,72 @@ async def recall_curve(dsn: str, queries: list[Query], efs: list[int]) -> dict[s
 # ─── processes ───────────────────────────────────────────────────────────────
 
 
-def _env(database_url: str, decisions_port: int, http_port: int, dimension: int) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({
-        "DATABASE_URL": database_url,
-        "OUTRIDER_DECISIONS_ADDR": f"127.0.0.1:{decisions_port}",
-        "OUTRIDER_HTTP_PORT": str(http_port),
-        "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
-        "OUTRIDER_JWT_SECRET": JWT_SECRET,
-        "OUTRIDER_EMBEDDING_DIM": str(dimension),
-        "OUTRIDER_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-    })
-    return env
+@dataclass
+class Servers:
+    """One decisions context and one gateway, run as `outrider serve decisions`
+    and `outrider gateway` run them, from the checkout at `root`."""
 
+    suffix: str  # "" for the code under test, " before" for --baseline
+    root: Path
+    decisions_port: int = field(default_factory=free_port)
+    http_port: int = field(default_factory=free_port)
+    processes: list[subprocess.Popen] = field(default_factory=list)
 
-def _spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "outrider.cli", *args], env=env, cwd=ROOT,
-        stdout=log.open("w"), stderr=subprocess.STDOUT,
-    )
+    @property
+    def decisions_addr(self) -> str:
+        return f"127.0.0.1:{self.decisions_port}"
 
+    def start(self, database_url: str, dimension: int, logs: Path) -> None:
+        env = dict(os.environ)
+        env.update({
+            "DATABASE_URL": database_url,
+            "OUTRIDER_DECISIONS_ADDR": self.decisions_addr,
+            "OUTRIDER_HTTP_PORT": str(self.http_port),
+            "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+            "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
+            "OUTRIDER_JWT_SECRET": JWT_SECRET,
+            "OUTRIDER_EMBEDDING_DIM": str(dimension),
+            "OUTRIDER_LOG_LEVEL": "WARNING",
+            "OUTRIDER_DATA_DIR": str(logs / f"data{self.suffix.strip()}"),
+            # First on the path, so a --baseline checkout runs its own code
+            # with this environment's packages.
+            "PYTHONPATH": str(self.root),
+        })
+        for args in (["serve", "decisions"], ["gateway"]):
+            log = logs / f"{args[-1]}{self.suffix.replace(' ', '-')}.log"
+            self.processes.append(subprocess.Popen(
+                [sys.executable, "-m", "outrider.cli", *args], env=env, cwd=self.root,
+                stdout=log.open("w"), stderr=subprocess.STDOUT,
+            ))
 
-async def _wait_ready(decisions_addr: str, http_port: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    async with channel(decisions_addr, INTERNAL_KEY) as ch, httpx.AsyncClient() as client:
-        stub = decisions_pb2_grpc.DecisionsStub(ch)
-        while True:
+    async def wait_ready(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        async with channel(self.decisions_addr, INTERNAL_KEY) as ch, httpx.AsyncClient() as client:
+            health = health_pb2_grpc.HealthStub(ch)
+            while True:
+                try:
+                    reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                    if (reply.status == health_pb2.HealthCheckResponse.SERVING
+                            and (await client.get(f"http://127.0.0.1:{self.http_port}/healthz")).status_code == 200):
+                        return
+                except (grpc.aio.AioRpcError, httpx.HTTPError):
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the decisions context or gateway{self.suffix} did not start; see its log")
+                await asyncio.sleep(0.5)
+
+    def pids(self) -> dict[str, int]:
+        decisions, gateway = self.processes
+        return {f"decisions{self.suffix}": decisions.pid, f"gateway{self.suffix}": gateway.pid}
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
             try:
-                await stub.CountOutcomes(decisions_pb2.CountOutcomesRequest(), timeout=2)
-                if (await client.get(f"http://127.0.0.1:{http_port}/healthz")).status_code == 200:
-                    return
-            except (grpc.aio.AioRpcError, httpx.HTTPError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the decisions context or the gateway did not start; see the bench logs")
-            await asyncio.sleep(0.5)
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 # ─── load generation ─────────────────────────────────────────────────────────
@@ -367,15 +421,17 @@ class KeepAliveClient:
 
 
 class CpuMeter:
-    """CPU seconds spent by each part of the system, read from the kernel.
+    """CPU seconds spent by each part of the system, read from the kernel, and
+    the statements Postgres ran for the bench database.
 
     Wall-clock rates on a shared machine move with whatever else runs on it;
-    CPU time per query does not, so the overhead ratios are taken from it.
+    CPU time per query moves less, so the overhead ratios are taken from it.
     """
 
-    def __init__(self, postmaster: int, servers: dict[str, int]) -> None:
+    def __init__(self, postmaster: int, servers: dict[str, int], probe: asyncpg.Connection) -> None:
         self._postmaster = psutil.Process(postmaster)
         self._servers = {name: psutil.Process(pid) for name, pid in servers.items()}
+        self._probe = probe
 
     @staticmethod
     def _cpu(process: psutil.Process) -> float:
@@ -400,6 +456,22 @@ class CpuMeter:
             for group, pids in after.items()
         }
 
+    async def commits(self) -> int:
+        """Transactions the bench database has committed, once every backend has reported.
+
+        Outside a transaction block every statement, a SET too, commits on
+        its own, so commits per call count the statements a path sends. A
+        backend that reported less than a second ago holds its counts back
+        for ten seconds of idleness, hence the pause.
+        """
+        await asyncio.sleep(STATS_SETTLE_S)
+        return await self._probe.fetchval(
+            "select xact_commit + xact_rollback from pg_stat_database where datname = current_database()")
+
+
+# Postgres 16's PGSTAT_IDLE_INTERVAL (10 s), and a second to spare.
+STATS_SETTLE_S = 11.0
+
 
 @dataclass
 class Phase:
@@ -409,27 +481,39 @@ class Phase:
     seconds: float
     latencies: list[float]
     cpu: dict[str, float] = field(default_factory=dict)
-
-    def cpu_ms(self, *groups: str) -> float:
-        """CPU milliseconds per call spent by these parts of the system."""
-        return sum(self.cpu.get(group, 0.0) for group in groups) / max(1, self.calls) * 1000
+    # Commits per item, where counted (drive(census=True)).
+    commits: float = float("nan")
+    # Decisions per call: 1, or a batch's size.
+    per_call: int = 1
 
     @property
-    def qps(self) -> float:
-        return self.calls / self.seconds
+    def items(self) -> int:
+        return self.calls * self.per_call
+
+    def cpu_ms(self, *groups: str) -> float:
+        """CPU milliseconds per item (query or decision) spent by these parts of the system."""
+        return sum(self.cpu.get(group, 0.0) for group in groups) / max(1, self.items) * 1000
+
+    @property
+    def rate(self) -> float:
+        return self.items / self.seconds
 
     def percentile(self, p: float) -> float:
+        if not self.latencies:
+            return float("nan")
         ordered = sorted(self.latencies)
         return ordered[min(len(ordered) - 1, int(p * len(ordered)))] * 1000
 
 
 async def drive(
     name: str, call: Callable[[int], Awaitable[None]], *, concurrency: int, seconds: float,
-    meter: CpuMeter | None = None,
+    meter: CpuMeter | None = None, per_call: int = 1, census: bool = False,
 ) -> Phase:
+    """Call `call` from `concurrency` tasks for `seconds`; with `census`, also
+    count the commits (which costs two pauses of STATS_SETTLE_S)."""
     latencies: list[float] = []
-    stop = time.perf_counter() + seconds
     counter = 0
+    commits = await meter.commits() if meter and census else 0
 
     async def worker(offset: int) -> None:
         nonlocal counter
@@ -443,118 +527,331 @@ async def drive(
 
     before = meter.sample() if meter else {}
     started = time.perf_counter()
+    stop = started + seconds
     await asyncio.gather(*(worker(n) for n in range(concurrency)))
     elapsed = time.perf_counter() - started
     cpu = CpuMeter.spent(before, meter.sample()) if meter else {}
-    return Phase(name, concurrency, counter, elapsed, latencies, cpu)
+    phase = Phase(name, concurrency, counter, elapsed, latencies, cpu, per_call=per_call)
+    if meter and census:
+        phase.commits = (await meter.commits() - commits) / max(1, phase.items)
+    return phase
+
+
+# ─── similar search ──────────────────────────────────────────────────────────
+
+
+@dataclass
+class SearchPath:
+    """A way to run a precedent search, and the processes that serve it."""
+
+    call: Callable[[int], Awaitable[None]]
+    decisions: str = ""
+    gateway: str = ""
+
+
+class Recalls:
+    """Recall@10 of each path's answers over the first pass of the query set."""
+
+    def __init__(self, queries: list[Query]) -> None:
+        self._queries = queries
+        self.scores: dict[str, list[float]] = {}
+
+    def note(self, name: str, i: int, ids: list[uuid.UUID]) -> None:
+        scores = self.scores.setdefault(name, [])
+        if len(scores) < len(self._queries):
+            scores.append(recall(ids, self._queries[i % len(self._queries)].exact))
+
+    def mean(self, name: str) -> float:
+        scores = self.scores.get(name)
+        return statistics.fmean(scores) if scores else float("nan")
 
 
 async def similar_paths(
-    dsn: str, decisions_addr: str, http_port: int, queries: list[Query], counts: dict[str, int], *,
-    concurrency: int, seconds: float, rounds: int, meter: CpuMeter,
-) -> tuple[dict[str, list[Phase]], dict[str, float]]:
-    total = sum(counts.values())
-    plans = {t: plan_search(k=K, type_rows=counts.get(t, 0), judged_rows=total) for t, _ in TYPES}
-    pool = await asyncpg.create_pool(dsn, min_size=concurrency, max_size=concurrency, init=register_vector,
-                                     server_settings={"search_path": "decisions,public"})
+    dsn: str, servers: list[Servers], queries: list[Query], plans: dict[str, SearchPlan], *,
+    concurrency: int, seconds: float, rounds: int, meter: CpuMeter, recalls: Recalls,
+) -> dict[str, tuple[SearchPath, list[Phase]]]:
+    """Each path's single-client phase, then its loaded phase of every round."""
+    # The floor: the service's own statement from a hand-written client.
+    # Each client task keeps its own connection (task n calls with i = n mod
+    # concurrency) and sets ef_search only when it changes. Not a pool: an
+    # asyncpg pool sends RESET ALL when a connection comes back, which puts
+    # ef_search back to pgvector's 40 behind the client's memory, and the
+    # floor would then walk a narrower graph than the service.
+    conns = [await _connect(dsn) for _ in range(concurrency)]
     ef_of: dict[int, int] = {}
-    grpc_recall: list[float] = []
-    http_recall: list[float] = []
 
     async def bare(i: int) -> None:
-        # The floor: the service's own statement, with only the work a
-        # hand-written client could not skip (ef_search set when it changes).
         query = queries[i % len(queries)]
         plan = plans[query.decision_type]
-        async with pool.acquire() as conn:
-            sql = EXACT_SQL if plan.exact else GRAPH_SQL
-            if not plan.exact and ef_of.get(id(conn)) != plan.ef_search:
-                await conn.execute(f"set hnsw.ef_search = {plan.ef_search}")
-                ef_of[id(conn)] = plan.ef_search
-            await conn.fetch(sql, query.vector, query.decision_type, K)
+        conn = conns[i % concurrency]
+        if not plan.exact and ef_of.get(i % concurrency) != plan.ef_search:
+            await conn.execute(f"set hnsw.ef_search = {plan.ef_search}")
+            ef_of[i % concurrency] = plan.ef_search
+        rows = await conn.fetch(EXACT_SQL if plan.exact else GRAPH_SQL, query.vector, query.decision_type, K)
+        recalls.note("bare SQL", i, [row["id"] for row in rows])
 
-    results: dict[str, list[Phase]] = {"bare SQL": [], "gRPC": [], "gateway": []}
-    try:
-        async with channel(decisions_addr, INTERNAL_KEY) as ch:
-            stub = decisions_pb2_grpc.DecisionsStub(ch)
-            requests = [decisions_pb2.FindSimilarRequest(decision_type=q.decision_type, embedding=q.vector, k=K)
-                        for q in queries]
-            bodies = [json.dumps({"decision_type": q.decision_type, "embedding": q.vector, "k": K}).encode()
-                      for q in queries]
+    requests = [decisions_pb2.FindSimilarRequest(decision_type=q.decision_type, embedding=q.vector, k=K)
+                for q in queries]
+    bodies = [json.dumps({"decision_type": q.decision_type, "embedding": q.vector, "k": K}).encode()
+              for q in queries]
+    paths: dict[str, SearchPath] = {"bare SQL": SearchPath(bare)}
+    channels = []
+    http_clients: list[KeepAliveClient] = []
+    for server in servers:
+        ch = channel(server.decisions_addr, INTERNAL_KEY)
+        channels.append(ch)
+        stub = decisions_pb2_grpc.DecisionsStub(ch)
+        clients = [KeepAliveClient(server.http_port) for _ in range(concurrency)]
+        http_clients += clients
 
-            async def via_grpc(i: int) -> None:
+        def via_grpc(stub=stub, name=f"gRPC{server.suffix}") -> Callable[[int], Awaitable[None]]:
+            async def call(i: int) -> None:
                 reply = await stub.FindSimilar(requests[i % len(requests)])
-                if len(grpc_recall) < len(queries):
-                    grpc_recall.append(recall([uuid.UUID(d.id) for d in reply.items], queries[i % len(queries)].exact))
+                recalls.note(name, i, [uuid.UUID(d.id) for d in reply.items])
+            return call
 
-            clients = [KeepAliveClient(http_port) for _ in range(concurrency)]
-
-            async def via_gateway(i: int) -> None:
+        def via_gateway(clients=clients, name=f"gateway{server.suffix}") -> Callable[[int], Awaitable[None]]:
+            async def call(i: int) -> None:
                 status, body = await clients[i % concurrency].post("/internal/agent-decisions/similar",
                                                                    bodies[i % len(bodies)])
                 if status != 200:
-                    raise RuntimeError(f"gateway answered {status}: {body[:200]!r}")
-                if len(http_recall) < len(queries):
-                    items = json.loads(body)["items"]
-                    http_recall.append(recall([uuid.UUID(d["id"]) for d in items], queries[i % len(queries)].exact))
+                    raise RuntimeError(f"{name} answered {status}: {body[:200]!r}")
+                recalls.note(name, i, [uuid.UUID(d["id"]) for d in json.loads(body)["items"]])
+            return call
 
-            paths = {"bare SQL": bare, "gRPC": via_grpc, "gateway": via_gateway}
-            for call in paths.values():  # warm every path: plans, pools, channels, the counts cache
-                await drive("warm", call, concurrency=concurrency, seconds=min(2.0, seconds))
-            grpc_recall.clear()
-            http_recall.clear()
-            for name, call in paths.items():
-                results[name].append(await drive(name, call, concurrency=1, seconds=seconds, meter=meter))
-            for _ in range(rounds):
-                for name, call in paths.items():
-                    results[name].append(
-                        await drive(name, call, concurrency=concurrency, seconds=seconds, meter=meter)
-                    )
-            for client in clients:
-                client.close()
+        paths[f"gRPC{server.suffix}"] = SearchPath(via_grpc(), decisions=f"decisions{server.suffix}")
+        paths[f"gateway{server.suffix}"] = SearchPath(via_gateway(), decisions=f"decisions{server.suffix}",
+                                                 gateway=f"gateway{server.suffix}")
+    # The floor of gRPC itself: the standard health check on the decisions
+    # context runs none of its code, only grpc.aio and the key check.
+    health = health_pb2_grpc.HealthStub(channels[0])
+    probe = health_pb2.HealthCheckRequest()
+
+    async def via_health(i: int) -> None:
+        await health.Check(probe)
+
+    paths["gRPC health check"] = SearchPath(via_health, decisions="decisions")
+    results: dict[str, list[Phase]] = {name: [] for name in paths}
+    try:
+        for path in paths.values():  # warm every path: plans, pools, channels, the counts cache
+            await drive("warm", path.call, concurrency=concurrency, seconds=min(2.0, seconds))
+        recalls.scores.clear()
+        for name, path in paths.items():
+            results[name].append(await drive(name, path.call, concurrency=1, seconds=seconds, meter=meter,
+                                             census=True))
+        for _ in range(rounds):
+            for name, path in paths.items():
+                results[name].append(
+                    await drive(name, path.call, concurrency=concurrency, seconds=seconds, meter=meter))
+    finally:
+        for client in http_clients:
+            client.close()
+        for ch in channels:
+            await ch.close()
+        for conn in conns:
+            await conn.close()
+    return {name: (paths[name], phases) for name, phases in results.items()}
+
+
+# ─── what makes Postgres work harder per query ──────────────────────────────
+
+
+SUSPECTS = (
+    ("floor", "prepared once per connection, vector binary, ef_search set when it changes, autocommit"),
+    ("unprepared", "statement_cache_size=0: parsed and planned on every call"),
+    ("vector as text", "the query vector sent as text, parsed by vector_in"),
+    ("SET every query", "set hnsw.ef_search before every select: two statements"),
+    ("transaction", "begin; set local hnsw.ef_search; select; commit: four round trips"),
+    ("pool reset", "an asyncpg pool, ef_search remembered per connection object (this bench until now):"
+                   " RESET ALL on release"),
+)
+
+
+async def suspects(
+    dsn: str, queries: list[Query], plans: dict[str, SearchPlan], *, concurrency: int, seconds: float,
+    rounds: int, meter: CpuMeter, recalls: Recalls,
+) -> dict[str, list[Phase]]:
+    """The floor's statement sent each way the service once could have sent it.
+
+    Postgres CPU per query is the figure: what each habit costs the database,
+    whoever sends the statement.
+    """
+    texts = ["[" + ",".join(repr(x) for x in q.vector) + "]" for q in queries]
+    floor = [await _connect(dsn) for _ in range(concurrency)]
+    unprepared = [await _connect(dsn, statement_cache_size=0) for _ in range(concurrency)]
+    textual = [await _connect(dsn, vector_codec=False) for _ in range(concurrency)]
+    for conn in textual:
+        await conn.set_type_codec("vector", schema="public", encoder=str, decoder=str, format="text")
+    plain = [await _connect(dsn) for _ in range(concurrency)]
+    pool = await asyncpg.create_pool(dsn, min_size=concurrency, max_size=concurrency, init=register_vector,
+                                     server_settings={"search_path": "decisions,public", "jit": "off"})
+    remembered: dict[tuple[str, int], int] = {}
+
+    async def remembering(name: str, conns: list[asyncpg.Connection], i: int, vector: object) -> None:
+        query = queries[i % len(queries)]
+        ef = plans[query.decision_type].ef_search
+        if remembered.get((name, i % concurrency)) != ef:
+            await conns[i % concurrency].execute(f"set hnsw.ef_search = {ef}")
+            remembered[(name, i % concurrency)] = ef
+        rows = await conns[i % concurrency].fetch(GRAPH_SQL, vector, query.decision_type, K)
+        recalls.note(name, i, [row["id"] for row in rows])
+
+    async def set_every_query(i: int) -> None:
+        query = queries[i % len(queries)]
+        conn = plain[i % concurrency]
+        await conn.execute(f"set hnsw.ef_search = {plans[query.decision_type].ef_search}")
+        rows = await conn.fetch(GRAPH_SQL, query.vector, query.decision_type, K)
+        recalls.note("SET every query", i, [row["id"] for row in rows])
+
+    async def transaction(i: int) -> None:
+        query = queries[i % len(queries)]
+        conn = plain[i % concurrency]
+        async with conn.transaction():
+            await conn.execute(f"set local hnsw.ef_search = {plans[query.decision_type].ef_search}")
+            rows = await conn.fetch(GRAPH_SQL, query.vector, query.decision_type, K)
+        recalls.note("transaction", i, [row["id"] for row in rows])
+
+    async def pool_reset(i: int) -> None:
+        # As this bench's floor did: the pool hands out a new proxy per
+        # checkout and resets the connection on release, so the memory says
+        # "set" while the server is back at pgvector's 40.
+        query = queries[i % len(queries)]
+        ef = plans[query.decision_type].ef_search
+        async with pool.acquire() as conn:
+            if remembered.get(("pool reset", id(conn))) != ef:
+                await conn.execute(f"set hnsw.ef_search = {ef}")
+                remembered[("pool reset", id(conn))] = ef
+            rows = await conn.fetch(GRAPH_SQL, query.vector, query.decision_type, K)
+        recalls.note("pool reset", i, [row["id"] for row in rows])
+
+    calls: dict[str, Callable[[int], Awaitable[None]]] = {
+        "floor": lambda i: remembering("floor", floor, i, queries[i % len(queries)].vector),
+        "unprepared": lambda i: remembering("unprepared", unprepared, i, queries[i % len(queries)].vector),
+        "vector as text": lambda i: remembering("vector as text", textual, i, texts[i % len(texts)]),
+        "SET every query": set_every_query,
+        "transaction": transaction,
+        "pool reset": pool_reset,
+    }
+    results: dict[str, list[Phase]] = {name: [] for name in calls}
+    try:
+        for call in calls.values():
+            await drive("warm", call, concurrency=concurrency, seconds=min(1.0, seconds))
+        for name in calls:
+            recalls.scores.pop(name, None)
+        for round_ in range(rounds):
+            for name, call in calls.items():
+                results[name].append(await drive(name, call, concurrency=concurrency, seconds=seconds,
+                                                 meter=meter, census=round_ == 0))
     finally:
         await pool.close()
-    quality = {
-        "gRPC recall@10": statistics.fmean(grpc_recall) if grpc_recall else float("nan"),
-        "gateway recall@10": statistics.fmean(http_recall) if http_recall else float("nan"),
-    }
-    return results, quality
+        for conn in floor + unprepared + textual + plain:
+            await conn.close()
+    return results
+
+
+# ─── recording ───────────────────────────────────────────────────────────────
+
+
+def _context(i: int) -> dict:
+    return {"facts": {"stall_minutes": i % 60, "zone": f"z{i % 17}", "vehicle": "bike"}}
+
+
+def _record_request(i: int) -> decisions_pb2.RecordDecisionRequest:
+    return decisions_pb2.RecordDecisionRequest(
+        id=str(uuid.uuid4()), decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id=f"rec-{i}",
+        action="reassign", confidence=0.8, reasoning="bench", context_json=json_bytes(_context(i)),
+    )
 
 
 async def record_paths(
-    decisions_addr: str, http_port: int, *, concurrency: int, seconds: float, meter: CpuMeter
+    servers: list[Servers], *, concurrency: int, seconds: float, batch: int, meter: CpuMeter,
 ) -> list[Phase]:
-    def payload(i: int) -> dict:
-        return {
-            "decision_type": "stall_response", "agent_id": "EXCEPTION_AGENT", "subject_id": f"rec-{i}",
-            "context": {"facts": {"stall_minutes": i % 60, "zone": f"z{i % 17}", "vehicle": "bike"}},
-            "decision": {"action": "reassign", "confidence": 0.8}, "reasoning": "bench",
-        }
+    phases = []
+    serial = iter(range(10**9))
+    for server in servers:
+        clients = [KeepAliveClient(server.http_port) for _ in range(concurrency)]
+        async with channel(server.decisions_addr, INTERNAL_KEY) as ch:
+            stub = decisions_pb2_grpc.DecisionsStub(ch)
 
-    clients = [KeepAliveClient(http_port) for _ in range(concurrency)]
-    async with channel(decisions_addr, INTERNAL_KEY) as ch:
-        stub = decisions_pb2_grpc.DecisionsStub(ch)
+            async def via_grpc(i: int) -> None:
+                await stub.RecordDecision(_record_request(next(serial)))
 
-        async def via_grpc(i: int) -> None:
-            body = payload(i)
-            request = decisions_pb2.RecordDecisionRequest(
-                decision_type=body["decision_type"], agent_id=body["agent_id"], subject_id=body["subject_id"],
-                action="reassign", confidence=0.8, reasoning="bench", context_json=json_bytes(body["context"]),
-            )
-            await stub.RecordDecision(request)
+            async def via_gateway(i: int) -> None:
+                n = next(serial)
+                body = {"id": str(uuid.uuid4()), "decision_type": "stall_response", "agent_id": "EXCEPTION_AGENT",
+                        "subject_id": f"rec-{n}", "context": _context(n),
+                        "decision": {"action": "reassign", "confidence": 0.8}, "reasoning": "bench"}
+                status, reply = await clients[i % concurrency].post("/internal/agent-decisions",
+                                                                    json.dumps(body).encode())
+                if status != 201:
+                    raise RuntimeError(f"gateway{server.suffix} answered {status}: {reply[:200]!r}")
 
-        async def via_gateway(i: int) -> None:
-            status, body = await clients[i % concurrency].post("/internal/agent-decisions",
-                                                               json.dumps(payload(i + 10**9)).encode())
-            if status != 201:
-                raise RuntimeError(f"gateway answered {status}: {body[:200]!r}")
+            async def via_batch(i: int) -> None:
+                request = decisions_pb2.RecordDecisionsRequest(
+                    decisions=[_record_request(next(serial)) for _ in range(batch)])
+                reply = await stub.RecordDecisions(request)
+                if any(result.error_code for result in reply.results):
+                    raise RuntimeError(f"a batch was refused: {reply.results[0]}")
 
-        phases = [
-            await drive("record gRPC", via_grpc, concurrency=concurrency, seconds=seconds, meter=meter),
-            await drive("record gateway", via_gateway, concurrency=concurrency, seconds=seconds, meter=meter),
-        ]
-    for client in clients:
-        client.close()
+            phases.append(await drive(f"record gRPC{server.suffix}", via_grpc, concurrency=concurrency,
+                                      seconds=seconds, meter=meter, census=True))
+            phases.append(await drive(f"record gateway{server.suffix}", via_gateway, concurrency=concurrency,
+                                      seconds=seconds, meter=meter, census=True))
+            if not server.suffix:
+                phases.append(await drive(f"record batch of {batch}, gRPC", via_batch, concurrency=1,
+                                          seconds=seconds, meter=meter, per_call=batch, census=True))
+        for client in clients:
+            client.close()
+    return phases
+
+
+async def recorder_runs(
+    server: Servers, dsn: str, *, burst: int, offered: int, seconds: float, meter: CpuMeter,
+) -> list[Phase]:
+    """One engine's DecisionRecorder: a burst handed over at once, then a steady offered rate.
+
+    A run ends when the recorder has flushed; every decision it was handed
+    must then be in the table exactly once, or the bench fails.
+    """
+    phases = []
+    conn = await asyncpg.connect(dsn, server_settings={"search_path": "decisions"})
+    try:
+        for name, count, rate in ((f"recorder, {burst:,} at once", burst, None),
+                                  (f"recorder, {offered:,}/s offered", int(offered * seconds), offered)):
+            recorder = DecisionRecorder(server.decisions_addr, INTERNAL_KEY, max_queue=count, call_timeout_s=60)
+            ids: list[str] = []
+
+            def record_until(due: int) -> None:
+                while len(ids) < min(due, count):
+                    n = len(ids)
+                    ids.append(recorder.record(decision_type="stall_response", agent_id="EXCEPTION_AGENT",
+                                               subject_id=f"engine-{n}", action="reassign", confidence=0.8,
+                                               context=_context(n), reasoning="bench"))
+
+            commits = await meter.commits()
+            before = meter.sample()
+            started = time.perf_counter()
+            if rate is None:
+                record_until(count)
+            while len(ids) < count:
+                # The engine decides steadily: what is due by now, then a
+                # hundredth of a second's pause.
+                record_until(int((time.perf_counter() - started) * rate))
+                await asyncio.sleep(0.01)
+            if not await recorder.flush(timeout_s=600):
+                raise RuntimeError(f"{name}: the recorder did not drain")
+            elapsed = time.perf_counter() - started
+            cpu = CpuMeter.spent(before, meter.sample())
+            await recorder.close()
+            stored = await conn.fetchval("select count(*) from decisions where id = any($1::uuid[])",
+                                         [uuid.UUID(i) for i in ids])
+            if stored != count or recorder.counters.sent != count or recorder.counters.dropped:
+                raise RuntimeError(f"{name}: {stored} of {count} stored, counters {recorder.counters}")
+            phase = Phase(name, 1, count, elapsed, [], cpu)
+            phase.commits = (await meter.commits() - commits) / count
+            phases.append(phase)
+    finally:
+        await conn.close()
     return phases
 
 
@@ -562,18 +859,31 @@ async def record_paths(
 
 
 def _median_phase(phases: list[Phase]) -> Phase:
-    return sorted(phases, key=lambda p: p.qps)[len(phases) // 2]
+    return sorted(phases, key=lambda p: p.rate)[len(phases) // 2]
 
 
-def report(args: argparse.Namespace, facts: dict, curve: dict, plans: dict, paths: dict[str, list[Phase]],
-           quality: dict, records: list[Phase]) -> str:
+def _median(phases: list[Phase], value: Callable[[Phase], float]) -> float:
+    return statistics.median(value(p) for p in phases)
+
+
+def _commits(phases: list[Phase]) -> str:
+    counted = [p.commits for p in phases if not math.isnan(p.commits)]
+    return f"{statistics.median(counted):.2f}" if counted else "·"
+
+
+def report(args: argparse.Namespace, facts: dict, curve: dict, plans: dict,
+           measured: dict[str, tuple[SearchPath, list[Phase]]], recalls: Recalls,
+           suspected: dict[str, list[Phase]], records: list[Phase]) -> str:
+    paths = {name: phases for name, (_, phases) in measured.items()}
     lines = [f"## Run: --size {args.size}, {args.dimension} dims, k={K}, concurrency {args.concurrency}", ""]
     lines.append(
         f"Loaded {facts['rows']:,} rows ({args.size:,} judged) in {facts['load_s']:.1f} s by COPY; "
         f"HNSW build {facts['index_build_s']:.1f} s; index {facts['index_mb']:.0f} MB, "
         f"table with indexes {facts['table_mb']:.0f} MB. Exact search: {facts['exact_ms']:.1f} ms/query."
     )
-    lines += ["", "### Recall@10 of the partial HNSW index against exact search", "",
+    lines += [f"1-minute load average before and after the timed phases: {facts['load_average'][0]:.1f}, "
+              f"{facts['load_average'][1]:.1f} (this process and the ones it measures make about 2 of it).", ""]
+    lines += ["### Recall@10 of the partial HNSW index against exact search", "",
               "| type (share) | ef_search | recall@10 | short answers | p50 ms (1 client) |", "|---|---|---|---|---|"]
     for decision_type, share in TYPES:
         for ef, row in curve[decision_type].items():
@@ -584,137 +894,162 @@ def report(args: argparse.Namespace, facts: dict, curve: dict, plans: dict, path
               f"past ef_search {EF_SEARCH_MAX}):", ""]
     for decision_type, plan in plans.items():
         lines.append(f"- {decision_type}: {'exact' if plan.exact else f'graph, ef_search {plan.ef_search}'}")
-    lines += ["", f"End-to-end recall@10 of the service's answers: gRPC {quality['gRPC recall@10']:.3f}, "
-              f"gateway {quality['gateway recall@10']:.3f}.", ""]
-    lines += [f"1-minute load average before and after the timed phases: {facts['load_average'][0]:.1f}, "
-              f"{facts['load_average'][1]:.1f} (this process and the ones it measures make about 2 of it).", ""]
+    lines += ["", "End-to-end recall@10 over the query mix: " + ", ".join(
+        f"{name} {recalls.mean(name):.3f}" for name in paths if name in recalls.scores) + ".", ""]
+
     lines += ["### Similar search, side by side (median of rounds)", "",
               "CPU ms per query, read from the kernel for each process: Postgres (all its processes), "
-              "the decisions server, the gateway, and the driving client.", "",
-              "| path | clients | q/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway | CPU client |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "the decisions server and the gateway serving the path, and the driving client. "
+              "Commits: transactions Postgres committed per query, counted in the single-client phases; outside a "
+              "transaction block every statement (a SET too) commits on its own.", "",
+              "| path | clients | q/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway | CPU client "
+              "| commits |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     single = {name: phases[0] for name, phases in paths.items()}
-    loaded = {name: _median_phase(phases[1:]) for name, phases in paths.items()}
-    for table in (single, loaded):
-        for name, phase in table.items():
+    loaded = {name: phases[1:] for name, phases in paths.items()}
+    for table in ({n: [p] for n, p in single.items()}, loaded):
+        for name, phases in table.items():
+            path = measured[name][0]
             lines.append(
-                f"| {name} | {phase.concurrency} | {phase.qps:.0f} | {phase.percentile(0.5):.2f} | "
-                f"{phase.percentile(0.99):.2f} | {phase.cpu_ms('postgres'):.2f} | {phase.cpu_ms('decisions'):.2f} | "
-                f"{phase.cpu_ms('gateway'):.2f} | {phase.cpu_ms('client'):.2f} |"
+                f"| {name} | {phases[0].concurrency} | {_median(phases, lambda p: p.rate):.0f} "
+                f"| {_median(phases, lambda p: p.percentile(0.5)):.2f} "
+                f"| {_median(phases, lambda p: p.percentile(0.99)):.2f} "
+                f"| {_median(phases, lambda p: p.cpu_ms('postgres')):.2f} "
+                f"| {_median(phases, lambda p: p.cpu_ms(path.decisions)) if path.decisions else 0:.2f} "
+                f"| {_median(phases, lambda p: p.cpu_ms(path.gateway)) if path.gateway else 0:.2f} "
+                f"| {_median(phases, lambda p: p.cpu_ms('client')):.2f} | {_commits(phases)} |"
             )
-    bare1, grpc1 = single["bare SQL"], single["gRPC"]
-    bare, grpc_, gateway = loaded["bare SQL"], loaded["gRPC"], loaded["gateway"]
-    server_cpu = {
-        "bare SQL": bare.cpu_ms("postgres"),
-        "gRPC": grpc_.cpu_ms("postgres", "decisions"),
-        "gateway": gateway.cpu_ms("postgres", "decisions", "gateway"),
-    }
-    lines += [
-        "",
-        f"gRPC overhead vs bare SQL: latency p50 {grpc1.percentile(0.5) / bare1.percentile(0.5):.2f}x (1 client), "
-        f"throughput {bare.qps / grpc_.qps:.2f}x ({args.concurrency} clients), "
-        f"server-side CPU per query {server_cpu['gRPC'] / server_cpu['bare SQL']:.2f}x "
-        f"({server_cpu['bare SQL']:.2f} ms Postgres alone, {server_cpu['gRPC']:.2f} ms Postgres + decisions). "
-        f"Gateway vs gRPC throughput: {grpc_.qps / gateway.qps:.2f}x.",
-        "Queries/s two dedicated cores could serve, from server-side CPU per query (client excluded): " + ", ".join(
-            f"{name} {2000 / cpu:.0f}" for name, cpu in server_cpu.items()) + ".",
-        f"Rounds at {args.concurrency} clients, q/s: " + "; ".join(
-            f"{name} " + ", ".join(f"{p.qps:.0f}" for p in phases[1:]) for name, phases in paths.items()),
-        "",
-        "### Record throughput", "",
-        "| path | clients | records/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for phase in records:
+    lines.append("")
+    bare = loaded["bare SQL"]
+    for name in paths:
+        if name.startswith(("gRPC", "gateway")) and "health" not in name:
+            phases = loaded[name]
+            path = measured[name][0]
+            ratios = [p.rate / b.rate for p, b in zip(phases, bare)]
+            pg = _median(phases, lambda p: p.cpu_ms("postgres")) / _median(bare, lambda p: p.cpu_ms("postgres"))
+            lines.append(
+                f"- {name}: {statistics.median(ratios):.2f}x the bare SQL rate at {args.concurrency} clients "
+                f"(rounds {', '.join(f'{r:.2f}' for r in ratios)}); Postgres CPU per query {pg:.2f}x bare SQL's; "
+                f"decisions {_median(phases, lambda p: p.cpu_ms(path.decisions)):.2f} ms"
+                + (f", gateway {_median(phases, lambda p: p.cpu_ms(path.gateway)):.2f} ms" if path.gateway else "")
+                + " CPU per query."
+            )
+    lines.append("- Rates per round at " f"{args.concurrency} clients, q/s: " + "; ".join(
+        f"{name} " + ", ".join(f"{p.rate:.0f}" for p in phases) for name, phases in loaded.items()) + ".")
+
+    lines += ["", "### What costs Postgres CPU per query", "",
+              f"The floor's statement, {args.concurrency} clients, sent each way (median of rounds).", "",
+              "| how | q/s | CPU Postgres ms | CPU client ms | commits | recall@10 |", "|---|---|---|---|---|---|"]
+    for (name, how) in SUSPECTS:
+        phases = suspected[name]
         lines.append(
-            f"| {phase.name} | {phase.concurrency} | {phase.qps:.0f} | {phase.percentile(0.5):.2f} | "
-            f"{phase.percentile(0.99):.2f} | {phase.cpu_ms('postgres'):.2f} | {phase.cpu_ms('decisions'):.2f} | "
-            f"{phase.cpu_ms('gateway'):.2f} |"
+            f"| {name}: {how} | {_median(phases, lambda p: p.rate):.0f} "
+            f"| {_median(phases, lambda p: p.cpu_ms('postgres')):.2f} "
+            f"| {_median(phases, lambda p: p.cpu_ms('client')):.2f} "
+            f"| {_commits(phases)} | {recalls.mean(name):.3f} |"
+        )
+
+    lines += ["", "### Recording", "",
+              "Records carry a context and no embedding, so the service embeds each one. CPU ms per decision.", "",
+              "| path | clients | decisions/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway "
+              "| CPU client | commits |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for phase in records:
+        suffix = " before" if phase.name.endswith(" before") else ""
+        lines.append(
+            f"| {phase.name} | {phase.concurrency} | {phase.rate:.0f} | {phase.percentile(0.5):.2f} "
+            f"| {phase.percentile(0.99):.2f} | {phase.cpu_ms('postgres'):.2f} "
+            f"| {phase.cpu_ms('decisions' + suffix):.2f} | {phase.cpu_ms('gateway' + suffix):.2f} "
+            f"| {phase.cpu_ms('client'):.2f} | {_commits([phase])} |"
         )
     return "\n".join(lines)
 
 
-async def main(args: argparse.Namespace) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="outrider-bench-"))
-    embedded = None
-    processes: list[subprocess.Popen] = []
-    try:
-        if args.database_url:
-            server_url = args.database_url
-        else:
-            embedded = EmbeddedPostgres(workdir)
-            server_url = embedded.start()
-            # Sized as a deployment would be: the index and the hot part of
-            # the table in shared buffers, not the embedded default of 128 MB.
-            admin = await asyncpg.connect(server_url.replace("postgresql+asyncpg://", "postgresql://"))
-            try:
-                await admin.execute(f"alter system set shared_buffers = '{args.shared_buffers}'")
-            finally:
-                await admin.close()
-            embedded.stop()
-            server_url = embedded.start()
-        head, _, query = server_url.partition("?")
-        database_url = f"{head.rsplit('/', 1)[0]}/{DATABASE}?{query}"
-        raw = database_url.replace("postgresql+asyncpg://", "postgresql://")
-        admin = await asyncpg.connect(server_url.replace("postgresql+asyncpg://", "postgresql://"))
+@asynccontextmanager
+async def bench_database(args: argparse.Namespace, workdir: Path) -> AsyncIterator[tuple[str, str]]:
+    """(SQLAlchemy URL, asyncpg DSN) of a fresh bench database, migrated.
+
+    An embedded Postgres is the test harness's, sized as a deployment would
+    be: shared_buffers holds the index and the hot part of the table, not the
+    embedded default of 128 MB. The setting needs a restart, so the stack
+    starts once to set it and again to use it.
+    """
+    if args.database_url:
+        server = Stack(workdir, args.database_url, "")
+        yield await _migrated(server, args.dimension)
+        return
+    data_dir = workdir / "stack"
+    with embedded_stack(data_dir) as stack:
+        admin = await asyncpg.connect(stack.raw_dsn("postgres"))
         try:
-            await admin.execute(f"drop database if exists {DATABASE} with (force)")
-            await admin.execute(f"create database {DATABASE}")
+            await admin.execute(f"alter system set shared_buffers = '{args.shared_buffers}'")
         finally:
             await admin.close()
-        engine = context_engine(database_url, "decisions")
-        try:
-            await migrate(engine, "decisions", extra={"outrider.embedding_dim": str(args.dimension)})
-        finally:
-            await engine.dispose()
+    with embedded_stack(data_dir) as stack:
+        yield await _migrated(stack, args.dimension)
 
-        gen = Generator(args.dimension, seed=20260929)
-        gen.prepare(args.size)
-        print(f"loading {args.size:,} judged decisions ...", flush=True)
-        facts = await load(raw, gen, args.size)
-        print(json.dumps(facts), flush=True)
 
-        per_type = max(5, args.queries // len(TYPES))
-        queries = [Query(t, gen.vector(t)) for t, _ in TYPES for _ in range(per_type)]
-        random.Random(7).shuffle(queries)
-        facts["exact_ms"] = await ground_truth(raw, queries)
-        counts = await judged_counts(raw)
-        total = sum(counts.values())
-        plans = {t: plan_search(k=K, type_rows=counts.get(t, 0), judged_rows=total) for t, _ in TYPES}
-        curve = await recall_curve(raw, queries, args.ef)
-        print(json.dumps(curve), flush=True)
-
-        decisions_port, http_port = free_port(), free_port()
-        env = _env(database_url, decisions_port, http_port, args.dimension)
-        processes.append(_spawn(["serve", "decisions"], env, workdir / "decisions.log"))
-        processes.append(_spawn(["gateway"], env, workdir / "gateway.log"))
-        addr = f"127.0.0.1:{decisions_port}"
-        await _wait_ready(addr, http_port)
-        probe = await asyncpg.connect(raw)
-        try:
-            postmaster = psutil.Process(await probe.fetchval("select pg_backend_pid()")).ppid()
-        finally:
-            await probe.close()
-        meter = CpuMeter(postmaster, {"decisions": processes[0].pid, "gateway": processes[1].pid})
-        load_before = os.getloadavg()[0]
-        paths, quality = await similar_paths(
-            raw, addr, http_port, queries, counts,
-            concurrency=args.concurrency, seconds=args.seconds, rounds=args.rounds, meter=meter,
-        )
-        records = await record_paths(addr, http_port, concurrency=args.concurrency, seconds=args.seconds,
-                                     meter=meter)
-        facts["load_average"] = (load_before, os.getloadavg()[0])
-        print(report(args, facts, curve, plans, paths, quality, records), flush=True)
+async def _migrated(stack: Stack, dimension: int) -> tuple[str, str]:
+    url = await create_database(stack, DATABASE)
+    engine = context_engine(url, "decisions")
+    try:
+        await migrate(engine, "decisions", extra={"outrider.embedding_dim": str(dimension)})
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
+        await engine.dispose()
+    return url, stack.raw_dsn(DATABASE)
+
+
+async def main(args: argparse.Namespace) -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="outrider-bench-"))
+    servers = [Servers("", ROOT)]
+    if args.baseline:
+        servers.append(Servers(" before", Path(args.baseline).resolve()))
+    try:
+        async with bench_database(args, workdir) as (database_url, raw):
+            gen = Generator(args.dimension, seed=20260929)
+            gen.prepare(args.size)
+            print(f"loading {args.size:,} judged decisions ...", flush=True)
+            facts = await load(raw, gen, args.size)
+            print(json.dumps(facts), flush=True)
+
+            per_type = max(5, args.queries // len(TYPES))
+            queries = [Query(t, gen.vector(t)) for t, _ in TYPES for _ in range(per_type)]
+            random.Random(7).shuffle(queries)
+            facts["exact_ms"] = await ground_truth(raw, queries)
+            counts = await judged_counts(raw)
+            total = sum(counts.values())
+            plans = {t: plan_search(k=K, type_rows=counts.get(t, 0), judged_rows=total) for t, _ in TYPES}
+            curve = await recall_curve(raw, queries, args.ef)
+            print(json.dumps(curve), flush=True)
+
+            for server in servers:
+                server.start(database_url, args.dimension, workdir)
+            for server in servers:
+                await server.wait_ready()
+            probe = await asyncpg.connect(raw)
             try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        if embedded is not None:
-            embedded.stop()
+                postmaster = psutil.Process(await probe.fetchval("select pg_backend_pid()")).ppid()
+                meter = CpuMeter(postmaster, {k: v for s in servers for k, v in s.pids().items()}, probe)
+                recalls = Recalls(queries)
+                load_before = os.getloadavg()[0]
+                paths = await similar_paths(raw, servers, queries, plans, concurrency=args.concurrency,
+                                            seconds=args.seconds, rounds=args.rounds, meter=meter, recalls=recalls)
+                print("similar search measured", flush=True)
+                suspected = await suspects(raw, queries, plans, concurrency=args.concurrency,
+                                           seconds=args.suspect_seconds, rounds=args.rounds, meter=meter,
+                                           recalls=recalls)
+                print("suspects measured", flush=True)
+                records = await record_paths(servers, concurrency=args.concurrency, seconds=args.seconds,
+                                             batch=args.batch, meter=meter)
+                records += await recorder_runs(servers[0], raw, burst=args.recorder_burst,
+                                               offered=args.recorder_rate, seconds=args.seconds, meter=meter)
+                facts["load_average"] = (load_before, os.getloadavg()[0])
+            finally:
+                await probe.close()
+            print(report(args, facts, curve, plans, paths, recalls, suspected, records), flush=True)
+    finally:
+        for server in servers:
+            server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -727,7 +1062,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="ef_search values for the recall curve")
     parser.add_argument("--concurrency", type=int, default=8, help="client tasks in the loaded phases")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each measured phase")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the three paths")
+    parser.add_argument("--suspect-seconds", type=float, default=5.0, help="length of each Postgres-suspect phase")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the paths")
+    parser.add_argument("--batch", type=int, default=100, help="decisions per RecordDecisions call in its phase")
+    parser.add_argument("--recorder-burst", type=int, default=10_000,
+                        help="decisions handed to one engine's recorder at once")
+    parser.add_argument("--recorder-rate", type=int, default=2_000,
+                        help="decisions per second offered to one engine's recorder, for --seconds")
+    parser.add_argument("--baseline", default="",
+                        help="a checkout of earlier code whose decisions context and gateway run beside these")
     parser.add_argument("--database-url", default="", help="use this Postgres server instead of an embedded one")
     parser.add_argument("--shared-buffers", default="2GB", help="shared_buffers of the embedded Postgres")
     args = parser.parse_args(argv)

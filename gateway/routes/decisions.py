@@ -6,9 +6,12 @@ Engines reach the /internal paths with the internal key; the console reads
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from google.protobuf.timestamp_pb2 import Timestamp
+from pydantic_core import to_json
 
 from gateway.auth import Principal, internal, staff, writer
 from gateway.contracts.common import (
@@ -34,7 +37,7 @@ from gateway.contracts.paging import PageQuery
 from gateway.errors import invalid
 from gateway.upstream import instant, stub
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from outrider.wire import json_bytes, json_value, timestamp
+from outrider.wire import json_bytes, timestamp
 from services.decisions.rules import MAX_K
 
 router = APIRouter(tags=["decisions"])
@@ -112,9 +115,59 @@ async def record_decision(
     return {"id": reply.id, "created": reply.created}
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _instant_text(stamp: Timestamp, present: bool = True) -> str | None:
+    # upstream.instant, without protobuf's ToDatetime (pure Python), for the
+    # twenty timestamps of every precedent answer.
+    if not present or (stamp.seconds == 0 and stamp.nanos == 0):
+        return None
+    return (_EPOCH + timedelta(seconds=stamp.seconds, microseconds=stamp.nanos // 1000)).isoformat()
+
+
+def similar_body(reply: decisions_pb2.FindSimilarResponse) -> bytes:
+    """The SimilarReply document of a FindSimilar answer, as JSON bytes.
+
+    Engines ask on every decision. The response model would validate what
+    this function builds from a typed message and then print it; here it is
+    printed by the same serializer without the second look, which was a
+    third of the route's own time. Each context goes in as the JSON text the
+    decisions context sent (Postgres printed it from a stored object), not
+    parsed only to be printed again. The fields, their order and their text
+    are the model's (tests/unit/decisions/test_similar_answer.py).
+    """
+    items = []
+    for d in reply.items:
+        head = to_json({
+            "id": d.id,
+            "decision_type": d.decision_type,
+            "agent_id": d.agent_id,
+            "subject_id": d.subject_id,
+            "action": d.action,
+            "confidence": d.confidence,
+            "reasoning": d.reasoning or None,
+            "model": d.model or None,
+            "decided_at": _instant_text(d.decided_at),
+            "outcome": d.outcome or None,
+            "outcome_reason": d.outcome_reason or None,
+            "judged_at": _instant_text(d.judged_at, d.HasField("judged_at")),
+            "judged_by": d.judged_by or None,
+        })
+        items.append(b"".join((head[:-1], b',"context":', d.context_json or b"{}",
+                               b',"similarity":', to_json(d.similarity), b"}")))
+    summary = reply.summary
+    tail = to_json({
+        "successes": summary.successes,
+        "failures": summary.failures,
+        "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
+    })
+    return b"".join((b'{"items":[', b",".join(items), b'],"summary":', tail, b"}"))
+
+
 @router.post("/internal/agent-decisions/similar", summary="Judged precedents nearest to a context",
              response_model=SimilarReply, responses=ENGINE_ERRORS)
-async def find_similar(body: SimilarIn, request: Request, _: None = Depends(internal)) -> dict[str, Any]:
+async def find_similar(body: SimilarIn, request: Request, _: None = Depends(internal)) -> Response:
     if body.context is None and body.embedding is None:
         raise invalid("context", "context or embedding is required")
     message = decisions_pb2.FindSimilarRequest(
@@ -122,18 +175,7 @@ async def find_similar(body: SimilarIn, request: Request, _: None = Depends(inte
         context_json=json_bytes(body.context) if body.context is not None else b"",
     )
     reply = await _decisions(request).FindSimilar(message)
-    summary = reply.summary
-    return {
-        "items": [
-            {**decision_json(d), "context": json_value(d.context_json) or {}, "similarity": d.similarity}
-            for d in reply.items
-        ],
-        "summary": {
-            "successes": summary.successes,
-            "failures": summary.failures,
-            "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
-        },
-    }
+    return Response(similar_body(reply), media_type="application/json")
 
 
 def _outcome_request(decision_id: str, body: OutcomeIn, judged_by: str) -> decisions_pb2.SetOutcomeRequest:

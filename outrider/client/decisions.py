@@ -2,9 +2,12 @@
 
 An engine records a decision on its hot path. `DecisionRecorder.record()`
 therefore only enqueues: a background task sends, retrying with the decision's
-own id so a retry can never record it twice. When Outrider is down the queue
-fills to its bound and further decisions are dropped and counted, rather than
-growing memory until the engine dies.
+own id so a retry can never record it twice. What has queued up while a call
+was in flight goes out together in one RecordDecisions call, so a busy engine
+pays one round trip per batch rather than per decision, and a quiet one still
+sends each decision alone, at once. When Outrider is down the queue fills to
+its bound and further decisions are dropped and counted, rather than growing
+memory until the engine dies.
 """
 
 from __future__ import annotations
@@ -36,12 +39,16 @@ _PERMANENT = frozenset({
     grpc.StatusCode.NOT_FOUND,
 })
 
+# The most decisions one RecordDecisions call may carry (decisions.proto).
+MAX_BATCH = 500
+
 
 @dataclass
 class RecorderCounters:
     """What happened to every decision handed to record()."""
 
     sent: int = 0
+    # Sends repeated after a failed call, counted per decision.
     retried: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
 
@@ -65,9 +72,12 @@ class DecisionRecorder:
         call_timeout_s: float = 2.0,
         max_attempts: int = 8,
         backoff_s: tuple[float, float] = (0.2, 10.0),
+        max_batch: int = MAX_BATCH,
         channel: grpc.aio.Channel | None = None,
         tls: TlsFiles | None = None,
     ) -> None:
+        if not 1 <= max_batch <= MAX_BATCH:
+            raise ValueError(f"max_batch must be between 1 and {MAX_BATCH}, got {max_batch}")
         self._channel = channel or keyed_channel(address, internal_key, tls=tls)
         self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
         self._queue: asyncio.Queue[decisions_pb2.RecordDecisionRequest] | None = None
@@ -75,6 +85,9 @@ class DecisionRecorder:
         self._call_timeout_s = call_timeout_s
         self._max_attempts = max_attempts
         self._backoff_s = backoff_s
+        self._max_batch = max_batch
+        # Cleared when the server predates RecordDecisions: one call at a time then.
+        self._batches = True
         self._worker: asyncio.Task[None] | None = None
         self._closed = False
         self.counters = RecorderCounters()
@@ -158,11 +171,18 @@ class DecisionRecorder:
     async def _send_forever(self) -> None:
         assert self._queue is not None
         while True:
-            request = await self._queue.get()
+            batch = [await self._queue.get()]
+            limit = self._max_batch if self._batches else 1
+            while len(batch) < limit and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
             try:
-                await self._send(request)
+                if len(batch) == 1:
+                    await self._send(batch[0])
+                else:
+                    await self._send_batch(batch)
             finally:
-                self._queue.task_done()
+                for _ in batch:
+                    self._queue.task_done()
 
     async def _send(self, request: decisions_pb2.RecordDecisionRequest) -> None:
         low, high = self._backoff_s
@@ -181,6 +201,40 @@ class DecisionRecorder:
                 await asyncio.sleep(random.uniform(0, min(high, low * 2 ** attempt)))
             else:
                 self.counters.sent += 1
+                return
+
+    async def _send_batch(self, batch: list[decisions_pb2.RecordDecisionRequest]) -> None:
+        low, high = self._backoff_s
+        request = decisions_pb2.RecordDecisionsRequest(decisions=batch)
+        for attempt in range(1, self._max_attempts + 1):
+            try:
+                reply = await self._stub.RecordDecisions(request, timeout=self._call_timeout_s)
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+                    # An Outrider older than the batch call: the same
+                    # decisions one by one, and no batches from now on.
+                    self._batches = False
+                    for single in batch:
+                        await self._send(single)
+                    return
+                if error.code() in _PERMANENT:
+                    for single in batch:
+                        self._drop("rejected", single.id, f"{error.code().name}: {error.details()}")
+                    return
+                if attempt == self._max_attempts:
+                    for single in batch:
+                        self._drop("retries_exhausted", single.id, error.code().name)
+                    return
+                # Every decision carries its id, so resending the whole batch
+                # records none of them twice.
+                self.counters.retried += len(batch)
+                await asyncio.sleep(random.uniform(0, min(high, low * 2 ** attempt)))
+            else:
+                for result in reply.results:
+                    if result.error_code:
+                        self._drop("rejected", result.id, f"{result.error_code}: {result.error_message}")
+                    else:
+                        self.counters.sent += 1
                 return
 
     def _drop(self, reason: str, decision_id: str, detail: object = None) -> None:

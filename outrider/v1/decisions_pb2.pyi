@@ -78,6 +78,30 @@ class RecordDecisionResponse(_message.Message):
     created: bool
     def __init__(self, id: _Optional[str] = ..., created: _Optional[bool] = ...) -> None: ...
 
+class RecordDecisionsRequest(_message.Message):
+    __slots__ = ("decisions",)
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    decisions: _containers.RepeatedCompositeFieldContainer[RecordDecisionRequest]
+    def __init__(self, decisions: _Optional[_Iterable[_Union[RecordDecisionRequest, _Mapping]]] = ...) -> None: ...
+
+class RecordDecisionResult(_message.Message):
+    __slots__ = ("id", "created", "error_code", "error_message")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    created: bool
+    error_code: str
+    error_message: str
+    def __init__(self, id: _Optional[str] = ..., created: _Optional[bool] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ...) -> None: ...
+
+class RecordDecisionsResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[RecordDecisionResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[RecordDecisionResult, _Mapping]]] = ...) -> None: ...
+
 class FindSimilarRequest(_message.Message):
     __slots__ = ("decision_type", "context_json", "embedding", "k")
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]

@@ -41,6 +41,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionResponse.FromString,
                 _registered_method=True)
+        self.RecordDecisions = channel.unary_unary(
+                '/outrider.v1.Decisions/RecordDecisions',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionsResponse.FromString,
+                _registered_method=True)
         self.FindSimilar = channel.unary_unary(
                 '/outrider.v1.Decisions/FindSimilar',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.FindSimilarRequest.SerializeToString,
@@ -105,6 +110,16 @@ class DecisionsServicer:
 
     def RecordDecision(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordDecisions(self, request, context):
+        """Many decisions in one call, each idempotent on its id as in
+        RecordDecision. A decision the rules refuse is answered in its own
+        result and the others are still recorded; the call as a whole fails
+        only when nothing could be recorded (the database is down).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -186,6 +201,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.RecordDecision,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionResponse.SerializeToString,
+            ),
+            'RecordDecisions': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordDecisions,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.RecordDecisionsResponse.SerializeToString,
             ),
             'FindSimilar': grpc.unary_unary_rpc_method_handler(
                     servicer.FindSimilar,
@@ -272,6 +292,33 @@ class Decisions:
             '/outrider.v1.Decisions/RecordDecision',
             outrider_dot_v1_dot_decisions__pb2.RecordDecisionRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.RecordDecisionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordDecisions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/RecordDecisions',
+            outrider_dot_v1_dot_decisions__pb2.RecordDecisionsRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.RecordDecisionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -58,34 +58,39 @@ class StructuredContextEmbedder:
             raise ValueError(f"dimension must be at least 2, got {self.dimension}")
 
     def embed(self, context: Mapping[str, Any]) -> list[float]:
-        vector = [0.0] * self.dimension
+        # Only the slots a fact touches are summed and scaled: a context has
+        # tens of facts and the vector hundreds of slots, and walking every
+        # slot in Python was most of the cost of recording a decision. The
+        # result is the dense computation's to the last bit (untouched
+        # slots add exactly nothing to the norm and stay 0.0).
+        slots: dict[int, float] = {}
         # Sorted, so the order keys arrived in cannot change the sum in the
         # last bits of a float. The value breaks ties for the rare context
         # that spells the same dotted key twice ({"a.b": 1, "a": {"b": 2}}).
         facts = sorted(_flatten(context, ""), key=lambda f: (f[0], type(f[1]).__name__, str(f[1])))
         for key, value in facts:
             if isinstance(value, bool):
-                self._add_category(vector, key, "true" if value else "false")
+                self._add_category(slots, key, "true" if value else "false")
             elif isinstance(value, str):
-                self._add_category(vector, key, value)
+                self._add_category(slots, key, value)
             else:
-                self._add_measure(vector, key, float(value))
-        return self._unit(vector)
+                self._add_measure(slots, key, float(value))
+        return self._unit(slots)
 
-    def _add_category(self, vector: list[float], key: str, value: str) -> None:
+    def _add_category(self, slots: dict[int, float], key: str, value: str) -> None:
         slot, sign = _slot_and_sign(f"c:{key}={value}", self.dimension)
-        vector[slot] += sign
+        slots[slot] = slots.get(slot, 0.0) + sign
 
-    def _add_measure(self, vector: list[float], key: str, value: float) -> None:
+    def _add_measure(self, slots: dict[int, float], key: str, value: float) -> None:
         first, first_sign = _slot_and_sign(f"n:{key}", self.dimension)
         offset, second_sign = _slot_and_sign(f"n2:{key}", self.dimension - 1)
         second = (first + 1 + offset) % self.dimension
         angle = (math.pi / 2) * _squash(value)
-        vector[first] += first_sign * math.cos(angle)
-        vector[second] += second_sign * math.sin(angle)
+        slots[first] = slots.get(first, 0.0) + first_sign * math.cos(angle)
+        slots[second] = slots.get(second, 0.0) + second_sign * math.sin(angle)
 
-    def _unit(self, vector: list[float]) -> list[float]:
-        norm = math.sqrt(math.fsum(x * x for x in vector))
+    def _unit(self, slots: dict[int, float]) -> list[float]:
+        norm = math.sqrt(math.fsum(x * x for x in slots.values()))
         if norm == 0.0:
             # A context with no facts still needs a direction: pgvector's
             # cosine distance to a zero vector is NaN, which sorts
@@ -94,19 +99,16 @@ class StructuredContextEmbedder:
             # features cancel out against it, so "no facts" matches nothing
             # strongly.
             return [1.0 / math.sqrt(self.dimension)] * self.dimension
-        return [x / norm for x in vector]
+        vector = [0.0] * self.dimension
+        for slot, value in slots.items():
+            vector[slot] = value / norm
+        return vector
 
 
 def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, str | bool | int | float]]:
+    # Leaves first, and dict before the Mapping ABC: most values are text or
+    # numbers, and an ABC check costs ten plain ones.
     if value is None:
-        return
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
-        return
-    if isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            yield from _flatten(item, f"{prefix}.{index}" if prefix else str(index))
         return
     if isinstance(value, str | bool):
         yield prefix, value
@@ -119,6 +121,14 @@ def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, str | bool | int | 
         if not finite:
             raise ValueError(f"context value at {prefix!r} is not a finite number")
         yield prefix, value
+        return
+    if isinstance(value, dict) or isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+        return
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _flatten(item, f"{prefix}.{index}" if prefix else str(index))
         return
     raise TypeError(f"context value at {prefix!r} is a {type(value).__name__}, not JSON")
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.decisions import store
+from services.decisions.connections import DirectConnections
 from services.decisions.queries import (
     EF_PER_RESULT,
     EF_SEARCH_MAX,
@@ -33,29 +32,6 @@ _log = logging.getLogger(__name__)
 # moves with the outcome judge's sweeps, is never far off. A stale count only
 # changes speed, never the answer: a short graph walk is re-run exactly.
 COUNTS_TTL_S = 60.0
-SEARCH_POOL_SIZE = 10
-
-
-def search_engine(url: str, context: str) -> AsyncEngine:
-    """A pool for precedent search alone: autocommit, and no ping on checkout.
-
-    The shared engine pings every connection it hands out, and the ping
-    wraps itself in a transaction: three round trips, more than the search
-    they guard. A search is a single read, so a connection that died with
-    the database is simply retried once on a fresh one (see nearest).
-    """
-    return create_async_engine(
-        url,
-        pool_size=SEARCH_POOL_SIZE,
-        max_overflow=0,
-        pool_pre_ping=False,
-        # Last in, first out: light traffic keeps reusing one or two warm
-        # backends instead of rotating through all ten.
-        pool_use_lifo=True,
-        connect_args={
-            "server_settings": {"search_path": f"{context},public", "application_name": f"outrider-{context}-search"}
-        },
-    ).execution_options(isolation_level="AUTOCOMMIT")
 
 
 class JudgedCounts:
@@ -101,51 +77,48 @@ class JudgedCounts:
 
 
 class PrecedentSearch:
-    """Searches through an autocommit engine, as search_engine() makes."""
+    """Searches on direct connections (direct_connections(purpose="search"))."""
 
     def __init__(
         self,
-        engine: AsyncEngine,
+        connections: DirectConnections,
         *,
-        counts: JudgedCounts | None = None,
+        counts: JudgedCounts,
         exact_rows: int = EXACT_SEARCH_ROWS,
         ef_per_result: float = EF_PER_RESULT,
     ) -> None:
-        self._engine = engine
-        self._counts = counts or JudgedCounts(engine)
+        self._connections = connections
+        self._counts = counts
         self._exact_rows = exact_rows
         self._ef_per_result = ef_per_result
 
-    async def nearest(self, *, decision_type: str, embedding: Sequence[float], k: int) -> list[DecisionRow]:
+    async def nearest(self, *, decision_type: str, embedding: bytes, k: int) -> list[DecisionRow]:
+        """`embedding` in store.vector_bytes form."""
         try:
             return await self._nearest(decision_type, embedding, k)
-        except (DBAPIError, store.ConnectionLost) as error:
-            if isinstance(error, DBAPIError) and not error.connection_invalidated:
-                raise
-            # The pool has dropped the dead connection; a fresh one answers.
+        except store.ConnectionLost:
+            # The dead connection took the idle ones with it; a fresh one answers.
             return await self._nearest(decision_type, embedding, k)
 
-    async def _nearest(self, decision_type: str, embedding: Sequence[float], k: int) -> list[DecisionRow]:
+    async def _nearest(self, decision_type: str, embedding: bytes, k: int) -> list[DecisionRow]:
         type_rows, judged_rows = await self._counts.get(decision_type)
         plan = plan_search(
             k=k, type_rows=type_rows, judged_rows=judged_rows,
             exact_rows=self._exact_rows, ef_per_result=self._ef_per_result,
         )
-        async with self._engine.connect() as conn:
-            if not plan.exact:
-                rows = await store.find_similar(
-                    conn, decision_type=decision_type, embedding=embedding, k=k, exact=False,
-                    ef_search=plan.ef_search,
-                )
-                # A query far from every precedent of its type (a situation
-                # never seen) lands the walk among other types' rows; a wider
-                # walk usually reaches the type, and costs far less than
-                # reading all of its rows.
-                if graph_came_short(found=len(rows), k=k, type_rows=type_rows) and plan.ef_search < EF_SEARCH_MAX:
-                    rows = await store.find_similar(
-                        conn, decision_type=decision_type, embedding=embedding, k=k, exact=False,
-                        ef_search=EF_SEARCH_MAX,
-                    )
-                if not graph_came_short(found=len(rows), k=k, type_rows=type_rows):
-                    return rows
-            return await store.find_similar(conn, decision_type=decision_type, embedding=embedding, k=k, exact=True)
+        if not plan.exact:
+            rows = await self._find(decision_type, embedding, k, ef_search=plan.ef_search)
+            # A query far from every precedent of its type (a situation
+            # never seen) lands the walk among other types' rows; a wider
+            # walk usually reaches the type, and costs far less than
+            # reading all of its rows.
+            if graph_came_short(found=len(rows), k=k, type_rows=type_rows) and plan.ef_search < EF_SEARCH_MAX:
+                rows = await self._find(decision_type, embedding, k, ef_search=EF_SEARCH_MAX)
+            if not graph_came_short(found=len(rows), k=k, type_rows=type_rows):
+                return rows
+        return await self._find(decision_type, embedding, k, ef_search=None)
+
+    async def _find(self, decision_type: str, embedding: bytes, k: int, *, ef_search: int | None) -> list[DecisionRow]:
+        async with self._connections.connection(ef_search=ef_search) as conn:
+            return await store.find_similar(conn, decision_type=decision_type, embedding=embedding, k=k,
+                                            exact=ef_search is None)

@@ -22,6 +22,10 @@ DEFAULT_DETAIL_PRECEDENTS = 5
 DEFAULT_PENDING_BATCH = 500
 MAX_PENDING_BATCH = 1000
 MAX_VERDICTS = 1000
+# Decisions per RecordDecisions call. A few hundred already spread the call's
+# fixed cost thin; a larger call only holds a connection longer and, when it
+# fails, sends more again.
+MAX_RECORD_BATCH = 500
 
 # The listing's word for "not judged yet"; the stored value is null.
 PENDING = "pending"

@@ -324,7 +324,8 @@ def _check_json(value: object, path: str, depth: int) -> None:
         if not _is_finite(value):
             raise InvalidDecision("context", f"{path} is not a finite number")
         return
-    if isinstance(value, Mapping):
+    # dict before the Mapping ABC: an ABC check costs ten plain ones.
+    if isinstance(value, dict) or isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str) or "\x00" in key:
                 raise InvalidDecision("context", f"{path} has a key JSON or Postgres cannot hold: {key!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+from sqlalchemy.engine import make_url
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 
@@ -10,6 +11,7 @@ from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.common.settings import Settings, SettingsError
 from services.decisions import precedent, retention, store
+from services.decisions.connections import DirectConnections
 from services.decisions.precedent import JudgedCounts
 from services.decisions.service import DecisionsService
 
@@ -22,6 +24,7 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024
 # service refuses to anyone but a role-1 person (an engine key cannot be one).
 ACCESS = {
     "RecordDecision": Access.ENGINE,
+    "RecordDecisions": Access.ENGINE,
     "FindSimilar": Access.ENGINE,
     "SetOutcome": Access.ENGINE,
     "RegisterSubject": Access.ENGINE,
@@ -35,6 +38,24 @@ ACCESS = {
     "CountOutcomes": Access.SERVICE,
 }
 USES_NATS = False
+
+# Eight engines searching at once keep eight busy; two spare let a search
+# for a width no idle connection has wait for none.
+SEARCH_CONNECTIONS = 10
+# Records arrive in batches (RecordDecisions), one in flight per engine client.
+RECORD_CONNECTIONS = 4
+
+
+def direct_connections(url: str, context: str, *, purpose: str, size: int) -> DirectConnections:
+    """Driver connections for one hot statement; `purpose` (search, record)
+    names them in pg_stat_activity, so an operator can tell them apart."""
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    return DirectConnections(
+        dsn,
+        size=size,
+        server_settings={"search_path": f"{context},public", "application_name": f"outrider-{context}-{purpose}"},
+        prepare=store.prepare_direct,
+    )
 
 
 def migration_settings(settings: Settings) -> dict[str, str]:
@@ -54,11 +75,14 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
             f" was created with {dimension}-dimension embeddings; set it back to {dimension}"
             " or migrate into a new database"
         )
-    searches = precedent.search_engine(runtime.settings.database_url, runtime.context)
-    runtime.on_close(searches.dispose)
+    url = runtime.settings.database_url
+    searches = direct_connections(url, runtime.context, purpose="search", size=SEARCH_CONNECTIONS)
+    records = direct_connections(url, runtime.context, purpose="record", size=RECORD_CONNECTIONS)
+    runtime.on_close(searches.close)
+    runtime.on_close(records.close)
     # Counting judged rows is not a search: it takes the shared pool.
     precedents = precedent.PrecedentSearch(searches, counts=JudgedCounts(runtime.engine))
-    service = DecisionsService(runtime, dimension=dimension, precedents=precedents)
+    service = DecisionsService(runtime, dimension=dimension, precedents=precedents, records=records)
     decisions_pb2_grpc.add_DecisionsServicer_to_server(service, server)
     runtime.spawn(
         retention.run(runtime.engine, retention_days=runtime.settings.decision_retention_days), name="retention"

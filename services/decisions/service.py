@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Sequence
 from datetime import datetime, timezone
 
 import grpc
@@ -16,9 +17,10 @@ from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import instant
 
 from services.common import callers, paging
-from services.common.errors import Conflict, InvalidArgument, NotFound, PermissionDenied
+from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound, PermissionDenied
 from services.common.runtime import Runtime
 from services.decisions import codec, queries, rules, store
+from services.decisions.connections import DirectConnections
 from services.decisions.embedding import Embedder, StructuredContextEmbedder
 from services.decisions.human_service import HumanDecisionRpcs
 from services.decisions.precedent import PrecedentSearch
@@ -36,6 +38,10 @@ def _uuid(value: str, field: str) -> uuid.UUID:
         raise InvalidArgument(f"{field}: must be a UUID, got {value!r}", field=field) from None
 
 
+def _identity(decision: rules.NewDecision) -> tuple[str, str, str, str]:
+    return decision.decision_type, decision.agent_id, decision.subject_id, decision.action
+
+
 class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     def __init__(
         self,
@@ -43,6 +49,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         *,
         dimension: int,
         precedents: PrecedentSearch,
+        records: DirectConnections,
         embedder: Embedder | None = None,
     ) -> None:
         self._runtime = runtime
@@ -53,6 +60,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         if self._embedder.dimension != dimension:
             raise ValueError(f"the embedder makes {self._embedder.dimension} dimensions, the schema holds {dimension}")
         self._precedents = precedents
+        self._records = records
         # A misconfigured human-input source stops the context here, at
         # start-up, rather than failing the first lease that needs it.
         self.human_sources()
@@ -60,7 +68,22 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def RecordDecision(
         self, request: decisions_pb2.RecordDecisionRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.RecordDecisionResponse:
-        now = _now()
+        [(decision_id, outcome)] = await self._record([request])
+        if isinstance(outcome, DomainError):
+            raise outcome
+        return decisions_pb2.RecordDecisionResponse(id=decision_id, created=outcome)
+
+    async def RecordDecisions(
+        self, request: decisions_pb2.RecordDecisionsRequest, context: grpc.aio.ServicerContext
+    ) -> decisions_pb2.RecordDecisionsResponse:
+        if len(request.decisions) > queries.MAX_RECORD_BATCH:
+            raise InvalidArgument(
+                f"decisions: at most {queries.MAX_RECORD_BATCH} per call, got {len(request.decisions)}",
+                field="decisions",
+            )
+        return codec.record_results_to_proto(await self._record(request.decisions))
+
+    def _new_decision(self, request: decisions_pb2.RecordDecisionRequest, now: datetime) -> rules.NewDecision:
         decision = rules.new_decision(
             id=request.id or None,
             decision_type=request.decision_type,
@@ -71,7 +94,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             reasoning=request.reasoning or None,
             model=request.model or None,
             context=codec.context_from_proto(request.context_json),
-            embedding=list(request.embedding),
+            embedding=codec.embedding_from_proto(request.embedding),
             decided_at=instant(request.decided_at, request.HasField("decided_at")),
             now=now,
             embedding_dimension=self._dimension,
@@ -80,24 +103,54 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             # Within the clock-skew allowance the rules grant: the engine's
             # clock ran ahead, so the decision was made no later than now.
             decision = dataclasses.replace(decision, decided_at=now)
-        embedding = decision.embedding or self._embedder.embed(decision.context)
-        decision_id = decision.id or uuid.uuid4()
-        async with self._engine.begin() as conn:
-            created = await store.insert_decision(conn, decision=decision, id=decision_id, embedding=embedding)
-            if not created:
-                stored = await store.get_decision(conn, id=decision_id)
-                # A retry repeats the same decision; the same id on a different
-                # one is a caller reusing keys, and answering "already
-                # recorded" would silently drop the second decision.
-                if stored is not None and (
-                    stored.decision_type, stored.agent_id, stored.subject_id, stored.action
-                ) != (decision.decision_type, decision.agent_id, decision.subject_id, decision.action):
-                    raise Conflict(
-                        f"id {decision_id} is already recorded for a different decision",
-                        code="DECISION_ID_REUSED",
-                        details={"id": str(decision_id)},
-                    )
-        return decisions_pb2.RecordDecisionResponse(id=str(decision_id), created=created)
+        return decision
+
+    async def _record(
+        self, requests: Sequence[decisions_pb2.RecordDecisionRequest]
+    ) -> list[tuple[str, bool | DomainError]]:
+        """Validate, embed and store decisions in one statement: (id, created or why refused) for each."""
+        now = _now()
+        checked: list[tuple[str, uuid.UUID | None, rules.NewDecision | InvalidArgument]] = []
+        recordings: dict[uuid.UUID, store.Recording] = {}
+        for request in requests:
+            try:
+                decision = self._new_decision(request, now)
+            except InvalidArgument as error:
+                checked.append((request.id, None, error))
+                continue
+            decision_id = decision.id or uuid.uuid4()
+            checked.append((str(decision_id), decision_id, decision))
+            # The same id twice in one call is stored once; the later copy
+            # is then checked against it like any retry.
+            if decision_id not in recordings:
+                embedding = decision.embedding or self._embedder.embed(decision.context)
+                recordings[decision_id] = store.Recording(decision_id, decision, store.vector_bytes(embedding))
+        created: set[uuid.UUID] = set()
+        stored: dict[uuid.UUID, tuple[str, str, str, str]] = {}
+        if recordings:
+            async with self._records.connection() as conn:
+                created = await store.insert_decisions(conn, recordings=list(recordings.values()))
+                retried = [decision_id for decision_id in recordings if decision_id not in created]
+                stored = await store.recorded_identities(conn, ids=retried) if retried else {}
+        stored.update((decision_id, _identity(recordings[decision_id].decision)) for decision_id in created)
+        results: list[tuple[str, bool | DomainError]] = []
+        for text_id, decision_id, decision in checked:
+            if isinstance(decision, InvalidArgument):
+                results.append((text_id, decision))
+            elif decision_id in created and recordings[decision_id].decision is decision:
+                results.append((text_id, True))
+            elif stored.get(decision_id, _identity(decision)) != _identity(decision):
+                # A retry repeats the same decision; the same id on a
+                # different one is a caller reusing keys, and answering
+                # "already recorded" would silently drop the second decision.
+                results.append((text_id, Conflict(
+                    f"id {text_id} is already recorded for a different decision",
+                    code="DECISION_ID_REUSED",
+                    details={"id": text_id},
+                )))
+            else:
+                results.append((text_id, False))
+        return results
 
     async def FindSimilar(
         self, request: decisions_pb2.FindSimilarRequest, context: grpc.aio.ServicerContext
@@ -105,16 +158,13 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         query = queries.similar_query(
             decision_type=request.decision_type,
             k=request.k if request.HasField("k") else None,
-            embedding=list(request.embedding),
+            embedding=codec.embedding_from_proto(request.embedding),
             context=codec.context_from_proto(request.context_json),
             dimension=self._dimension,
         )
-        vector = query.embedding or tuple(self._embedder.embed(query.context or {}))
+        vector = store.vector_bytes(query.embedding or self._embedder.embed(query.context or {}))
         rows = await self._precedents.nearest(decision_type=query.decision_type, embedding=vector, k=query.k)
-        summary = rules.similar_summary(row.outcome or "" for row in rows)
-        return decisions_pb2.FindSimilarResponse(
-            items=[codec.decision_to_proto(row) for row in rows], summary=codec.summary_to_proto(summary)
-        )
+        return codec.similar_to_proto(rows, rules.similar_summary(row.outcome or "" for row in rows))
 
     async def SetOutcome(
         self, request: decisions_pb2.SetOutcomeRequest, context: grpc.aio.ServicerContext
@@ -185,13 +235,13 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         precedents: list[store.DecisionRow] = []
         if embedding is not None:
             # One more than wanted: a judged decision is its own nearest neighbour.
-            nearest = await self._precedents.nearest(decision_type=row.decision_type, embedding=embedding,
-                                                     k=wanted + 1)
+            nearest = await self._precedents.nearest(decision_type=row.decision_type,
+                                                     embedding=store.vector_bytes(embedding), k=wanted + 1)
             # The context holds rider and customer data; this answer is for the console.
-            precedents = [dataclasses.replace(p, context=None) for p in nearest if p.id != decision_id][:wanted]
+            precedents = [dataclasses.replace(p, context_json=None) for p in nearest if p.id != decision_id][:wanted]
         summary = rules.similar_summary(p.outcome or "" for p in precedents)
         return decisions_pb2.DecisionDetail(
-            decision=codec.decision_to_proto(dataclasses.replace(row, context=None)),
+            decision=codec.decision_to_proto(row),
             history=[codec.change_to_proto(change) for change in history],
             precedents=[codec.decision_to_proto(p) for p in precedents],
             summary=codec.summary_to_proto(summary),

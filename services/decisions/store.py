@@ -4,14 +4,14 @@ them into one transaction (an outcome and its history row commit together)."""
 from __future__ import annotations
 
 import json
+import struct
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from pgvector import Vector
-from pgvector.asyncpg import register_vector
+import asyncpg
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -43,9 +43,11 @@ class DecisionRow:
     outcome_reason: str | None
     judged_at: datetime | None
     judged_by: str | None
-    # Read by precedent search only: the admin listing and outcome answers
-    # never carry it.
-    context: Mapping[str, Any] | None = None
+    # UTF-8 JSON of the context, as Postgres prints it. Read by precedent
+    # search only: the admin listing and outcome answers never carry it. It
+    # stays text because its one reader passes it on unchanged, and parsing
+    # it only to print it again cost more than the rest of the row.
+    context_json: bytes | None = None
     similarity: float | None = None
 
 
@@ -90,17 +92,6 @@ _COLUMNS = """
 """
 
 
-async def _binary_vectors(conn: AsyncConnection) -> None:
-    # Vectors travel in pgvector's binary form: formatting 384 floats as text
-    # and parsing them back costs more than the graph walk it feeds. The
-    # codec is registered once per database connection, before the first
-    # statement with a vector parameter is prepared on it.
-    if not conn.info.get("vector_codec"):
-        raw = await conn.get_raw_connection()
-        await register_vector(raw.driver_connection)
-        conn.info["vector_codec"] = True
-
-
 def _decision(row: Any) -> DecisionRow:
     return DecisionRow(**row._mapping)
 
@@ -114,39 +105,6 @@ async def embedding_dimension(conn: AsyncConnection) -> int:
         )
     )
     return int(value)
-
-
-async def insert_decision(
-    conn: AsyncConnection, *, decision: NewDecision, id: uuid.UUID, embedding: Sequence[float]
-) -> bool:
-    """Store a decision; False when that id is already stored (a retry)."""
-    await _binary_vectors(conn)
-    created = await conn.scalar(
-        text(
-            """
-            insert into decisions (id, decision_type, agent_id, subject_id, context, action,
-                                   confidence, reasoning, model, embedding, decided_at)
-            values (:id, :decision_type, :agent_id, :subject_id, cast(:context as jsonb), :action,
-                    :confidence, :reasoning, :model, cast(:embedding as vector), :decided_at)
-            on conflict (id) do nothing
-            returning id
-            """
-        ),
-        {
-            "id": id,
-            "decision_type": decision.decision_type,
-            "agent_id": decision.agent_id,
-            "subject_id": decision.subject_id,
-            "context": json.dumps(decision.context),
-            "action": decision.action,
-            "confidence": decision.confidence,
-            "reasoning": decision.reasoning,
-            "model": decision.model,
-            "embedding": Vector(list(embedding)),
-            "decided_at": decision.decided_at,
-        },
-    )
-    return created is not None
 
 
 async def get_decision(conn: AsyncConnection, *, id: uuid.UUID, lock: bool = False) -> DecisionRow | None:
@@ -363,8 +321,40 @@ async def judged_counts(conn: AsyncConnection) -> dict[str, int]:
     return {row.decision_type: row.n for row in rows}
 
 
-# Positional, for the driver connection (see find_similar): $1 the query
-# vector, $2 the decision type, $3 k.
+# ─── the direct connections (services/decisions/connections.py) ───────────
+#
+# Precedent search and recording run on every engine decision, on asyncpg
+# connections of their own. Vectors and JSON cross those connections as
+# bytes the store encodes itself: pgvector's codec builds a Python float and
+# an array for each of a vector's hundreds of values, and the jsonb codec
+# would parse a context only for the answer to print it again.
+
+
+def vector_bytes(values: Sequence[float]) -> bytes:
+    """pgvector's binary form of a vector: dimensions, a zero, big-endian float32s."""
+    return struct.pack(f">HH{len(values)}f", len(values), 0, *values)
+
+
+def _jsonb_send(data: bytes) -> bytes:
+    # jsonb's binary form is a version byte, 1, and the JSON text.
+    return b"\x01" + data
+
+
+def _jsonb_recv(data: bytes) -> bytes:
+    if data[:1] != b"\x01":
+        raise ValueError(f"unknown jsonb binary version {data[:1]!r}")
+    return data[1:]
+
+
+async def prepare_direct(conn: asyncpg.Connection) -> None:
+    """Codecs of a direct connection: vectors and jsonb pass as bytes, as above."""
+    await conn.set_type_codec("vector", schema="public", encoder=bytes, decoder=bytes, format="binary")
+    await conn.set_type_codec("jsonb", schema="pg_catalog", encoder=_jsonb_send, decoder=_jsonb_recv,
+                              format="binary")
+
+
+# Positional: $1 the query vector, $2 the decision type, $3 k. The columns
+# are listed in DecisionRow's field order, so a record becomes a row whole.
 _SIMILAR_SELECT = f"""
     select {_COLUMNS}, context, 1 - (embedding <=> $1::vector) as similarity
       from decisions
@@ -380,59 +370,78 @@ SIMILAR_GRAPH_SQL = _SIMILAR_SELECT + " order by embedding <=> $1::vector limit 
 SIMILAR_EXACT_SQL = _SIMILAR_SELECT + " order by cosine_distance(embedding, $1::vector), id limit $3"
 
 
-def _similar(record: Any) -> DecisionRow:
-    # SQLAlchemy's dialect installs a jsonb codec on every connection it
-    # opens, so context arrives decoded; a bare driver would hand back text.
-    data = dict(record.items())
-    if isinstance(data["context"], str):
-        data["context"] = json.loads(data["context"])
-    return DecisionRow(**data)
-
-
 async def find_similar(
-    conn: AsyncConnection,
-    *,
-    decision_type: str,
-    embedding: Sequence[float],
-    k: int,
-    exact: bool,
-    ef_search: int | None = None,
+    conn: asyncpg.Connection, *, decision_type: str, embedding: bytes, k: int, exact: bool
 ) -> list[DecisionRow]:
-    """Judged decisions of one type nearest to `embedding`, nearest first.
+    """Judged decisions of one type nearest to `embedding` (vector_bytes), nearest first.
 
     `exact` reads every judged row of the type; otherwise the HNSW graph is
-    walked keeping `ef_search` candidates.
-
-    `conn` must be in autocommit. ef_search is set for the session and
-    remembered per database connection, so a steady stream of searches costs
-    one statement each instead of four (begin, set local, select, commit).
-    In autocommit nothing can roll the setting back behind that memory, and
-    precedent search is the only reader of the HNSW index, so the value a
-    pooled connection carries never reaches another kind of query.
-
-    This is the one hot read of the context, so it goes to the driver
-    connection directly: SQLAlchemy's statement and row handling cost a
-    third as much as the graph walk itself.
+    walked as wide as the connection's hnsw.ef_search, which its checkout
+    set (connections.py).
     """
-    if conn.sync_connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
-        raise ValueError("find_similar needs a connection in AUTOCOMMIT")
-    if not exact and ef_search is None:
-        raise ValueError("a graph search needs ef_search")
-    await _binary_vectors(conn)
-    driver = (await conn.get_raw_connection()).driver_connection
     try:
-        if not exact and conn.info.get("hnsw.ef_search") != ef_search:
-            await driver.execute(f"set hnsw.ef_search = {int(ef_search)}")
-            conn.info["hnsw.ef_search"] = ef_search
-        records = await driver.fetch(SIMILAR_EXACT_SQL if exact else SIMILAR_GRAPH_SQL, Vector(list(embedding)),
-                                     decision_type, k)
+        records = await conn.fetch(SIMILAR_EXACT_SQL if exact else SIMILAR_GRAPH_SQL, embedding, decision_type, k)
     except Exception as error:
-        if not driver.is_closed():
+        if not conn.is_closed():
             raise
-        # Past SQLAlchemy, so tell the pool itself that this one is dead.
-        await conn.invalidate(error)
         raise ConnectionLost("the database connection closed during a precedent search") from error
-    return [_similar(record) for record in records]
+    return [DecisionRow(*record) for record in records]
+
+
+class Recording(NamedTuple):
+    """One decision to store: its id, the validated decision, its vector (vector_bytes)."""
+
+    id: uuid.UUID
+    decision: NewDecision
+    embedding: bytes
+
+
+async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Recording]) -> set[uuid.UUID]:
+    """Store decisions in one statement; the ids that were new.
+
+    An id already stored is a retry and is left as it is, so each decision
+    lands once however often it is sent. The statement is atomic on its own,
+    so no transaction is opened around it.
+    """
+    if not recordings:
+        return set()
+    rows = await conn.fetch(
+        """
+        insert into decisions (id, decision_type, agent_id, subject_id, context, action,
+                               confidence, reasoning, model, embedding, decided_at)
+        select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[],
+                             $7::float8[], $8::text[], $9::text[], $10::vector[], $11::timestamptz[])
+        on conflict (id) do nothing
+        returning id
+        """,
+        [r.id for r in recordings],
+        [r.decision.decision_type for r in recordings],
+        [r.decision.agent_id for r in recordings],
+        [r.decision.subject_id for r in recordings],
+        [_context_json(r.decision.context) for r in recordings],
+        [r.decision.action for r in recordings],
+        [r.decision.confidence for r in recordings],
+        [r.decision.reasoning for r in recordings],
+        [r.decision.model for r in recordings],
+        [r.embedding for r in recordings],
+        [r.decision.decided_at for r in recordings],
+    )
+    return {row[0] for row in rows}
+
+
+def _context_json(context: Any) -> bytes:
+    return json.dumps(context, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+async def recorded_identities(
+    conn: asyncpg.Connection, *, ids: Iterable[uuid.UUID]
+) -> dict[uuid.UUID, tuple[str, str, str, str]]:
+    """(decision_type, agent_id, subject_id, action) of stored decisions, by id."""
+    rows = await conn.fetch(
+        "select id, decision_type, agent_id, subject_id, action from decisions where id = any($1::uuid[])",
+        list(ids),
+    )
+    return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
 
 
 async def prune_before(conn: AsyncConnection, *, before: datetime, batch: int) -> int:

@@ -174,3 +174,46 @@ async def test_the_human_gate_answers_newest_intent_last(settings):
     assert [d.kind for d in lease.human_decisions] == ["operator_instruction", "plan_step_approval"]
     assert lease.human_decisions[0].body == "hold until the customer calls back"
     assert (lease.human_decisions[1].plan_ref, lease.human_decisions[1].step) == ("plan-3", "step-2")
+
+
+async def test_ten_thousand_decisions_through_the_recorder_land_exactly_once(settings, template, database):
+    async with running(settings, ["decisions"]):
+        recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY, max_queue=10_000,
+                                    call_timeout_s=30)
+        ids = [record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": i % 90})
+               for i in range(10_000)]
+        assert await recorder.flush(timeout_s=120)
+        # The engine retrying a tenth of them by id (a restart that replays
+        # its log) changes nothing in decision memory.
+        for i in range(0, 10_000, 10):
+            record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": i % 90},
+                   decision_id=ids[i])
+        await recorder.close(timeout_s=60)
+    assert recorder.counters.sent == 11_000
+    assert not recorder.counters.dropped
+    conn = await asyncpg.connect(template.raw_dsn(database), server_settings={"search_path": "decisions"})
+    try:
+        stored = await conn.fetch("select id::text as id, subject_id from decisions")
+    finally:
+        await conn.close()
+    assert len(stored) == 10_000
+    assert {row["id"] for row in stored} == set(ids)
+    assert {row["subject_id"] for row in stored} == {f"BK-{i}" for i in range(10_000)}
+
+
+async def test_one_refused_decision_in_a_batch_leaves_the_others_recorded(settings, template, database):
+    async with running(settings, ["decisions"]):
+        recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY)
+        kept = [record(recorder, subject_id=f"BK-{i}") for i in range(3)]
+        record(recorder, subject_id="BK-bad", confidence=1.7)
+        kept.append(record(recorder, subject_id="BK-4"))
+        await recorder.close()
+    assert recorder.counters.sent == 4
+    assert recorder.counters.dropped == {"rejected": 1}
+    assert recorder.counters.retried == 0
+    conn = await asyncpg.connect(template.raw_dsn(database), server_settings={"search_path": "decisions"})
+    try:
+        stored = {row[0] for row in await conn.fetch("select id::text from decisions")}
+    finally:
+        await conn.close()
+    assert stored == set(kept)

@@ -5,8 +5,14 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta, timezone
 
+import grpc
+import pytest
+
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.wire import json_bytes
 from services.decisions.embedding import StructuredContextEmbedder
-from tests.harness import gateway_client, internal_headers, running
+from services.decisions.queries import MAX_RECORD_BATCH
+from tests.harness import engine_channel, gateway_client, internal_headers, running
 from tests.integration.decisions.memory_support import DIMENSION, connect, unit_vector
 
 ENGINE_PAYLOAD = {
@@ -170,3 +176,49 @@ async def test_a_late_record_keeps_its_decided_at_and_a_skewed_one_is_never_in_t
     # An engine clock a minute ahead is tolerated, but nothing is stored as
     # decided in the future.
     assert skewed_at <= now
+
+
+async def test_a_batch_records_each_decision_once_and_answers_each_on_its_own(settings, template, database):
+    new_id, retried_id, reused_id = (str(uuid.uuid4()) for _ in range(3))
+
+    def decision(decision_id: str, **overrides) -> decisions_pb2.RecordDecisionRequest:
+        fields = dict(id=decision_id, decision_type="stall_response", agent_id="EXCEPTION_AGENT",
+                      subject_id="booking-4411", action="reassign", confidence=0.8,
+                      context_json=json_bytes({"facts": {"stall_minutes": 12}}))
+        fields.update(overrides)
+        return decisions_pb2.RecordDecisionRequest(**fields)
+
+    async with running(settings, ["decisions"]):
+        async with engine_channel(settings, "decisions") as ch:
+            stub = decisions_pb2_grpc.DecisionsStub(ch)
+            await stub.RecordDecision(decision(retried_id))
+            await stub.RecordDecision(decision(reused_id))
+            reply = await stub.RecordDecisions(decisions_pb2.RecordDecisionsRequest(decisions=[
+                decision(new_id),
+                decision(retried_id),
+                decision(reused_id, action="escalate"),
+                decision("", subject_id="booking-without-id"),
+                decision(str(uuid.uuid4()), confidence=1.7),
+                decision(new_id),
+                decision(new_id, action="wait"),
+            ]))
+            with pytest.raises(grpc.aio.AioRpcError) as too_many:
+                await stub.RecordDecisions(decisions_pb2.RecordDecisionsRequest(
+                    decisions=[decision(str(uuid.uuid4())) for _ in range(MAX_RECORD_BATCH + 1)]))
+    results = [(r.id, r.created, r.error_code) for r in reply.results]
+    generated = results[3][0]
+    assert results[:3] == [(new_id, True, ""), (retried_id, False, ""), (reused_id, False, "DECISION_ID_REUSED")]
+    assert uuid.UUID(generated) and results[3][1:] == (True, "")
+    assert results[4][1:] == (False, "INVALID_ARGUMENT") and "confidence" in reply.results[4].error_message
+    # The same id twice in one call: stored once, the copy is a retry, and a
+    # different decision under it is refused like any reused id.
+    assert results[5:] == [(new_id, False, ""), (new_id, False, "DECISION_ID_REUSED")]
+    assert too_many.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    conn = await connect(template, database)
+    try:
+        rows = await conn.fetch("select id::text, action, subject_id, context::text from decisions order by subject_id")
+    finally:
+        await conn.close()
+    stored = {r["id"]: r["action"] for r in rows}
+    assert stored == {new_id: "reassign", retried_id: "reassign", reused_id: "reassign", generated: "reassign"}
+    assert all(r["context"] == '{"facts": {"stall_minutes": 12}}' for r in rows)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import asyncpg
+import pytest
+
 from services.common.db import context_engine
 from services.decisions import store
-from services.decisions.precedent import PrecedentSearch, search_engine
+from services.decisions.precedent import JudgedCounts, PrecedentSearch
+from services.decisions.server import SEARCH_CONNECTIONS, direct_connections
 from tests.harness import gateway_client, internal_headers, running
 from tests.integration.decisions.memory_support import (
     connect,
@@ -152,13 +158,14 @@ async def test_explain_shows_the_partial_hnsw_index_serving_precedent_search(set
 
 
 async def test_a_short_graph_walk_for_a_rare_type_is_rerun_exactly(settings, template, database):
-    query = await _mixed_types(template, database)
+    query = store.vector_bytes(await _mixed_types(template, database))
+    searches = direct_connections(settings.database_url, "decisions", purpose="search", size=SEARCH_CONNECTIONS)
     engine = context_engine(settings.database_url, "decisions")
     try:
-        async with engine.connect() as conn:
-            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        async with searches.connection(ef_search=40) as conn:
             walked = await store.find_similar(conn, decision_type="assignment_failure", embedding=query,
-                                              k=10, exact=False, ef_search=40)
+                                              k=10, exact=False)
+        async with searches.connection() as conn:
             exact = await store.find_similar(conn, decision_type="assignment_failure", embedding=query,
                                              k=10, exact=True)
         # The hazard: the graph hands back its 40 nearest judged rows and the
@@ -168,14 +175,11 @@ async def test_a_short_graph_walk_for_a_rare_type_is_rerun_exactly(settings, tem
         assert len(exact) == 10
         # Forced onto the graph with the narrowest walk, the search notices
         # the short answer and walks again wider, then exactly if need be.
-        searches = search_engine(settings.database_url, "decisions")
-        try:
-            search = PrecedentSearch(searches, exact_rows=0, ef_per_result=0.01)
-            found = await search.nearest(decision_type="assignment_failure", embedding=query, k=10)
-            common = await search.nearest(decision_type="stall_response", embedding=query, k=10)
-        finally:
-            await searches.dispose()
+        search = PrecedentSearch(searches, counts=JudgedCounts(engine), exact_rows=0, ef_per_result=0.01)
+        found = await search.nearest(decision_type="assignment_failure", embedding=query, k=10)
+        common = await search.nearest(decision_type="stall_response", embedding=query, k=10)
     finally:
+        await searches.close()
         await engine.dispose()
     assert [row.id for row in found] == [row.id for row in exact]
     assert len(common) == 10 and all(row.decision_type == "stall_response" for row in common)
@@ -205,3 +209,32 @@ async def test_search_survives_its_connections_being_killed(settings, template, 
     assert before.status_code == 200 and after.status_code == 200, after.text
     assert [i["id"] for i in after.json()["items"]] == [i["id"] for i in before.json()["items"]]
     assert len(after.json()["items"]) == 3
+
+
+async def test_a_search_takes_the_idle_connection_already_set_to_its_width(settings):
+    searches = direct_connections(settings.database_url, "decisions", purpose="search", size=2)
+    try:
+        async with searches.connection(ef_search=100) as narrow, searches.connection(ef_search=300) as wide:
+            widths = (await narrow.fetchval("show hnsw.ef_search"), await wide.fetchval("show hnsw.ef_search"))
+        # `wide` went back last, yet a search for 100 gets the connection
+        # already set to 100: no SET, one round trip.
+        async with searches.connection(ef_search=100) as again:
+            assert again is narrow
+        async with searches.connection(ef_search=300) as again:
+            assert again is wide and await again.fetchval("show hnsw.ef_search") == "300"
+        # The server refusing a statement leaves the connection in use; a
+        # call cancelled mid-statement does not.
+        with pytest.raises(asyncpg.DivisionByZeroError):
+            async with searches.connection(ef_search=300) as refused:
+                await refused.fetchval("select 1 / 0")
+        async with searches.connection(ef_search=300) as again:
+            assert again is refused
+        with pytest.raises(TimeoutError):
+            async with searches.connection(ef_search=300) as cancelled:
+                await asyncio.wait_for(cancelled.fetchval("select pg_sleep(5)"), 0.2)
+        assert cancelled.is_closed()
+        async with searches.connection(ef_search=300) as fresh:
+            assert fresh is not cancelled and await fresh.fetchval("show hnsw.ef_search") == "300"
+    finally:
+        await searches.close()
+    assert widths == ("100", "300")

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from services.decisions.embedding import Embedder, StructuredContextEmbedder
+from services.decisions.embedding import Embedder, StructuredContextEmbedder, _flatten, _slot_and_sign, _squash
 
 STALLED = {
     "booking": {"status": "stalled", "zone": "north", "cod": True},
@@ -179,3 +179,36 @@ def test_non_finite_number_is_refused_with_its_key(number):
 def test_non_json_value_is_refused_with_its_key():
     with pytest.raises(TypeError, match="at 'when'"):
         StructuredContextEmbedder(384).embed({"when": object()})
+
+
+def dense_embedding(dimension, context):
+    """The embedding computed over every slot, as the docstring describes it."""
+    vector = [0.0] * dimension
+    for key, value in sorted(_flatten(context, ""), key=lambda f: (f[0], type(f[1]).__name__, str(f[1]))):
+        if isinstance(value, bool | str):
+            word = ("true" if value else "false") if isinstance(value, bool) else value
+            slot, sign = _slot_and_sign(f"c:{key}={word}", dimension)
+            vector[slot] += sign
+        else:
+            first, first_sign = _slot_and_sign(f"n:{key}", dimension)
+            offset, second_sign = _slot_and_sign(f"n2:{key}", dimension - 1)
+            angle = (math.pi / 2) * _squash(float(value))
+            vector[first] += first_sign * math.cos(angle)
+            vector[(first + 1 + offset) % dimension] += second_sign * math.sin(angle)
+    length = math.sqrt(math.fsum(x * x for x in vector))
+    if length == 0.0:
+        return [1.0 / math.sqrt(dimension)] * dimension
+    return [x / length for x in vector]
+
+
+@pytest.mark.parametrize("dimension", [2, 384, 1536])
+@pytest.mark.parametrize(
+    "context",
+    [STALLED, STALLED_AGAIN, DELIVERED, {}, {"only": None}, {"n": -7.5}, {"a.b": 1, "a": {"b": 2}},
+     {"x": 0.0, "y": 1e300, "flag": True}],
+)
+def test_touching_only_the_slots_facts_reach_gives_the_dense_vector_to_the_last_bit(dimension, context):
+    # Stored vectors must not move when the embedder gets faster: a decision
+    # recorded before and one recorded after, with the same facts, are the
+    # same point.
+    assert StructuredContextEmbedder(dimension).embed(context) == dense_embedding(dimension, context)

@@ -245,6 +245,7 @@ def nested(depth: int) -> dict:
         ({"facts": {1: "numeric key"}}, "key JSON or Postgres cannot hold"),
         ({"at": datetime(2026, 9, 29, tzinfo=timezone.utc)}, "context.at"),
         ({"note": "bad\x00byte"}, "context.note contains a NUL"),
+        ({"facts": ["ok", "\x00"]}, "context.facts[1] contains a NUL"),
         ({"bad\x00key": 1}, "key JSON or Postgres cannot hold"),
         (nested(17), "nests deeper than 16 levels"),
     ],
@@ -255,6 +256,13 @@ def test_context_must_be_json_that_jsonb_can_hold(context, detail):
 
     assert caught.value.field == "context"
     assert detail in caught.value.message
+
+
+@pytest.mark.parametrize("field", ["agent_id", "subject_id", "action", "reasoning", "model"])
+def test_text_postgres_cannot_store_is_refused_by_name(field):
+    # Decisions are stored many to a statement: one the database would
+    # refuse must be refused before it fails the others.
+    assert refused_field(**{field: "BK\x00-1"}) == field
 
 
 def test_context_is_copied_not_shared():
