@@ -20,7 +20,7 @@ import pytest
 
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.publishing import publish_once
-from tests.harness import NATS_ENGINE, eventually, make_settings
+from tests.harness import eventually, make_settings
 from tests.integration.cluster.support import NatsCluster, replicas
 
 pytestmark = pytest.mark.cluster
