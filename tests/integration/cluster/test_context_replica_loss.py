@@ -14,6 +14,7 @@ import json
 import os
 import signal
 from collections import Counter
+from contextlib import AsyncExitStack
 from datetime import datetime, timedelta, timezone
 
 import asyncpg
@@ -31,15 +32,21 @@ from tests.harness import (
     internal_headers,
     make_settings,
     reset_nats,
+    running,
     service_channel,
 )
 from tests.integration.cluster.support import connected_ports, replica, serving
+from tests.integration.playground.scripted import Say, ScriptedModel
+from tests.integration.playground.scripted import serving as served
+from tests.integration.playground.support import RUN
 
 pytestmark = pytest.mark.cluster
 
 WORKERS = 4
 BEFORE_KILL_S = 2.0
 AFTER_KILL_S = 3.0
+RUNS_IN_FLIGHT = 4
+IN_FLIGHT_MODEL_S = 3.0
 
 
 def nats_env(template) -> dict[str, str]:
@@ -187,3 +194,84 @@ async def test_runs_ingested_through_a_telemetry_replica_kill_land_once(template
     assert sorted(task_ids) == sorted(published), figures
     # The lost replica had taken its share of the stream before it went.
     assert survivor.inserted < len(published), figures
+
+
+async def test_playground_reads_survive_a_replica_kill_and_a_run_on_it_fails_to_its_caller(
+        template, database, tmp_path):
+    ports = [free_port(), free_port()]
+    settings = make_settings(template, database,
+                             OUTRIDER_PLAYGROUND_ADDR=",".join(f"127.0.0.1:{port}" for port in ports))
+    # A model API per replica: which one a run's model call reaches says which
+    # replica runs it.
+    models = [ScriptedModel(Say("Done.", usage=(1, 1)), repeat_last=True) for _ in ports]
+    body = {"agent_id": "CUSTOMER_AGENT", "prompt": "Where is booking 1001?"}
+    calls: Counter[str] = Counter()
+    failures: list[str] = []
+    async with AsyncExitStack() as stack:
+        urls = [await stack.enter_async_context(served(model.app())) for model in models]
+        await stack.enter_async_context(running(settings, ["registry", "decisions"]))
+        replicas = [stack.enter_context(replica(
+            "playground", template, database, port, tmp_path, ANTHROPIC_API_KEY="test-anthropic-key",
+            ANTHROPIC_BASE_URL=url, OUTRIDER_REGISTRY_ADDR=settings.addr("registry"),
+            OUTRIDER_DECISIONS_ADDR=settings.addr("decisions"))) for port, url in zip(ports, urls, strict=True)]
+        for port in ports:
+            await serving(port)
+        client = await stack.enter_async_context(gateway_client(settings))
+        earlier = []
+        for n in range(2):
+            reply = await client.post(RUN, json=body, headers=bearer(sub=f"earlier-{n}"))
+            assert reply.status_code == 200, reply.text
+            earlier.append(reply.json()["id"])
+        before = [len(model.requests) for model in models]
+        # Long enough a model call that the runs are still going at the kill.
+        for model in models:
+            model.script(Say("Done.", usage=(1, 1), delay_s=IN_FLIGHT_MODEL_S), repeat_last=True)
+        stop = asyncio.Event()
+
+        async def read() -> None:
+            while not stop.is_set():
+                for path, kind in (("/admin/ai/playground/runs", "list_runs"),
+                                   (f"/admin/ai/playground/runs/{earlier[0]}", "get_run")):
+                    reply = await client.get(path, headers=bearer(role=3))
+                    calls[kind] += 1
+                    if reply.status_code != 200:
+                        failures.append(f"{kind} {reply.status_code} {reply.text[:120]}")
+
+        readers = [asyncio.create_task(read()) for _ in range(WORKERS)]
+        runs = [asyncio.create_task(client.post(RUN, json=body, headers=bearer(sub=f"during-{n}")))
+                for n in range(RUNS_IN_FLIGHT)]
+
+        async def model_calls() -> list[int]:
+            return [len(model.requests) - b for model, b in zip(models, before, strict=True)]
+
+        await eventually(model_calls, lambda started: sum(started) == RUNS_IN_FLIGHT, timeout=20,
+                         what="every run's model call under way")
+        at_kill = await model_calls()
+        os.kill(replicas[0].pid, signal.SIGKILL)
+        answers = await asyncio.gather(*runs)
+        await asyncio.sleep(AFTER_KILL_S)
+        stop.set()
+        await asyncio.gather(*readers)
+        after = await model_calls()
+
+    succeeded = [answer.json()["id"] for answer in answers if answer.status_code == 200]
+    failed = [answer for answer in answers if answer.status_code != 200]
+    stored = await fetch(template, database, "select id::text as id, status from playground.runs")
+    finished = sorted(row["id"] for row in stored if row["status"] == "finished")
+    figures = {"calls": dict(calls), "failed_to_caller": len(failures), "runs": RUNS_IN_FLIGHT,
+               "runs_on_killed_replica": at_kill[0], "runs_failed_to_caller": len(failed),
+               "model_calls_after_kill": sum(after) - sum(at_kill), "runs_stored": len(stored),
+               "runs_finished": len(finished)}
+    print("playground replica loss figures:", json.dumps(figures))
+    assert failures == [], failures[:5]
+    # Each run caught on the lost replica fails to its caller, as unavailable,
+    # and is not sent to the other replica: no model call after the kill.
+    assert at_kill[0] >= 1 and len(failed) == at_kill[0], figures
+    assert {(answer.status_code, answer.json()["error"]["code"]) for answer in failed} == {
+        (503, "UPSTREAM_UNAVAILABLE")}, figures
+    assert after == at_kill, figures
+    # Every admitted run is stored once; the lost replica's stay `running`,
+    # shown interrupted once past their deadline.
+    assert finished == sorted([*earlier, *succeeded]), figures
+    assert len(stored) == len(earlier) + RUNS_IN_FLIGHT, figures
+    assert [row["status"] for row in stored].count("running") == at_kill[0], figures
