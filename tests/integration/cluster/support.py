@@ -190,14 +190,10 @@ async def replicas(settings: Settings, contexts: Iterable[str], count: int = 2
         await asyncio.gather(*(server.stop(grace=0.5) for server in started), return_exceptions=True)
 
 
-@contextmanager
-def replica(context: str, template, database: str, port: int, data_dir, **extra_env: str
-            ) -> Iterator[subprocess.Popen[bytes]]:
-    """`outrider serve <context>` in a process of its own, so a test can kill it."""
-    env = {
+def _platform_env(template, database: str, data_dir, extra_env: dict[str, str]) -> dict[str, str]:
+    return {
         **os.environ,
         "DATABASE_URL": template.database_url(database),
-        f"OUTRIDER_{context.upper()}_ADDR": f"127.0.0.1:{port}",
         "OUTRIDER_JWT_SECRET": JWT_SECRET,
         "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
         "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
@@ -205,7 +201,11 @@ def replica(context: str, template, database: str, port: int, data_dir, **extra_
         "OUTRIDER_LOG_LEVEL": "WARNING",
         **extra_env,
     }
-    process = subprocess.Popen([sys.executable, "-m", "outrider.cli", "serve", context], env=env,
+
+
+@contextmanager
+def _process(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen([sys.executable, "-m", "outrider.cli", *command], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         yield process
@@ -217,6 +217,26 @@ def replica(context: str, template, database: str, port: int, data_dir, **extra_
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextmanager
+def replica(context: str, template, database: str, port: int, data_dir, **extra_env: str
+            ) -> Iterator[subprocess.Popen[bytes]]:
+    """`outrider serve <context>` in a process of its own, so a test can kill it."""
+    env = _platform_env(template, database, data_dir,
+                        {f"OUTRIDER_{context.upper()}_ADDR": f"127.0.0.1:{port}", **extra_env})
+    with _process(["serve", context], env) as process:
+        yield process
+
+
+@contextmanager
+def gateway_process(template, database: str, port: int, data_dir, **extra_env: str
+                    ) -> Iterator[subprocess.Popen[bytes]]:
+    """`outrider gateway` on `port` in a process of its own, so a test can kill it."""
+    env = _platform_env(template, database, data_dir,
+                        {"OUTRIDER_HTTP_HOST": "127.0.0.1", "OUTRIDER_HTTP_PORT": str(port), **extra_env})
+    with _process(["gateway"], env) as process:
+        yield process
 
 
 async def serving(port: int) -> None:
