@@ -10,6 +10,11 @@ never leave the gateway. It answers 200 only once JetStream has stored every
 message, so an answer means the spans will be written; the telemetry
 context writes them as it writes task runs.
 
+Each message is published with a message id derived from its bytes, and a
+publish whose acknowledgement did not come is retried with that same id: a
+message stored on an attempt whose answer was lost, or an export the
+exporter sends again, is dropped by the stream instead of stored twice.
+
 Answers are OTLP's own: an ExportTraceServiceResponse (partial success with
 the refused span count and reasons), and a google.rpc.Status for every
 refusal (400 undecodable, 401 bad key, 413 over the body cap, 415 unknown
@@ -19,6 +24,7 @@ encoding, 503 JetStream unreachable), in the request's encoding.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import zlib
 from collections import Counter
@@ -35,6 +41,7 @@ from nats.js import JetStreamContext
 from gateway.auth import verified_engine
 from gateway.contracts.otlp import OtlpExportResponse, OtlpStatus, OtlpTracesRequest
 from gateway.errors import ApiError
+from outrider.publishing import Retry, publish_once
 from services.common import nats as nats_helper
 from services.common.settings import Settings
 from services.telemetry import otlp_codec
@@ -46,9 +53,10 @@ PATH = "/v1/traces"
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 CONNECT_TIMEOUT_S = 3.0
-# Below the OTLP exporters' default 10 s timeout, so a stalled stream gets a
-# 503 the exporter retries instead of a timeout it cannot tell apart.
-PUBLISH_TIMEOUT_S = 5.0
+# Every attempt and pause together end below the OTLP exporters' default
+# 10 s timeout, so a stalled stream gets a 503 the exporter retries instead
+# of a timeout it cannot tell apart.
+PUBLISH_RETRY = Retry(attempts=3, first_delay_s=0.25, max_delay_s=1.0, attempt_timeout_s=2.0)
 RETRY_AFTER_S = 5
 # google.rpc.Code of each refusal, and the outcome it is counted under.
 _RPC_CODES = {400: 3, 401: 16, 413: 3, 415: 3, 503: 14}
@@ -87,14 +95,27 @@ class Intake:
             return self._js
 
     async def publish(self, messages: list[bytes]) -> None:
-        """Every message stored by JetStream, or an exception."""
+        """Every message stored by JetStream, once, or an exception."""
         js = await self._jetstream()
-        await asyncio.gather(*(js.publish(SUBJECT, message, timeout=PUBLISH_TIMEOUT_S) for message in messages))
+        await asyncio.gather(*(publish_once(js, SUBJECT, message, msg_id=message_id(message), retry=PUBLISH_RETRY)
+                               for message in messages))
 
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()
             self._client = self._js = None
+
+
+def message_id(message: bytes) -> str:
+    """The stream's de-duplication id of a message: a digest of its bytes.
+
+    Not a fresh id per publish: the same spans sent again (an exporter
+    retrying an export whose answer it never saw, through this gateway or
+    another) pack into the same bytes and must carry the same id to be
+    dropped. Spans are keyed by trace and span id, so two messages with the
+    same bytes hold the same rows and one of them is all the tables keep.
+    """
+    return "otlp:" + hashlib.sha256(message).hexdigest()
 
 
 @asynccontextmanager

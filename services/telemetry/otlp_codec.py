@@ -288,7 +288,9 @@ class _Packer:
 
     def flush(self) -> None:
         if self._count:
-            self.messages.append(self._request.SerializeToString())
+            # Deterministic: the gateway's message id is a digest of these
+            # bytes, so the same spans must serialise the same every time.
+            self.messages.append(self._request.SerializeToString(deterministic=True))
         self._request = ExportTraceServiceRequest()
         self._groups = {}
         self._count = 0

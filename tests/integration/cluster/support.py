@@ -14,18 +14,21 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
+import psutil
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from nats.aio.client import Client
 from nats.js.api import StorageType, StreamConfig
 
 from outrider.nats_access import ENGINE_INBOX_PREFIX, open_connection
+from outrider.rpc import keyed_channel
 from services.common.embedded import ClusterMember, EmbeddedNats, free_port
 from services.common.runtime import ContextServer
 from services.common.settings import Settings
-from tests.harness import NATS_ENGINE, NATS_SERVICE, eventually
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, NATS_SERVICE, SERVICE_KEY, eventually
 
 CLUSTER_NAME = "outrider-test"
 
@@ -185,3 +188,75 @@ async def replicas(settings: Settings, contexts: Iterable[str], count: int = 2
         yield servers
     finally:
         await asyncio.gather(*(server.stop(grace=0.5) for server in started), return_exceptions=True)
+
+
+def _platform_env(template, database: str, data_dir, extra_env: dict[str, str]) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DATABASE_URL": template.database_url(database),
+        "OUTRIDER_JWT_SECRET": JWT_SECRET,
+        "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+        "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
+        "OUTRIDER_DATA_DIR": str(data_dir),
+        "OUTRIDER_LOG_LEVEL": "WARNING",
+        **extra_env,
+    }
+
+
+@contextmanager
+def _process(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen([sys.executable, "-m", "outrider.cli", *command], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@contextmanager
+def replica(context: str, template, database: str, port: int, data_dir, **extra_env: str
+            ) -> Iterator[subprocess.Popen[bytes]]:
+    """`outrider serve <context>` in a process of its own, so a test can kill it."""
+    env = _platform_env(template, database, data_dir,
+                        {f"OUTRIDER_{context.upper()}_ADDR": f"127.0.0.1:{port}", **extra_env})
+    with _process(["serve", context], env) as process:
+        yield process
+
+
+@contextmanager
+def gateway_process(template, database: str, port: int, data_dir, **extra_env: str
+                    ) -> Iterator[subprocess.Popen[bytes]]:
+    """`outrider gateway` on `port` in a process of its own, so a test can kill it."""
+    env = _platform_env(template, database, data_dir,
+                        {"OUTRIDER_HTTP_HOST": "127.0.0.1", "OUTRIDER_HTTP_PORT": str(port), **extra_env})
+    with _process(["gateway"], env) as process:
+        yield process
+
+
+async def serving(port: int) -> None:
+    channel = keyed_channel(f"127.0.0.1:{port}", INTERNAL_KEY, health_checked=False)
+    stub = health_pb2_grpc.HealthStub(channel)
+
+    async def status() -> int:
+        try:
+            return (await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)).status
+        except Exception:  # noqa: BLE001 - not listening yet
+            return health_pb2.HealthCheckResponse.UNKNOWN
+
+    try:
+        await eventually(status, lambda s: s == health_pb2.HealthCheckResponse.SERVING, timeout=60, step=0.2,
+                         what=f"replica on {port} serving")
+    finally:
+        await channel.close()
+
+
+def connected_ports(ports: set[int]) -> set[int]:
+    """Which of `ports` this process holds an established connection to."""
+    return {conn.raddr.port for conn in psutil.Process().net_connections(kind="tcp")
+            if conn.raddr and conn.raddr.port in ports and conn.status == psutil.CONN_ESTABLISHED}

@@ -17,78 +17,24 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import asyncpg
-import psutil
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from outrider.client import DecisionRecorder, PrecedentClient
 from outrider.rpc import keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, JWT_SECRET, SERVICE_KEY, bearer, eventually, gateway_client, make_settings
+from tests.harness import INTERNAL_KEY, bearer, gateway_client, make_settings
+from tests.integration.cluster.support import connected_ports, replica, serving
 
 pytestmark = pytest.mark.cluster
 
 WORKERS = 4
 BEFORE_KILL_S = 2.0
 AFTER_KILL_S = 3.0
-
-
-@contextmanager
-def replica(context: str, template, database: str, port: int, data_dir) -> Iterator[subprocess.Popen[bytes]]:
-    env = {
-        **os.environ,
-        "DATABASE_URL": template.database_url(database),
-        f"OUTRIDER_{context.upper()}_ADDR": f"127.0.0.1:{port}",
-        "OUTRIDER_JWT_SECRET": JWT_SECRET,
-        "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
-        "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
-        "OUTRIDER_DATA_DIR": str(data_dir),
-        "OUTRIDER_LOG_LEVEL": "WARNING",
-    }
-    process = subprocess.Popen([sys.executable, "-m", "outrider.cli", "serve", context], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-async def serving(port: int) -> None:
-    channel = keyed_channel(f"127.0.0.1:{port}", INTERNAL_KEY, health_checked=False)
-    stub = health_pb2_grpc.HealthStub(channel)
-
-    async def status() -> int:
-        try:
-            return (await stub.Check(health_pb2.HealthCheckRequest(), timeout=1)).status
-        except Exception:  # noqa: BLE001 - not listening yet
-            return health_pb2.HealthCheckResponse.UNKNOWN
-
-    try:
-        await eventually(status, lambda s: s == health_pb2.HealthCheckResponse.SERVING, timeout=60, step=0.2,
-                         what=f"replica on {port} serving")
-    finally:
-        await channel.close()
-
-
-def connected_ports(ports: set[int]) -> set[int]:
-    """Which of `ports` this process holds an established connection to."""
-    return {conn.raddr.port for conn in psutil.Process().net_connections(kind="tcp")
-            if conn.raddr and conn.raddr.port in ports and conn.status == psutil.CONN_ESTABLISHED}
 
 
 async def test_idempotent_calls_survive_a_replica_killed_under_load(template, database, tmp_path):

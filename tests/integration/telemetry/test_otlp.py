@@ -234,16 +234,26 @@ async def test_spans_missing_what_they_need_are_refused_alone_and_the_rest_writt
     assert metrics['outrider_otlp_spans_total{outcome="accepted"}'] == 2
 
 
-async def test_a_resent_export_is_written_once(settings, template, database):
+async def test_a_resent_export_is_stored_once_and_a_copy_past_the_stream_is_written_once(
+        settings, template, database):
     fast = with_env(settings, telemetry_batch_wait_ms=100)
     request = export(span(1, "handle_booking"), span(2, "chat", parent=1, gen_ai__operation__name="chat"))
-    async with running(fast, ["telemetry"]), live_gateway(fast) as base, httpx.AsyncClient(base_url=base) as client:
-        for _ in range(3):  # an exporter retrying a request whose answer it never saw
-            assert (await client.post("/v1/traces", content=request.SerializeToString(),
-                                      headers=PROTOBUF)).status_code == 200
-        seen = await eventually(lambda: counters(fast), lambda c: c["otlp_duplicates"] == 4,
-                                what="the two re-sends refused by the tables")
-    assert (seen["otlp_runs_inserted"], seen["model_calls_inserted"]) == (1, 1)
+    async with running(fast, ["telemetry"]), live_gateway(fast) as base, broker(fast) as (_, js), \
+            httpx.AsyncClient(base_url=base) as client:
+        # An exporter retrying a request whose answer it never saw, once in
+        # the other encoding: the stream drops the re-sends by message id.
+        for body, headers in ((request.SerializeToString(), PROTOBUF), (request.SerializeToString(), PROTOBUF),
+                              (otlp_json(request), JSON)):
+            assert (await client.post("/v1/traces", content=body, headers=headers)).status_code == 200
+        stored = await js.stream_info("TELEMETRY", subjects_filter=SUBJECT)
+        # A copy the stream cannot recognise (one published without the id,
+        # as a re-send past the duplicate window arrives) is refused by the tables.
+        [message] = otlp_codec.admit(request).messages
+        await js.publish(SUBJECT, message)
+        seen = await eventually(lambda: counters(fast), lambda c: c["otlp_duplicates"] == 2,
+                                what="the copy refused by the tables")
+    assert stored.state.subjects == {SUBJECT: 1}
+    assert (seen["otlp_received"], seen["otlp_runs_inserted"], seen["model_calls_inserted"]) == (2, 1, 1)
     assert len(await rows(template, database, "select 1 from runs")) == 1
     assert len(await rows(template, database, "select 1 from model_calls")) == 1
 
@@ -270,7 +280,8 @@ async def test_spans_taken_in_while_the_database_is_away_land_once_when_it_retur
             for n in range(11, 41):
                 answer = await client.post("/v1/traces", content=trace(n), headers=PROTOBUF)
                 assert answer.status_code == 200, "taking spans in needs no database"
-            await client.post("/v1/traces", content=trace(3), headers=PROTOBUF)  # sent again across the outage
+            # Sent again across the outage: dropped by the stream, by its message id.
+            await client.post("/v1/traces", content=trace(3), headers=PROTOBUF)
             await asyncio.sleep(1.5)
             info = await js.consumer_info("TELEMETRY", "telemetry-otlp-ingest")
             assert info.num_pending + info.num_ack_pending > 0, "spans were acked while the database was away"
@@ -278,8 +289,10 @@ async def test_spans_taken_in_while_the_database_is_away_land_once_when_it_retur
             await execute(template, "postgres", let_in)
         seen = await eventually(lambda: counters(fast),
                                 lambda c: (c["otlp_runs_inserted"], c["model_calls_inserted"],
-                                           c["otlp_duplicates"]) == (40, 40, 2),
+                                           c["otlp_duplicates"]) == (40, 40, 0),
                                 timeout=30, what="every trace written once after the database returned")
+        stored = await js.stream_info("TELEMETRY", subjects_filter=SUBJECT)
+    assert stored.state.subjects == {SUBJECT: 40}
     assert seen["otlp_unwritable"] == 0 and seen["otlp_malformed"] == 0
     calls = await rows(template, database, "select sum(input_tokens) as total, count(*) as n from model_calls")
     assert calls == [{"total": sum(range(1, 41)), "n": 40}]
