@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hmac
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 
 import jwt
 from fastapi import Depends, Header, Request
@@ -68,12 +68,12 @@ def engine_named(engine_keys: Mapping[str, tuple[str, ...]], presented: str) -> 
     return found
 
 
-async def _acting(caller: Caller) -> AsyncIterator[None]:
-    token = callers.current.set(caller)
-    try:
-        yield
-    finally:
-        callers.current.reset(token)
+def _act_as(caller: Caller) -> None:
+    # Set, never reset: each request is served in a task of its own, whose
+    # copy of the context ends with it. A reset in a dependency's teardown
+    # can run in another context (an abandoned generator is closed later, by
+    # the event loop) and fails there instead.
+    callers.current.set(caller)
 
 
 async def principal(request: Request,
@@ -85,13 +85,13 @@ async def principal(request: Request,
     return verify_token(secrets, authorization[7:].strip())
 
 
-async def staff(who: Principal = Depends(principal)) -> AsyncIterator[Principal]:
+async def staff(who: Principal = Depends(principal)) -> Principal:
     if who.tenant_id != 0:
         raise ApiError(403, "STAFF_ONLY", "this console area is for platform staff (tenant 0) only")
     if who.role not in STAFF_ROLES:
         raise ApiError(403, "FORBIDDEN", f"role {who.role} may not use this console area")
-    async for _ in _acting(Caller(kind="service", principal=who)):
-        yield who
+    _act_as(Caller(kind="service", principal=who))
+    return who
 
 
 async def writer(who: Principal = Depends(staff)) -> Principal:
@@ -109,7 +109,5 @@ def verified_engine(request: Request, presented: str | None) -> str:
 
 
 async def internal(request: Request,
-                   x_internal_key: str | None = Header(default=None, include_in_schema=False)) -> AsyncIterator[None]:
-    engine = verified_engine(request, x_internal_key)
-    async for _ in _acting(Caller(kind="service", engine=engine)):
-        yield
+                   x_internal_key: str | None = Header(default=None, include_in_schema=False)) -> None:
+    _act_as(Caller(kind="service", engine=verified_engine(request, x_internal_key)))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
+
 import pytest
 
 from tests.harness import bearer, gateway_client, internal_headers
@@ -28,3 +32,18 @@ async def test_a_down_context_is_named_without_its_address(settings, context, me
     assert (error["code"], error["details"]) == ("UPSTREAM_UNAVAILABLE", {"context": context})
     address = settings.addr(context)
     assert address not in reply.text and address.split(":")[0] not in reply.text
+
+
+async def test_a_failed_call_leaves_no_caller_behind_to_clean_up_later(settings, caplog):
+    """Who a request acts for is set for that request alone; its end, however
+    it ends, leaves nothing that fails later in another task."""
+    async with gateway_client(settings) as client:
+        headers = {**bearer(role=1), **internal_headers()}
+        for _, method, path, body in ROUTES:
+            assert (await client.request(method, path, json=body, headers=headers)).status_code == 503
+    gc.collect()
+    for _ in range(5):
+        await asyncio.sleep(0.01)
+    gc.collect()
+    late = [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
+    assert late == []
