@@ -76,11 +76,20 @@ async def test_ten_runs_per_user_per_ten_minutes_across_gateways_and_replicas(se
                 over_here = await pg.client.post(RUN, json=body, headers=bearer(sub="priya"))
                 over_there = await other.post(RUN, json=body, headers={**bearer(sub="priya"),
                                                                           "Accept": "text/event-stream"})
+                # Nothing in the request names whose limit it spends: another
+                # agent, prompt or skill, or an actor written into the body,
+                # is still priya's run.
+                escapes = [await other.post(RUN, json=changed, headers=bearer(sub="priya")) for changed in (
+                    {"agent_id": "EXCEPTION_AGENT", "prompt": "Another question"},
+                    {**body, "skill_id": "customer_notifications"},
+                    {**body, "actor": {"sub": "arjun", "email": "arjun@example.com"}},
+                )]
                 someone_else = await other.post(RUN, json=body, headers=bearer(sub="arjun"))
         finally:
             await replica.stop(grace=0.5)
 
     assert answers == [200] * 10
+    # Priya's ten and Arjun's one: no refused request reached the model.
     assert len(pg.model.requests) == 11
     for refused in (over_here, over_there):
         assert refused.status_code == 429, refused.text
@@ -88,6 +97,8 @@ async def test_ten_runs_per_user_per_ten_minutes_across_gateways_and_replicas(se
         assert error["code"] == "RATE_LIMITED"
         assert (error["details"]["limit"], error["details"]["window_s"]) == (10, 600)
         assert 0 < error["details"]["retry_after_s"] <= 600
+    assert [reply.status_code for reply in escapes] == [429, 429, 422]
+    assert escapes[2].json()["error"]["details"]["fields"].keys() == {"actor"}
     assert someone_else.status_code == 200
 
 
