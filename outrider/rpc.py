@@ -76,6 +76,11 @@ class _StreamUnary(_MetadataInterceptor, grpc.aio.StreamUnaryClientInterceptor):
         return await continuation(self._details(details), requests)
 
 
+class _StreamStream(_MetadataInterceptor, grpc.aio.StreamStreamClientInterceptor):
+    async def intercept_stream_stream(self, continuation: Callable[..., Any], details: Any, requests: Any) -> Any:
+        return await continuation(self._details(details), requests)
+
+
 # While a call is open (a registry watch can stay open for days), ping the
 # server every 30 s: a peer that vanished without closing the connection is
 # noticed within 40 s and the call fails, instead of a watch waiting forever
@@ -93,7 +98,7 @@ def channel_with(address: str, pairs: Pairs, tls: TlsFiles | None = None, *,
     """A channel to `host:port` (or several replicas' addresses, see
     outrider.balancing) that adds `pairs()` to every call's metadata; TLS
     when `tls` is given."""
-    interceptors = [_Unary(pairs), _UnaryStream(pairs), _StreamUnary(pairs)]
+    interceptors = [_Unary(pairs), _UnaryStream(pairs), _StreamUnary(pairs), _StreamStream(pairs)]
     target = balancing.target(address)
     options = [*CHANNEL_OPTIONS, *balancing.options(health_checked=health_checked)]
     if tls is not None:

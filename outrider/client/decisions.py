@@ -13,11 +13,13 @@ memory until the engine dies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import logging
 import random
 import uuid
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -265,37 +267,136 @@ class Precedents:
     available: bool
 
 
+class SearchStreamBroken(Exception):
+    """The SearchPrecedents stream ended before answering a search; `code`
+    is its status, None when Outrider closed it without one."""
+
+    def __init__(self, code: grpc.StatusCode | None) -> None:
+        super().__init__(f"the precedent stream ended: {code.name if code else 'closed by Outrider'}")
+        self.code = code
+
+
 class PrecedentClient:
-    """Similar judged decisions, with a short timeout and a safe empty answer."""
+    """Similar judged decisions, with a short timeout and a safe empty answer.
+
+    Searches travel over one SearchPrecedents stream, opened at the first
+    search and again after it breaks: a separate call per search would cost
+    the engine and Outrider a call's setup and admission every time, which
+    is more than the search itself. A search whose stream broke is sent
+    again on a new one while its time lasts (it only reads), so losing the
+    replica that held the stream costs a search a retry, not an answer.
+    """
 
     def __init__(self, address: str, internal_key: str, *, timeout_s: float = 0.5,
                  channel: grpc.aio.Channel | None = None, tls: TlsFiles | None = None) -> None:
         self._channel = channel or keyed_channel(address, internal_key, tls=tls)
         self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
         self._timeout_s = timeout_s
+        self._tags = itertools.count(1)
+        self._stream: _SearchStream | None = None
         self.unavailable = 0
 
-    async def precedents(self, decision_type: str, context: Mapping[str, Any], k: int = 10) -> Precedents:
-        request = decisions_pb2.FindSimilarRequest(
-            decision_type=decision_type, context_json=json_bytes(dict(context)), k=k
+    async def precedents(self, decision_type: str, context: Mapping[str, Any] | None = None, k: int = 10, *,
+                         embedding: Sequence[float] | None = None) -> Precedents:
+        """Judged precedents for a context (embedded by Outrider) or an embedding of the engine's own."""
+        search = decisions_pb2.FindSimilarRequest(
+            decision_type=decision_type, k=k, embedding=embedding or (),
+            context_json=json_bytes(dict(context)) if context is not None else b"",
         )
         try:
-            reply = await self._stub.FindSimilar(request, timeout=self._timeout_s)
-        except grpc.aio.AioRpcError as error:
-            self.unavailable += 1
-            _log.warning("precedents unavailable", extra={"code": error.code().name})
-            return Precedents((), 0, 0, None, available=False)
+            answer = await asyncio.wait_for(self._search(search), self._timeout_s)
+        except TimeoutError:
+            return self._unavailable(grpc.StatusCode.DEADLINE_EXCEEDED.name)
+        except SearchStreamBroken as broken:
+            return self._unavailable(broken.code.name if broken.code else "CLOSED")
+        if answer.HasField("refused"):
+            return self._unavailable(answer.refused.status)
+        found = answer.found
         items = tuple(
             Precedent(
                 id=d.id, action=d.action, outcome=d.outcome, similarity=d.similarity, confidence=d.confidence,
                 model=d.model,
                 decided_at=instant(d.decided_at, d.HasField("decided_at")),
             )
-            for d in reply.items
+            for d in found.items
         )
-        summary = reply.summary
+        summary = found.summary
         rate = summary.success_rate if summary.HasField("success_rate") else None
         return Precedents(items, summary.successes, summary.failures, rate, available=True)
 
+    async def _search(self, search: decisions_pb2.FindSimilarRequest) -> decisions_pb2.PrecedentAnswer:
+        # The caller's timeout bounds every attempt together.
+        while True:
+            stream = self._stream
+            if stream is None or stream.ended:
+                stream = self._stream = _SearchStream(self._stub)
+            try:
+                return await stream.ask(next(self._tags), search)
+            except SearchStreamBroken as broken:
+                if broken.code in _PERMANENT:
+                    raise
+                await asyncio.sleep(0.01)
+
+    def _unavailable(self, code: str) -> Precedents:
+        self.unavailable += 1
+        _log.warning("precedents unavailable", extra={"code": code})
+        return Precedents((), 0, 0, None, available=False)
+
     async def close(self) -> None:
+        if self._stream is not None:
+            await self._stream.close()
         await self._channel.close()
+
+
+class _SearchStream:
+    """One SearchPrecedents call: queries out through a queue, answers
+    routed back to their waiting searches by tag."""
+
+    def __init__(self, stub: decisions_pb2_grpc.DecisionsStub) -> None:
+        self._outgoing: asyncio.Queue[decisions_pb2.PrecedentQuery | None] = asyncio.Queue()
+        self._waiting: dict[int, asyncio.Future[decisions_pb2.PrecedentAnswer]] = {}
+        self._call = stub.SearchPrecedents(self._queries())
+        self._reader = asyncio.create_task(self._read())
+        self.ended = False
+
+    async def ask(self, tag: int, search: decisions_pb2.FindSimilarRequest) -> decisions_pb2.PrecedentAnswer:
+        if self.ended:
+            raise SearchStreamBroken(None)
+        answer: asyncio.Future[decisions_pb2.PrecedentAnswer] = asyncio.get_running_loop().create_future()
+        self._waiting[tag] = answer
+        self._outgoing.put_nowait(decisions_pb2.PrecedentQuery(tag=tag, search=search))
+        try:
+            return await answer
+        finally:
+            # Answered, timed out or cancelled: a late answer finds no one.
+            self._waiting.pop(tag, None)
+
+    async def _queries(self) -> AsyncIterator[decisions_pb2.PrecedentQuery]:
+        while (query := await self._outgoing.get()) is not None:
+            yield query
+
+    async def _read(self) -> None:
+        code: grpc.StatusCode | None = None
+        try:
+            async for answer in self._call:
+                waiting = self._waiting.get(answer.tag)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(answer)
+        except grpc.aio.AioRpcError as error:
+            code = error.code()
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        finally:
+            self.ended = True
+            self._outgoing.put_nowait(None)
+            for waiting in self._waiting.values():
+                if not waiting.done():
+                    waiting.set_exception(SearchStreamBroken(code))
+
+    async def close(self) -> None:
+        self._call.cancel()
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
+

@@ -114,6 +114,36 @@ class FindSimilarRequest(_message.Message):
     k: int
     def __init__(self, decision_type: _Optional[str] = ..., context_json: _Optional[bytes] = ..., embedding: _Optional[_Iterable[float]] = ..., k: _Optional[int] = ...) -> None: ...
 
+class PrecedentQuery(_message.Message):
+    __slots__ = ("tag", "search")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_FIELD_NUMBER: _ClassVar[int]
+    tag: int
+    search: FindSimilarRequest
+    def __init__(self, tag: _Optional[int] = ..., search: _Optional[_Union[FindSimilarRequest, _Mapping]] = ...) -> None: ...
+
+class PrecedentAnswer(_message.Message):
+    __slots__ = ("tag", "found", "refused")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    FOUND_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    tag: int
+    found: FindSimilarResponse
+    refused: SearchRefusal
+    def __init__(self, tag: _Optional[int] = ..., found: _Optional[_Union[FindSimilarResponse, _Mapping]] = ..., refused: _Optional[_Union[SearchRefusal, _Mapping]] = ...) -> None: ...
+
+class SearchRefusal(_message.Message):
+    __slots__ = ("status", "code", "message", "details_json")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_JSON_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    code: str
+    message: str
+    details_json: bytes
+    def __init__(self, status: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ..., details_json: _Optional[bytes] = ...) -> None: ...
+
 class SimilarSummary(_message.Message):
     __slots__ = ("successes", "failures", "success_rate")
     SUCCESSES_FIELD_NUMBER: _ClassVar[int]

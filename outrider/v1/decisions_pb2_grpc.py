@@ -51,6 +51,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.FindSimilarRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.FindSimilarResponse.FromString,
                 _registered_method=True)
+        self.SearchPrecedents = channel.stream_stream(
+                '/outrider.v1.Decisions/SearchPrecedents',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.PrecedentQuery.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.PrecedentAnswer.FromString,
+                _registered_method=True)
         self.SetOutcome = channel.unary_unary(
                 '/outrider.v1.Decisions/SetOutcome',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.SetOutcomeRequest.SerializeToString,
@@ -126,6 +131,17 @@ class DecisionsServicer:
 
     def FindSimilar(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SearchPrecedents(self, request_iterator, context):
+        """Many precedent searches over one long-lived call, for an engine that
+        asks on every decision: it pays a call's setup and admission once, not
+        per search. Searches run concurrently; each answer carries its query's
+        tag and comes back when ready, not in the order asked. A search the
+        rules refuse is answered with its error and the stream goes on.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -211,6 +227,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.FindSimilar,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.FindSimilarRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.FindSimilarResponse.SerializeToString,
+            ),
+            'SearchPrecedents': grpc.stream_stream_rpc_method_handler(
+                    servicer.SearchPrecedents,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.PrecedentQuery.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.PrecedentAnswer.SerializeToString,
             ),
             'SetOutcome': grpc.unary_unary_rpc_method_handler(
                     servicer.SetOutcome,
@@ -346,6 +367,33 @@ class Decisions:
             '/outrider.v1.Decisions/FindSimilar',
             outrider_dot_v1_dot_decisions__pb2.FindSimilarRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.FindSimilarResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SearchPrecedents(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/outrider.v1.Decisions/SearchPrecedents',
+            outrider_dot_v1_dot_decisions__pb2.PrecedentQuery.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.PrecedentAnswer.FromString,
             options,
             channel_credentials,
             insecure,

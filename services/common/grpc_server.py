@@ -102,16 +102,13 @@ async def _raise_domain(error: DomainError, context: grpc.aio.ServicerContext) -
     await context.abort(status_of(error), error.message)
 
 
-async def _raise_internal(error: Exception, context: grpc.aio.ServicerContext) -> None:
-    # An unexpected failure's text can carry SQL and the data in it: it goes
-    # to the log with its traceback, and the caller learns only that it failed.
-    _log.error("unhandled error in a call", exc_info=error)
-    context.set_trailing_metadata(((ERROR_CODE_KEY, "INTERNAL"),))
-    await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+def answerable(error: Exception) -> DomainError | None:
+    """The domain error a caller may read for a failed call, or None for an
+    unexpected failure, which is logged here with its traceback.
 
-
-async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) -> None:
-    """The one place a call's exception becomes a status; it always aborts."""
+    An unexpected failure's text can carry SQL and the data in it: it goes
+    to the log, and the caller learns only that it failed.
+    """
     if isinstance(error, ContextCallError):
         upgraded = upstream_error(error)
         if upgraded is not None:
@@ -119,8 +116,18 @@ async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) ->
                                                                    "grpc_code": error.status.name})
             error = upgraded
     if isinstance(error, DomainError):
-        await _raise_domain(error, context)
-    await _raise_internal(error, context)
+        return error
+    _log.error("unhandled error in a call", exc_info=error)
+    return None
+
+
+async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) -> None:
+    """The one place a call's exception becomes a status; it always aborts."""
+    known = answerable(error)
+    if known is not None:
+        await _raise_domain(known, context)
+    context.set_trailing_metadata(((ERROR_CODE_KEY, "INTERNAL"),))
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error")
 
 
 async def _refuse(refusal: Refusal, context: grpc.aio.ServicerContext) -> None:

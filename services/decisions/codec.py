@@ -3,6 +3,7 @@ decision-memory half that sees wire types."""
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Sequence
 from typing import Any
@@ -11,6 +12,7 @@ from outrider.v1 import decisions_pb2
 from outrider.wire import MalformedJson, json_object, timestamp
 
 from services.common.errors import DomainError, InvalidArgument
+from services.common.grpc_server import status_of
 from services.decisions.rules import MAX_CONTEXT_BYTES, InvalidDecision, SimilarSummary
 from services.decisions.store import DecisionRow, OutcomeChangeRow, OutcomeCountRow, PendingRow
 
@@ -124,3 +126,14 @@ def change_to_proto(row: OutcomeChangeRow) -> decisions_pb2.OutcomeChange:
         changed_by_email=row.changed_by_email,
         judged_at=timestamp(row.judged_at),
     )
+
+
+def precedent_refusal(tag: int, error: DomainError | None) -> decisions_pb2.PrecedentAnswer:
+    """One failed search of a stream, as a FindSimilar call would have failed;
+    None is an unexpected failure, answered without its text."""
+    if error is None:
+        refusal = decisions_pb2.SearchRefusal(status="INTERNAL", code="INTERNAL", message="internal error")
+    else:
+        refusal = decisions_pb2.SearchRefusal(status=status_of(error).name, code=error.code, message=error.message,
+                                              details_json=json.dumps(error.details, default=str).encode())
+    return decisions_pb2.PrecedentAnswer(tag=tag, refused=refusal)

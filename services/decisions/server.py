@@ -26,6 +26,7 @@ ACCESS = {
     "RecordDecision": Access.ENGINE,
     "RecordDecisions": Access.ENGINE,
     "FindSimilar": Access.ENGINE,
+    "SearchPrecedents": Access.ENGINE,
     "SetOutcome": Access.ENGINE,
     "RegisterSubject": Access.ENGINE,
     "RecordHumanInput": Access.ENGINE,

@@ -6,9 +6,10 @@ HumanDecisionRpcs mixin.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timezone
 
 import grpc
@@ -18,6 +19,7 @@ from outrider.wire import instant
 
 from services.common import callers, paging
 from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound, PermissionDenied
+from services.common.grpc_server import answerable
 from services.common.runtime import Runtime
 from services.decisions import codec, queries, rules, store
 from services.decisions.connections import DirectConnections
@@ -25,6 +27,12 @@ from services.decisions.embedding import Embedder, StructuredContextEmbedder
 from services.decisions.human_service import HumanDecisionRpcs
 from services.decisions.precedent import PrecedentSearch
 from services.decisions.rules import JudgedBy, Outcome
+
+
+# Searches one SearchPrecedents stream may have running at once: enough to
+# keep an engine's concurrent decisions flowing, few enough that one stream
+# cannot hold every database connection.
+STREAM_SEARCHES_IN_FLIGHT = 32
 
 
 def _now() -> datetime:
@@ -155,6 +163,53 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def FindSimilar(
         self, request: decisions_pb2.FindSimilarRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.FindSimilarResponse:
+        return await self._find_similar(request)
+
+    async def SearchPrecedents(
+        self, queries_in: AsyncIterator[decisions_pb2.PrecedentQuery], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[decisions_pb2.PrecedentAnswer]:
+        # The stream was admitted once, by the engine's key; each search in
+        # it then costs what its own work costs, with no call to set up.
+        answers: asyncio.Queue[decisions_pb2.PrecedentAnswer | None] = asyncio.Queue()
+        slots = asyncio.Semaphore(STREAM_SEARCHES_IN_FLIGHT)
+        running: set[asyncio.Task[None]] = set()
+
+        async def answer(query: decisions_pb2.PrecedentQuery) -> None:
+            try:
+                found = await self._find_similar(query.search)
+            except Exception as error:  # noqa: BLE001 - answered as this search's refusal
+                answers.put_nowait(codec.precedent_refusal(query.tag, answerable(error)))
+            else:
+                answers.put_nowait(decisions_pb2.PrecedentAnswer(tag=query.tag, found=found))
+            finally:
+                slots.release()
+
+        async def read() -> None:
+            try:
+                async for query in queries_in:
+                    # Past the cap the stream stops reading, and HTTP/2 flow
+                    # control holds the engine back instead of this memory.
+                    await slots.acquire()
+                    task = asyncio.create_task(answer(query))
+                    running.add(task)
+                    task.add_done_callback(running.discard)
+                await asyncio.gather(*running)
+            finally:
+                answers.put_nowait(None)
+
+        reader = asyncio.create_task(read())
+        try:
+            while (reply := await answers.get()) is not None:
+                yield reply
+            await reader
+        finally:
+            # The engine went away or the stream broke: searches still
+            # running have no one to answer.
+            reader.cancel()
+            for task in list(running):
+                task.cancel()
+
+    async def _find_similar(self, request: decisions_pb2.FindSimilarRequest) -> decisions_pb2.FindSimilarResponse:
         query = queries.similar_query(
             decision_type=request.decision_type,
             k=request.k if request.HasField("k") else None,

@@ -45,8 +45,8 @@ E, R, W, S = Access.ENGINE, Access.READ, Access.WRITE, Access.SERVICE
 POLICY: dict[str, dict[str, Access]] = {
     "registry": {"GetSnapshot": E, "WatchSnapshot": E, "ListAgents": R, "GetAgent": R, "ListSkills": R,
                  "ListTools": R, "ListAudit": R, "UpdateAgent": W, "CreateSkill": W, "UpdateSkill": W},
-    "decisions": {"RecordDecision": E, "RecordDecisions": E, "FindSimilar": E, "SetOutcome": E,
-                  "RegisterSubject": E, "RecordHumanInput": E, "LeaseSubject": E, "ListDecisions": R, "GetDecision": R,
+    "decisions": {"RecordDecision": E, "RecordDecisions": E, "FindSimilar": E, "SearchPrecedents": E,
+                  "SetOutcome": E, "RegisterSubject": E, "RecordHumanInput": E, "LeaseSubject": E, "ListDecisions": R, "GetDecision": R,
                   "ListHumanDecisions": R, "ListPending": S, "SetOutcomes": S, "CountOutcomes": S},
     "outcomes": {"RecordFacts": E, "SubmitConversation": E, "RecommendModel": E, "Sweep": E,
                  "GetConversationMetrics": R, "GetRouting": R},
