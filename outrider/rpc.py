@@ -1,6 +1,6 @@
 """What both ends of an Outrider gRPC call agree on: the key header, the
 error metadata keys, and a channel that presents a credential on every call,
-over TLS when asked.
+over TLS when asked, and how a stream sends what is ready together.
 
 The engine client and the services both import this module and nothing of
 each other's, so an engine never pulls server code and a service never pulls
@@ -9,16 +9,18 @@ the engine SDK.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
 from outrider import balancing
 
 INTERNAL_KEY_HEADER = "x-internal-key"
+Item = TypeVar("Item")
 
 # Trailing metadata of a refused call: the machine-readable error code
 # (UPPER_SNAKE) and its details as a JSON object.
@@ -111,3 +113,22 @@ def keyed_channel(address: str, internal_key: str, *, tls: TlsFiles | None = Non
     """A channel that presents an engine key (`x-internal-key`) on every call."""
     pair = ((INTERNAL_KEY_HEADER, internal_key),)
     return channel_with(address, lambda: pair, tls, health_checked=health_checked)
+
+
+async def batches(queue: asyncio.Queue[Item | None]) -> AsyncIterator[list[Item]]:
+    """What a queue holds, a list at a time: the next item and every one
+    already waiting behind it, until None is taken. A stream that sends what
+    is ready in one message pays a message's cost once per handful of items
+    when busy, and still sends a lone item at once when quiet."""
+    ended = False
+    while not ended:
+        ready: list[Item] = []
+        item = await queue.get()
+        while item is not None:
+            ready.append(item)
+            if queue.empty():
+                break
+            item = queue.get_nowait()
+        ended = item is None
+        if ready:
+            yield ready

@@ -69,7 +69,7 @@ import psutil
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pgvector.asyncpg import register_vector
 
-from outrider.client.decisions import DecisionRecorder
+from outrider.client.decisions import DecisionRecorder, PrecedentClient
 from outrider.rpc import keyed_channel as channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
@@ -596,6 +596,7 @@ async def similar_paths(
               for q in queries]
     paths: dict[str, SearchPath] = {"bare SQL": SearchPath(bare)}
     channels = []
+    engines: list[PrecedentClient] = []
     http_clients: list[KeepAliveClient] = []
     for server in servers:
         ch = channel(server.decisions_addr, INTERNAL_KEY)
@@ -622,6 +623,20 @@ async def similar_paths(
         paths[f"gRPC{server.suffix}"] = SearchPath(via_grpc(), decisions=f"decisions{server.suffix}")
         paths[f"gateway{server.suffix}"] = SearchPath(via_gateway(), decisions=f"decisions{server.suffix}",
                                                  gateway=f"gateway{server.suffix}")
+        if not server.suffix:
+            # The engine client's own way: every search over its one
+            # SearchPrecedents stream (earlier code has no such call).
+            engine = PrecedentClient(server.decisions_addr, INTERNAL_KEY, timeout_s=30.0)
+            engines.append(engine)
+
+            async def via_stream(i: int, engine=engine) -> None:
+                query = queries[i % len(queries)]
+                answer = await engine.precedents(query.decision_type, k=K, embedding=query.vector)
+                if not answer.available:
+                    raise RuntimeError("the precedent stream answered nothing")
+                recalls.note("gRPC stream", i, [uuid.UUID(p.id) for p in answer.items])
+
+            paths["gRPC stream"] = SearchPath(via_stream, decisions="decisions")
     # The floor of gRPC itself: the standard health check on the decisions
     # context runs none of its code, only grpc.aio and the key check.
     health = health_pb2_grpc.HealthStub(channels[0])
@@ -646,6 +661,8 @@ async def similar_paths(
     finally:
         for client in http_clients:
             client.close()
+        for engine in engines:
+            await engine.close()
         for ch in channels:
             await ch.close()
         for conn in conns:

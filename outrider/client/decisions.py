@@ -26,7 +26,7 @@ from typing import Any
 
 import grpc
 
-from outrider.rpc import TlsFiles, keyed_channel
+from outrider.rpc import TlsFiles, batches, keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import instant, json_bytes, timestamp
 
@@ -371,17 +371,18 @@ class _SearchStream:
             # Answered, timed out or cancelled: a late answer finds no one.
             self._waiting.pop(tag, None)
 
-    async def _queries(self) -> AsyncIterator[decisions_pb2.PrecedentQuery]:
-        while (query := await self._outgoing.get()) is not None:
-            yield query
+    async def _queries(self) -> AsyncIterator[decisions_pb2.PrecedentQueries]:
+        async for ready in batches(self._outgoing):
+            yield decisions_pb2.PrecedentQueries(queries=ready)
 
     async def _read(self) -> None:
         code: grpc.StatusCode | None = None
         try:
-            async for answer in self._call:
-                waiting = self._waiting.get(answer.tag)
-                if waiting is not None and not waiting.done():
-                    waiting.set_result(answer)
+            async for message in self._call:
+                for answer in message.answers:
+                    waiting = self._waiting.get(answer.tag)
+                    if waiting is not None and not waiting.done():
+                        waiting.set_result(answer)
         except grpc.aio.AioRpcError as error:
             code = error.code()
         except asyncio.CancelledError:

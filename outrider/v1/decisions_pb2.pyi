@@ -122,6 +122,18 @@ class PrecedentQuery(_message.Message):
     search: FindSimilarRequest
     def __init__(self, tag: _Optional[int] = ..., search: _Optional[_Union[FindSimilarRequest, _Mapping]] = ...) -> None: ...
 
+class PrecedentQueries(_message.Message):
+    __slots__ = ("queries",)
+    QUERIES_FIELD_NUMBER: _ClassVar[int]
+    queries: _containers.RepeatedCompositeFieldContainer[PrecedentQuery]
+    def __init__(self, queries: _Optional[_Iterable[_Union[PrecedentQuery, _Mapping]]] = ...) -> None: ...
+
+class PrecedentAnswers(_message.Message):
+    __slots__ = ("answers",)
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    answers: _containers.RepeatedCompositeFieldContainer[PrecedentAnswer]
+    def __init__(self, answers: _Optional[_Iterable[_Union[PrecedentAnswer, _Mapping]]] = ...) -> None: ...
+
 class PrecedentAnswer(_message.Message):
     __slots__ = ("tag", "found", "refused")
     TAG_FIELD_NUMBER: _ClassVar[int]

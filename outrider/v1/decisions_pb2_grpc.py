@@ -53,8 +53,8 @@ class DecisionsStub:
                 _registered_method=True)
         self.SearchPrecedents = channel.stream_stream(
                 '/outrider.v1.Decisions/SearchPrecedents',
-                request_serializer=outrider_dot_v1_dot_decisions__pb2.PrecedentQuery.SerializeToString,
-                response_deserializer=outrider_dot_v1_dot_decisions__pb2.PrecedentAnswer.FromString,
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.PrecedentQueries.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.PrecedentAnswers.FromString,
                 _registered_method=True)
         self.SetOutcome = channel.unary_unary(
                 '/outrider.v1.Decisions/SetOutcome',
@@ -140,7 +140,9 @@ class DecisionsServicer:
         asks on every decision: it pays a call's setup and admission once, not
         per search. Searches run concurrently; each answer carries its query's
         tag and comes back when ready, not in the order asked. A search the
-        rules refuse is answered with its error and the stream goes on.
+        rules refuse is answered with its error and the stream goes on. What is
+        ready when a message goes out travels in it together, either way, so a
+        busy engine pays a message's cost per handful of searches.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -230,8 +232,8 @@ def add_DecisionsServicer_to_server(servicer, server):
             ),
             'SearchPrecedents': grpc.stream_stream_rpc_method_handler(
                     servicer.SearchPrecedents,
-                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.PrecedentQuery.FromString,
-                    response_serializer=outrider_dot_v1_dot_decisions__pb2.PrecedentAnswer.SerializeToString,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.PrecedentQueries.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.PrecedentAnswers.SerializeToString,
             ),
             'SetOutcome': grpc.unary_unary_rpc_method_handler(
                     servicer.SetOutcome,
@@ -392,8 +394,8 @@ class Decisions:
             request_iterator,
             target,
             '/outrider.v1.Decisions/SearchPrecedents',
-            outrider_dot_v1_dot_decisions__pb2.PrecedentQuery.SerializeToString,
-            outrider_dot_v1_dot_decisions__pb2.PrecedentAnswer.FromString,
+            outrider_dot_v1_dot_decisions__pb2.PrecedentQueries.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.PrecedentAnswers.FromString,
             options,
             channel_credentials,
             insecure,

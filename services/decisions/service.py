@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 import grpc
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.rpc import batches
 from outrider.wire import instant
 
 from services.common import callers, paging
@@ -166,8 +167,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         return await self._find_similar(request)
 
     async def SearchPrecedents(
-        self, queries_in: AsyncIterator[decisions_pb2.PrecedentQuery], context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[decisions_pb2.PrecedentAnswer]:
+        self, asked: AsyncIterator[decisions_pb2.PrecedentQueries], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[decisions_pb2.PrecedentAnswers]:
         # The stream was admitted once, by the engine's key; each search in
         # it then costs what its own work costs, with no call to set up.
         answers: asyncio.Queue[decisions_pb2.PrecedentAnswer | None] = asyncio.Queue()
@@ -186,21 +187,23 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
 
         async def read() -> None:
             try:
-                async for query in queries_in:
-                    # Past the cap the stream stops reading, and HTTP/2 flow
-                    # control holds the engine back instead of this memory.
-                    await slots.acquire()
-                    task = asyncio.create_task(answer(query))
-                    running.add(task)
-                    task.add_done_callback(running.discard)
+                async for message in asked:
+                    for query in message.queries:
+                        # Past the cap the stream stops reading, and HTTP/2
+                        # flow control holds the engine back instead of this
+                        # memory.
+                        await slots.acquire()
+                        task = asyncio.create_task(answer(query))
+                        running.add(task)
+                        task.add_done_callback(running.discard)
                 await asyncio.gather(*running)
             finally:
                 answers.put_nowait(None)
 
         reader = asyncio.create_task(read())
         try:
-            while (reply := await answers.get()) is not None:
-                yield reply
+            async for ready in batches(answers):
+                yield decisions_pb2.PrecedentAnswers(answers=ready)
             await reader
         finally:
             # The engine went away or the stream broke: searches still

@@ -158,7 +158,8 @@ async def test_a_source_timeout_refuses_the_lease_and_leaves_the_cursor(engine, 
     assert await cursor_of(engine) == ""
     assert await count(engine) == 0
     feed.delay_s = 0.0
-    assert (await reconcile.lease(engine, sources((OPS, feed), timeout_s=0.2), BOOKING)).imported == 1
+    # A generous timeout now: this lease proves the cursor was left, not speed.
+    assert (await reconcile.lease(engine, sources((OPS, feed), timeout_s=5.0), BOOKING)).imported == 1
 
 
 async def test_an_unreachable_source_refuses_the_lease(engine):

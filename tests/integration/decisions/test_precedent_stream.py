@@ -27,6 +27,11 @@ async def _judged_rows(template, database, queries: list[list[float]]) -> None:
         await conn.close()
 
 
+async def _answers(stub: decisions_pb2_grpc.DecisionsStub,
+                   messages: list[decisions_pb2.PrecedentQueries]) -> list[decisions_pb2.PrecedentAnswer]:
+    return [answer async for message in stub.SearchPrecedents(iter(messages)) for answer in message.answers]
+
+
 def _search(query: list[float], q: int, k: int = 4) -> decisions_pb2.FindSimilarRequest:
     return decisions_pb2.FindSimilarRequest(
         decision_type="stall_response" if q % 2 else "assignment_failure", embedding=query, k=k)
@@ -42,7 +47,9 @@ async def test_each_answer_carries_its_tag_and_equals_the_single_call_answer(set
         tags = [10_000 + 7 * (len(queries) - q) for q in range(len(queries))]
         asked = [decisions_pb2.PrecedentQuery(tag=tag, search=_search(query, q))
                  for tag, (q, query) in zip(tags, enumerate(queries), strict=True)]
-        answers = [answer async for answer in stub.SearchPrecedents(iter(asked))]
+        # One message of one search, then one of all the rest.
+        answers = await _answers(stub, [decisions_pb2.PrecedentQueries(queries=asked[:1]),
+                                        decisions_pb2.PrecedentQueries(queries=asked[1:])])
     by_tag = {answer.tag: answer for answer in answers}
     assert sorted(by_tag) == sorted(tags)
     assert len(answers) == len(queries)
@@ -64,7 +71,8 @@ async def test_a_refused_search_is_answered_alone_and_the_stream_goes_on(setting
     ]
     async with running(settings, ["decisions"]), engine_channel(settings, "decisions") as channel:
         stub = decisions_pb2_grpc.DecisionsStub(channel)
-        answers = {answer.tag: answer async for answer in stub.SearchPrecedents(iter(asked))}
+        answers = {answer.tag: answer
+                   for answer in await _answers(stub, [decisions_pb2.PrecedentQueries(queries=[q]) for q in asked])}
         try:
             await stub.FindSimilar(_search(queries[0], 0, k=0))
         except grpc.aio.AioRpcError as error:
@@ -125,11 +133,11 @@ async def test_the_engine_client_opens_a_new_stream_after_the_context_restarts(s
 
 async def test_a_search_without_the_engine_key_is_refused_at_the_stream(settings):
     async with running(settings, ["decisions"]), engine_channel(settings, "decisions", key="x" * 40) as channel:
-        call = decisions_pb2_grpc.DecisionsStub(channel).SearchPrecedents(iter([
-            decisions_pb2.PrecedentQuery(tag=1, search=decisions_pb2.FindSimilarRequest(
-                decision_type="stall_response", context_json=b"{}"))]))
+        stranger = decisions_pb2.PrecedentQuery(tag=1, search=decisions_pb2.FindSimilarRequest(
+            decision_type="stall_response", context_json=b"{}"))
         try:
-            answers = [answer async for answer in call]
+            answers = await _answers(decisions_pb2_grpc.DecisionsStub(channel),
+                                     [decisions_pb2.PrecedentQueries(queries=[stranger])])
         except grpc.aio.AioRpcError as error:
             code = error.code()
         else:
