@@ -322,6 +322,11 @@ class Servers:
     def decisions_addr(self) -> str:
         return f"127.0.0.1:{self.decisions_port}"
 
+    def channel(self) -> grpc.aio.Channel:
+        # Earlier code serves no liveness health status, and a channel that
+        # balances on it would find such a server never healthy.
+        return channel(self.decisions_addr, INTERNAL_KEY, health_checked=not self.suffix)
+
     def start(self, database_url: str, dimension: int, logs: Path) -> None:
         env = dict(os.environ)
         env.update({
@@ -347,7 +352,7 @@ class Servers:
 
     async def wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
-        async with channel(self.decisions_addr, INTERNAL_KEY) as ch, httpx.AsyncClient() as client:
+        async with self.channel() as ch, httpx.AsyncClient() as client:
             health = health_pb2_grpc.HealthStub(ch)
             while True:
                 try:
@@ -599,7 +604,7 @@ async def similar_paths(
     engines: list[PrecedentClient] = []
     http_clients: list[KeepAliveClient] = []
     for server in servers:
-        ch = channel(server.decisions_addr, INTERNAL_KEY)
+        ch = server.channel()
         channels.append(ch)
         stub = decisions_pb2_grpc.DecisionsStub(ch)
         clients = [KeepAliveClient(server.http_port) for _ in range(concurrency)]
@@ -787,7 +792,7 @@ async def record_paths(
     serial = iter(range(10**9))
     for server in servers:
         clients = [KeepAliveClient(server.http_port) for _ in range(concurrency)]
-        async with channel(server.decisions_addr, INTERNAL_KEY) as ch:
+        async with server.channel() as ch:
             stub = decisions_pb2_grpc.DecisionsStub(ch)
 
             async def via_grpc(i: int) -> None:
