@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import itertools
 import logging
 import random
@@ -276,24 +277,53 @@ class SearchStreamBroken(Exception):
         self.code = code
 
 
-class PrecedentClient:
-    """Similar judged decisions, with a short timeout and a safe empty answer.
+class PrecedentSearches:
+    """Precedent searches over one SearchPrecedents stream of a channel.
 
-    Searches travel over one SearchPrecedents stream, opened at the first
-    search and again after it breaks: a separate call per search would cost
-    the engine and Outrider a call's setup and admission every time, which
-    is more than the search itself. A search whose stream broke is sent
-    again on a new one while its time lasts (it only reads), so losing the
-    replica that held the stream costs a search a retry, not an answer.
+    The stream is opened at the first search and again after it breaks: a
+    separate call per search would cost the caller and Outrider a call's
+    setup and admission every time, which is more than the search itself.
+    A search whose stream broke is sent again on a new one (it only reads)
+    until the caller's own timeout, so losing the replica that held the
+    stream costs a search a retry, not an answer.
     """
+
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self._stub = decisions_pb2_grpc.DecisionsStub(channel)
+        self._tags = itertools.count(1)
+        self._stream: _SearchStream | None = None
+
+    async def search(self, search: decisions_pb2.FindSimilarRequest) -> decisions_pb2.PrecedentAnswer:
+        """Its answer, found or refused. Raises SearchStreamBroken when the
+        stream ended with a status a new stream would meet again (a refused
+        credential); bound the wait with a timeout of the caller's."""
+        while True:
+            stream = self._stream
+            if stream is None or stream.ended:
+                # Opened in a context of its own: the stream serves every
+                # later search, so it must not carry whoever asked first.
+                stream = self._stream = contextvars.Context().run(_SearchStream, self._stub)
+            try:
+                return await stream.ask(next(self._tags), search)
+            except SearchStreamBroken as broken:
+                if broken.code in _PERMANENT:
+                    raise
+                await asyncio.sleep(0.01)
+
+    async def close(self) -> None:
+        if self._stream is not None:
+            await self._stream.close()
+
+
+class PrecedentClient:
+    """Similar judged decisions, with a short timeout and a safe empty answer,
+    over one stream (PrecedentSearches)."""
 
     def __init__(self, address: str, internal_key: str, *, timeout_s: float = 0.5,
                  channel: grpc.aio.Channel | None = None, tls: TlsFiles | None = None) -> None:
         self._channel = channel or keyed_channel(address, internal_key, tls=tls)
-        self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
+        self._searches = PrecedentSearches(self._channel)
         self._timeout_s = timeout_s
-        self._tags = itertools.count(1)
-        self._stream: _SearchStream | None = None
         self.unavailable = 0
 
     async def precedents(self, decision_type: str, context: Mapping[str, Any] | None = None, k: int = 10, *,
@@ -304,7 +334,7 @@ class PrecedentClient:
             context_json=json_bytes(dict(context)) if context is not None else b"",
         )
         try:
-            answer = await asyncio.wait_for(self._search(search), self._timeout_s)
+            answer = await asyncio.wait_for(self._searches.search(search), self._timeout_s)
         except TimeoutError:
             return self._unavailable(grpc.StatusCode.DEADLINE_EXCEEDED.name)
         except SearchStreamBroken as broken:
@@ -324,27 +354,13 @@ class PrecedentClient:
         rate = summary.success_rate if summary.HasField("success_rate") else None
         return Precedents(items, summary.successes, summary.failures, rate, available=True)
 
-    async def _search(self, search: decisions_pb2.FindSimilarRequest) -> decisions_pb2.PrecedentAnswer:
-        # The caller's timeout bounds every attempt together.
-        while True:
-            stream = self._stream
-            if stream is None or stream.ended:
-                stream = self._stream = _SearchStream(self._stub)
-            try:
-                return await stream.ask(next(self._tags), search)
-            except SearchStreamBroken as broken:
-                if broken.code in _PERMANENT:
-                    raise
-                await asyncio.sleep(0.01)
-
     def _unavailable(self, code: str) -> Precedents:
         self.unavailable += 1
         _log.warning("precedents unavailable", extra={"code": code})
         return Precedents((), 0, 0, None, available=False)
 
     async def close(self) -> None:
-        if self._stream is not None:
-            await self._stream.close()
+        await self._searches.close()
         await self._channel.close()
 
 
