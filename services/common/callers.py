@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from outrider.rpc import INTERNAL_KEY_HEADER as ENGINE_KEY_HEADER
 
@@ -144,8 +145,16 @@ def _signature(payload: str, key: str) -> str:
 
 def seal(caller: Caller, key: str, *, now: float | None = None) -> tuple[tuple[str, str], tuple[str, str]]:
     """The two metadata pairs that carry `caller` to another part, signed with `key`."""
+    return _sealed(caller, key, int((time.time() if now is None else now) + ENVELOPE_TTL_S))
+
+
+# The envelope names its expiry to the second, so within a second a caller's
+# is the same text: it is signed once and kept, not signed again on every
+# call the gateway makes for that caller. Busy callers, a second each, fit.
+@lru_cache(maxsize=1024)
+def _sealed(caller: Caller, key: str, expires: int) -> tuple[tuple[str, str], tuple[str, str]]:
     person = caller.principal
-    body: dict[str, object] = {"exp": int((time.time() if now is None else now) + ENVELOPE_TTL_S)}
+    body: dict[str, object] = {"exp": expires}
     if person is not None:
         body.update(sub=person.sub, email=person.email, role=person.role, tenant=person.tenant_id)
     if caller.engine is not None:
