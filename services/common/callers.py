@@ -165,6 +165,18 @@ def _sealed(caller: Caller, key: str, expires: int) -> tuple[tuple[str, str], tu
 
 def unseal(payload: str, signature: str, keys: Iterable[str], *, now: float | None = None) -> Caller:
     """The caller an envelope carries; raises Refusal when forged, altered or expired."""
+    expires, caller = _opened(payload, signature, tuple(keys))
+    if expires < (time.time() if now is None else now):
+        raise Refusal("unauthenticated", "the caller envelope has expired")
+    return caller
+
+
+# A gateway sends the same envelope for a caller all second long (see
+# _sealed), so a context keeps what checking one found: this exact text,
+# signed so, under these keys. A refusal raises and is not kept; the expiry
+# is checked on every call.
+@lru_cache(maxsize=1024)
+def _opened(payload: str, signature: str, keys: tuple[str, ...]) -> tuple[int, Caller]:
     # An empty key signs nothing: anyone could compute its signature.
     if not any(hmac.compare_digest(_signature(payload, key), signature) for key in keys if key):
         raise Refusal("unauthenticated", "the caller envelope's signature does not match")
@@ -178,9 +190,7 @@ def unseal(payload: str, signature: str, keys: Iterable[str], *, now: float | No
         engine = body.get("engine")
     except (binascii.Error, ValueError, KeyError, TypeError):
         raise Refusal("unauthenticated", "the caller envelope cannot be read") from None
-    if expires < (time.time() if now is None else now):
-        raise Refusal("unauthenticated", "the caller envelope has expired")
-    return Caller(kind="service", engine=str(engine) if engine is not None else None, principal=person)
+    return expires, Caller(kind="service", engine=str(engine) if engine is not None else None, principal=person)
 
 
 def identify(metadata: Iterable[tuple[str, str | bytes]], *, engine_keys: Mapping[str, tuple[str, ...]],

@@ -56,3 +56,32 @@ def test_a_caller_is_signed_for_once_a_second(monkeypatch: pytest.MonkeyPatch) -
     for offset in (0.0, 0.1, 0.5, 0.9, 1.0, 1.5):
         seal(caller, KEY, now=NOW - 0.25 + offset)
     assert len(signed) == 2
+
+
+def test_an_envelope_checked_once_is_not_checked_again_but_still_expires(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked = []
+    sign = callers._signature
+
+    def counting(payload: str, key: str) -> str:
+        checked.append(payload)
+        return sign(payload, key)
+
+    caller = Caller(kind="service", engine="checked")
+    (_, payload), (_, signature) = seal(caller, KEY, now=NOW)
+    monkeypatch.setattr(callers, "_signature", counting)
+    for offset in (0, 1, 30):
+        assert unseal(payload, signature, (KEY,), now=NOW + offset) == caller
+    assert len(checked) == 1
+    with pytest.raises(Refusal, match="expired"):
+        unseal(payload, signature, (KEY,), now=NOW + ENVELOPE_TTL_S + 1)
+
+
+def test_a_kept_check_answers_only_for_the_same_text_signature_and_keys() -> None:
+    (_, payload), (_, signature) = seal(ENGINE, KEY, now=NOW)
+    assert unseal(payload, signature, [KEY], now=NOW) == ENGINE
+    forged = signature[:-2] + ("AA" if signature[-2:] != "AA" else "BB")
+    for attempt in ((payload, forged, [KEY]), (payload, signature, ["t" * 40]), (payload + "x", signature, [KEY]),
+                    (payload, signature, [""])):
+        with pytest.raises(Refusal, match="signature"):
+            unseal(*attempt, now=NOW)
+    assert unseal(payload, signature, ["t" * 40, KEY], now=NOW) == ENGINE
