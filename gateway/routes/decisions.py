@@ -107,14 +107,13 @@ def record_request(body: DecisionIn, embedding: list[float]) -> decisions_pb2.Re
              response_model=RecordReply,
              responses={200: {"model": RecordReply, "description": "this id was recorded before: nothing changed"},
                         **errors(401, 409, 422, 503)})
-async def record_decision(
-    body: DecisionIn, request: Request, response: Response, _: None = Depends(internal)
-) -> dict[str, Any]:
+async def record_decision(body: DecisionIn, request: Request, _: None = Depends(internal)) -> Response:
     reply = await _decisions(request).RecordDecision(record_request(body, _embedding(request, body.embedding)))
-    if not reply.created:
-        # Same id again: the decision exists already, nothing was created.
-        response.status_code = 200
-    return {"id": reply.id, "created": reply.created}
+    # Printed here, as the response model would print it, without checking
+    # again the two fields this line fills. Same id again: the decision
+    # exists already, nothing was created.
+    return Response(to_json({"id": reply.id, "created": reply.created}), status_code=201 if reply.created else 200,
+                    media_type="application/json")
 
 
 _EPOCH_DAY = date(1970, 1, 1).toordinal()
