@@ -52,40 +52,29 @@ class TlsFiles:
 # task of its own around the real call, which cost the gateway more CPU per
 # request than anything it does with the answer. Every kind of call is
 # wrapped, so no stub made on the channel can call without the credential.
-def _with_pairs(metadata: Any, pairs: Pairs) -> tuple[tuple[str, Any], ...]:
-    return (*(metadata or ()), *pairs())
-
-
-class _Unary(grpc.aio.UnaryUnaryMultiCallable):
-    def __init__(self, call: grpc.aio.UnaryUnaryMultiCallable, pairs: Pairs) -> None:
+class _WithPairs:
+    def __init__(self, call: Callable[..., Any], pairs: Pairs) -> None:
         self._call, self._pairs = call, pairs
 
-    def __call__(self, request: Any, *, metadata: Any = None, **kwargs: Any) -> Any:
-        return self._call(request, metadata=_with_pairs(metadata, self._pairs), **kwargs)
+    def __call__(self, *args: Any, metadata: Any = None, **kwargs: Any) -> Any:
+        return self._call(*args, metadata=(*(metadata or ()), *self._pairs()), **kwargs)
 
 
-class _UnaryStream(grpc.aio.UnaryStreamMultiCallable):
-    def __init__(self, call: grpc.aio.UnaryStreamMultiCallable, pairs: Pairs) -> None:
-        self._call, self._pairs = call, pairs
-
-    def __call__(self, request: Any, *, metadata: Any = None, **kwargs: Any) -> Any:
-        return self._call(request, metadata=_with_pairs(metadata, self._pairs), **kwargs)
+# Each an instance of its kind's class, as a stub's callables are.
+class _Unary(_WithPairs, grpc.aio.UnaryUnaryMultiCallable):
+    pass
 
 
-class _StreamUnary(grpc.aio.StreamUnaryMultiCallable):
-    def __init__(self, call: grpc.aio.StreamUnaryMultiCallable, pairs: Pairs) -> None:
-        self._call, self._pairs = call, pairs
-
-    def __call__(self, request_iterator: Any = None, *, metadata: Any = None, **kwargs: Any) -> Any:
-        return self._call(request_iterator, metadata=_with_pairs(metadata, self._pairs), **kwargs)
+class _UnaryStream(_WithPairs, grpc.aio.UnaryStreamMultiCallable):
+    pass
 
 
-class _StreamStream(grpc.aio.StreamStreamMultiCallable):
-    def __init__(self, call: grpc.aio.StreamStreamMultiCallable, pairs: Pairs) -> None:
-        self._call, self._pairs = call, pairs
+class _StreamUnary(_WithPairs, grpc.aio.StreamUnaryMultiCallable):
+    pass
 
-    def __call__(self, request_iterator: Any = None, *, metadata: Any = None, **kwargs: Any) -> Any:
-        return self._call(request_iterator, metadata=_with_pairs(metadata, self._pairs), **kwargs)
+
+class _StreamStream(_WithPairs, grpc.aio.StreamStreamMultiCallable):
+    pass
 
 
 class _CredentialedChannel(grpc.aio.Channel):
