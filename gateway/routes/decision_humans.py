@@ -17,11 +17,12 @@ from gateway.contracts.humans import (
     SubjectIn,
 )
 from gateway.contracts.paging import PageQuery
+from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp
 
-router = APIRouter(tags=["human decisions"])
+router = APIRouter(tags=["human decisions"], route_class=JsonBodyRoute)
 
 LEASE_TIMEOUT_S = 60.0
 

@@ -6,7 +6,8 @@ Engines reach the /internal paths with the internal key; the console reads
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import date
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -35,12 +36,13 @@ from gateway.contracts.decisions import (
 )
 from gateway.contracts.paging import PageQuery
 from gateway.errors import invalid
+from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes, timestamp
 from services.decisions.rules import MAX_K
 
-router = APIRouter(tags=["decisions"])
+router = APIRouter(tags=["decisions"], route_class=JsonBodyRoute)
 
 DecisionId = Annotated[str, Path(pattern=UUID_PATTERN, description="the decision's UUID")]
 
@@ -105,25 +107,38 @@ def record_request(body: DecisionIn, embedding: list[float]) -> decisions_pb2.Re
              response_model=RecordReply,
              responses={200: {"model": RecordReply, "description": "this id was recorded before: nothing changed"},
                         **errors(401, 409, 422, 503)})
-async def record_decision(
-    body: DecisionIn, request: Request, response: Response, _: None = Depends(internal)
-) -> dict[str, Any]:
+async def record_decision(body: DecisionIn, request: Request, _: None = Depends(internal)) -> Response:
     reply = await _decisions(request).RecordDecision(record_request(body, _embedding(request, body.embedding)))
-    if not reply.created:
-        # Same id again: the decision exists already, nothing was created.
-        response.status_code = 200
-    return {"id": reply.id, "created": reply.created}
+    # Printed here, as the response model would print it, without checking
+    # again the two fields this line fills. Same id again: the decision
+    # exists already, nothing was created.
+    return Response(to_json({"id": reply.id, "created": reply.created}), status_code=201 if reply.created else 200,
+                    media_type="application/json")
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
+_SECONDS_A_DAY = 86_400
+
+
+@lru_cache(maxsize=4096)
+def _day_text(days: int) -> str:
+    return date.fromordinal(_EPOCH_DAY + days).isoformat()
 
 
 def _instant_text(stamp: Timestamp, present: bool = True) -> str | None:
-    # upstream.instant, without protobuf's ToDatetime (pure Python), for the
-    # twenty timestamps of every precedent answer.
-    if not present or (stamp.seconds == 0 and stamp.nanos == 0):
+    # upstream.instant's text, for the twenty timestamps of every precedent
+    # answer, in half the time of building a datetime to print it: precedents
+    # fall on few days, whose text is kept, and the time of day is arithmetic.
+    seconds, nanos = stamp.seconds, stamp.nanos
+    if not present or (seconds == 0 and nanos == 0):
         return None
-    return (_EPOCH + timedelta(seconds=stamp.seconds, microseconds=stamp.nanos // 1000)).isoformat()
+    days, second = divmod(seconds, _SECONDS_A_DAY)
+    hour, second = divmod(second, 3600)
+    minute, second = divmod(second, 60)
+    micro = nanos // 1000
+    if micro:
+        return f"{_day_text(days)}T{hour:02d}:{minute:02d}:{second:02d}.{micro:06d}+00:00"
+    return f"{_day_text(days)}T{hour:02d}:{minute:02d}:{second:02d}+00:00"
 
 
 def similar_body(reply: decisions_pb2.FindSimilarResponse) -> bytes:

@@ -25,12 +25,13 @@ from gateway.contracts.outcomes import (
     Routing,
     SweepReply,
 )
+from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
 from services.outcomes.advice import MAX_CANDIDATES
 from services.outcomes.sweeper import MAX_BATCH
 
-router = APIRouter(tags=["outcomes"])
+router = APIRouter(tags=["outcomes"], route_class=JsonBodyRoute)
 
 SWEEP_TIMEOUT_S = 600.0
 

@@ -24,11 +24,12 @@ from gateway.contracts.decisions import UUID_PATTERN
 from gateway.contracts.paging import PageQuery
 from gateway.contracts.playground import RunIn, RunPage, RunTrace
 from gateway.errors import ApiError, from_rpc_error
+from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
 from outrider.v1 import playground_pb2, playground_pb2_grpc
 from outrider.wire import json_value
 
-router = APIRouter(tags=["playground"])
+router = APIRouter(tags=["playground"], route_class=JsonBodyRoute)
 
 EVENT_STREAM = "text/event-stream"
 # Time past the run deadline for the playground to store the run's end and answer.

@@ -31,6 +31,7 @@ from gateway.contracts.registry import (
     SkillPatch,
     ToolPage,
 )
+from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 from outrider.wire import json_bytes, json_value
@@ -142,7 +143,7 @@ async def _feed_lifespan(app: FastAPI) -> AsyncIterator[None]:
         await app.state.registry_feed.close()
 
 
-router = APIRouter(tags=["registry"], lifespan=_feed_lifespan)
+router = APIRouter(tags=["registry"], route_class=JsonBodyRoute, lifespan=_feed_lifespan)
 
 
 def _registry(request: Request) -> registry_pb2_grpc.RegistryStub:

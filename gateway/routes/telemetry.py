@@ -19,6 +19,7 @@ from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.errors import ApiError
 from gateway.routes import otlp
+from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.telemetry.rules import (
@@ -27,7 +28,7 @@ from services.telemetry.rules import (
     MIN_WINDOW_DAYS,
 )
 
-router = APIRouter(tags=["telemetry"])
+router = APIRouter(tags=["telemetry"], route_class=JsonBodyRoute)
 
 # name -> help text, in the order the counters are exposed.
 METRICS: dict[str, str] = {

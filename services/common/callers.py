@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from outrider.rpc import INTERNAL_KEY_HEADER as ENGINE_KEY_HEADER
 
@@ -144,8 +145,16 @@ def _signature(payload: str, key: str) -> str:
 
 def seal(caller: Caller, key: str, *, now: float | None = None) -> tuple[tuple[str, str], tuple[str, str]]:
     """The two metadata pairs that carry `caller` to another part, signed with `key`."""
+    return _sealed(caller, key, int((time.time() if now is None else now) + ENVELOPE_TTL_S))
+
+
+# The envelope names its expiry to the second, so within a second a caller's
+# is the same text: it is signed once and kept, not signed again on every
+# call the gateway makes for that caller. Busy callers, a second each, fit.
+@lru_cache(maxsize=1024)
+def _sealed(caller: Caller, key: str, expires: int) -> tuple[tuple[str, str], tuple[str, str]]:
     person = caller.principal
-    body: dict[str, object] = {"exp": int((time.time() if now is None else now) + ENVELOPE_TTL_S)}
+    body: dict[str, object] = {"exp": expires}
     if person is not None:
         body.update(sub=person.sub, email=person.email, role=person.role, tenant=person.tenant_id)
     if caller.engine is not None:
@@ -156,6 +165,18 @@ def seal(caller: Caller, key: str, *, now: float | None = None) -> tuple[tuple[s
 
 def unseal(payload: str, signature: str, keys: Iterable[str], *, now: float | None = None) -> Caller:
     """The caller an envelope carries; raises Refusal when forged, altered or expired."""
+    expires, caller = _opened(payload, signature, tuple(keys))
+    if expires < (time.time() if now is None else now):
+        raise Refusal("unauthenticated", "the caller envelope has expired")
+    return caller
+
+
+# A gateway sends the same envelope for a caller all second long (see
+# _sealed), so a context keeps what checking one found: this exact text,
+# signed so, under these keys. A refusal raises and is not kept; the expiry
+# is checked on every call.
+@lru_cache(maxsize=1024)
+def _opened(payload: str, signature: str, keys: tuple[str, ...]) -> tuple[int, Caller]:
     # An empty key signs nothing: anyone could compute its signature.
     if not any(hmac.compare_digest(_signature(payload, key), signature) for key in keys if key):
         raise Refusal("unauthenticated", "the caller envelope's signature does not match")
@@ -169,9 +190,7 @@ def unseal(payload: str, signature: str, keys: Iterable[str], *, now: float | No
         engine = body.get("engine")
     except (binascii.Error, ValueError, KeyError, TypeError):
         raise Refusal("unauthenticated", "the caller envelope cannot be read") from None
-    if expires < (time.time() if now is None else now):
-        raise Refusal("unauthenticated", "the caller envelope has expired")
-    return Caller(kind="service", engine=str(engine) if engine is not None else None, principal=person)
+    return expires, Caller(kind="service", engine=str(engine) if engine is not None else None, principal=person)
 
 
 def identify(metadata: Iterable[tuple[str, str | bytes]], *, engine_keys: Mapping[str, tuple[str, ...]],
