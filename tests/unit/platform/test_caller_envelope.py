@@ -43,8 +43,9 @@ def test_a_kept_envelope_expires_when_it_says() -> None:
         unseal(payload, signature, [KEY], now=NOW + ENVELOPE_TTL_S + 1)
 
 
-def test_a_caller_is_signed_for_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
-    signed = []
+def _count_signatures(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every payload signed or checked from now on, in order."""
+    signed: list[str] = []
     sign = callers._signature
 
     def counting(payload: str, key: str) -> str:
@@ -52,6 +53,11 @@ def test_a_caller_is_signed_for_once_a_second(monkeypatch: pytest.MonkeyPatch) -
         return sign(payload, key)
 
     monkeypatch.setattr(callers, "_signature", counting)
+    return signed
+
+
+def test_a_caller_is_signed_for_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    signed = _count_signatures(monkeypatch)
     caller = Caller(kind="service", engine="counted")
     for offset in (0.0, 0.1, 0.5, 0.9, 1.0, 1.5):
         seal(caller, KEY, now=NOW - 0.25 + offset)
@@ -59,16 +65,9 @@ def test_a_caller_is_signed_for_once_a_second(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_an_envelope_checked_once_is_not_checked_again_but_still_expires(monkeypatch: pytest.MonkeyPatch) -> None:
-    checked = []
-    sign = callers._signature
-
-    def counting(payload: str, key: str) -> str:
-        checked.append(payload)
-        return sign(payload, key)
-
     caller = Caller(kind="service", engine="checked")
     (_, payload), (_, signature) = seal(caller, KEY, now=NOW)
-    monkeypatch.setattr(callers, "_signature", counting)
+    checked = _count_signatures(monkeypatch)
     for offset in (0, 1, 30):
         assert unseal(payload, signature, (KEY,), now=NOW + offset) == caller
     assert len(checked) == 1
