@@ -119,6 +119,23 @@ async def fresh_database(stack: Stack) -> AsyncIterator[str]:
         await admin.close()
 
 
+@asynccontextmanager
+async def database_away(stack: Stack, database: str) -> AsyncIterator[None]:
+    """The database goes away as a crashed or fenced Postgres does for its
+    clients: every session is cut and no new one is let in, until the block ends."""
+    admin = await asyncpg.connect(stack.raw_dsn("postgres"))
+    try:
+        await admin.execute(f'alter database "{database}" allow_connections false')
+        await admin.execute("select pg_terminate_backend(pid) from pg_stat_activity"
+                            " where datname = $1 and pid <> pg_backend_pid()", database)
+        try:
+            yield
+        finally:
+            await admin.execute(f'alter database "{database}" allow_connections true')
+    finally:
+        await admin.close()
+
+
 async def service_nats(url: str, **options: object) -> nats.NATS:
     """A connection with the services' credential."""
     return await nats.connect(url, user=NATS_SERVICE.name, password=NATS_SERVICE.password, **options)

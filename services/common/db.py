@@ -12,10 +12,12 @@ import logging
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import asyncpg
 from alembic.runtime.migration import MigrationContext
 from alembic.operations import Operations
 from alembic.script import ScriptDirectory
 from alembic.config import Config
+from sqlalchemy import exc as sql_errors
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -29,6 +31,41 @@ SERVICES_DIR = Path(__file__).resolve().parent.parent
 # One key for every migration run in the cluster: two replicas starting at once
 # queue here instead of racing CREATE EXTENSION or the same revision.
 _MIGRATION_LOCK = 0x6F757472  # "outr"
+
+
+# SQLSTATEs that say Postgres is not there for this process now, whatever
+# the statement: connection exceptions (class 08), operator intervention
+# (57: shut down, restarting, in recovery) and too many connections. 55000
+# is wider than "closed to connections"; its text tells that one apart.
+_UNREACHABLE_CLASSES = ("08", "57")
+_TOO_MANY_CONNECTIONS = "53300"
+_NOT_IN_PREREQUISITE_STATE = "55000"
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether a database client's error means the database is away (a
+    try-again answer), rather than a statement that failed (a bug).
+
+    The error must come from a database client; its causes are then read
+    for a lost socket, a refused or timed-out connection, or a SQLSTATE
+    above. An OSError raised by anything else proves nothing about Postgres.
+    """
+    if not isinstance(error, sql_errors.SQLAlchemyError | asyncpg.PostgresError | asyncpg.InterfaceError):
+        return False
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError | sql_errors.TimeoutError | asyncpg.ConnectionDoesNotExistError):
+            return True
+        if isinstance(current, sql_errors.DBAPIError) and current.connection_invalidated:
+            return True
+        state = getattr(current, "sqlstate", None)
+        if isinstance(state, str) and (state[:2] in _UNREACHABLE_CLASSES or state == _TOO_MANY_CONNECTIONS or (
+                state == _NOT_IN_PREREQUISITE_STATE and "accepting connections" in str(current))):
+            return True
+        current = getattr(current, "orig", None) or current.__cause__
+    return False
 
 
 def describe(url: str) -> str:

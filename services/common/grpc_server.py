@@ -22,6 +22,7 @@ from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY
 from services.common import callers
 from services.common.callers import Access, Caller, Refusal, authorize, identify
 from services.common.clients import ContextCallError
+from services.common.db import unreachable
 from services.common.errors import (
     AlreadyExists,
     Conflict,
@@ -117,6 +118,11 @@ def answerable(error: Exception) -> DomainError | None:
             error = upgraded
     if isinstance(error, DomainError):
         return error
+    if unreachable(error):
+        # Postgres went away under the call: the caller should try again
+        # shortly, as every context promises, not report a bug.
+        _log.warning("the database did not answer a call", extra={"error": type(error).__name__})
+        return Unavailable("the database is not answering; try again shortly", code="DATABASE_UNAVAILABLE")
     _log.error("unhandled error in a call", exc_info=error)
     return None
 

@@ -111,7 +111,7 @@ class DirectConnections:
         except (OSError, asyncio.TimeoutError, asyncpg.PostgresError) as error:
             raise Unavailable(
                 f"the decisions database did not accept a connection: {type(error).__name__}",
-                code="DATABASE_UNREACHABLE",
+                code="DATABASE_UNAVAILABLE",
             ) from error
         try:
             await self._prepare(conn)

@@ -17,12 +17,11 @@ from services.telemetry.ingest import (
     IngestConfig,
     ensure_consumer,
 )
-from tests.harness import bearer, eventually, gateway_client, running, with_env
+from tests.harness import bearer, database_away, eventually, gateway_client, running, with_env
 from tests.integration.telemetry.support import (
     broker,
     consumer_state,
     counters,
-    execute,
     heartbeat,
     run_keys,
     task,
@@ -109,12 +108,6 @@ async def test_a_heartbeat_published_through_jetstream_gets_a_clear_refusal_not_
 
 async def test_runs_published_while_the_database_is_away_land_once_when_it_returns(settings, template, database):
     fast = with_env(settings, telemetry_batch_size=20, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
-    # The store goes away the way a crashed or fenced Postgres does for a
-    # client: every session is cut and no new one is let in.
-    lock_out = (f"alter database {database} allow_connections false;"
-                f" select pg_terminate_backend(pid) from pg_stat_activity"
-                f" where datname = '{database}' and pid <> pg_backend_pid()")
-    let_in = f"alter database {database} allow_connections true"
     published: set[tuple[str, str]] = set()
 
     async with running(fast, ["telemetry"]), broker(fast) as (nc, js):
@@ -127,8 +120,7 @@ async def test_runs_published_while_the_database_is_away_land_once_when_it_retur
 
         await publish(0, 60)
         await eventually(lambda: _rows_are(template, database, published), what="first runs landed")
-        try:
-            await execute(template, "postgres", lock_out)
+        async with database_away(template, database):
             await publish(60, 200)
             # A run the engine sent twice, across the outage.
             await js.publish("telemetry.task", task("AGENT_0", "t-3", ms=103))
@@ -139,8 +131,6 @@ async def test_runs_published_while_the_database_is_away_land_once_when_it_retur
                 reply = await client.get("/admin/ai/insights", headers=bearer(role=3))
             assert reply.status_code == 503
             assert reply.json()["error"]["code"] == "DATABASE_UNAVAILABLE"
-        finally:
-            await execute(template, "postgres", let_in)
         await publish(200, 240)
 
         await eventually(lambda: _rows_are(template, database, published), timeout=30,

@@ -19,7 +19,7 @@ from services.common.db import context_engine
 from services.common.embedded import free_port
 from services.telemetry import otlp_codec, retention
 from services.telemetry.otlp_ingest import SUBJECT
-from tests.harness import INTERNAL_KEY, bearer, eventually, internal_headers, running, with_env
+from tests.harness import INTERNAL_KEY, bearer, database_away, eventually, internal_headers, running, with_env
 from tests.integration.telemetry.otlp_support import (
     export,
     live_gateway,
@@ -260,10 +260,6 @@ async def test_a_resent_export_is_stored_once_and_a_copy_past_the_stream_is_writ
 
 async def test_spans_taken_in_while_the_database_is_away_land_once_when_it_returns(settings, template, database):
     fast = with_env(settings, telemetry_batch_size=5, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
-    lock_out = (f"alter database {database} allow_connections false;"
-                f" select pg_terminate_backend(pid) from pg_stat_activity"
-                f" where datname = '{database}' and pid <> pg_backend_pid()")
-    let_in = f"alter database {database} allow_connections true"
 
     def trace(n: int) -> bytes:
         return export(span(1, "handle_booking", trace=n.to_bytes(16, "big")),
@@ -275,8 +271,7 @@ async def test_spans_taken_in_while_the_database_is_away_land_once_when_it_retur
         for n in range(1, 11):
             assert (await client.post("/v1/traces", content=trace(n), headers=PROTOBUF)).status_code == 200
         await eventually(lambda: counters(fast), lambda seen: seen["otlp_runs_inserted"] == 10, what="first traces")
-        try:
-            await execute(template, "postgres", lock_out)
+        async with database_away(template, database):
             for n in range(11, 41):
                 answer = await client.post("/v1/traces", content=trace(n), headers=PROTOBUF)
                 assert answer.status_code == 200, "taking spans in needs no database"
@@ -285,8 +280,6 @@ async def test_spans_taken_in_while_the_database_is_away_land_once_when_it_retur
             await asyncio.sleep(1.5)
             info = await js.consumer_info("TELEMETRY", "telemetry-otlp-ingest")
             assert info.num_pending + info.num_ack_pending > 0, "spans were acked while the database was away"
-        finally:
-            await execute(template, "postgres", let_in)
         seen = await eventually(lambda: counters(fast),
                                 lambda c: (c["otlp_runs_inserted"], c["model_calls_inserted"],
                                            c["otlp_duplicates"]) == (40, 40, 0),
