@@ -30,11 +30,18 @@ from gateway.routes import (
     registry,
     telemetry,
 )
+from outrider.balancing import RETRY_POLICY
+from outrider.client.decisions import PrecedentSearches
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
 from services.outcomes.facts import MAX_EVENT_BYTES
 
 READINESS_TIMEOUT_S = 2.0
+# Precedent searches go over a few long-lived streams rather than a call
+# each (engines search on every decision): several, so that a balanced
+# channel spreads them over the decisions replicas, and a search tries as
+# many streams as a read call has attempts.
+PRECEDENT_STREAMS = 4
 # A person's message is a few lines; 64 KiB is hundreds of them.
 HUMAN_INPUT_BODY_BYTES = 64 * 1024
 
@@ -84,9 +91,12 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.clients = ContextClients(settings)
         app.state.stubs = {}
+        app.state.precedents = PrecedentSearches(app.state.clients.channel("decisions"), streams=PRECEDENT_STREAMS,
+                                                 attempts=int(RETRY_POLICY["maxAttempts"]))
         try:
             yield
         finally:
+            await app.state.precedents.close()
             await app.state.clients.close()
 
     app = FastAPI(

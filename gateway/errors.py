@@ -62,23 +62,30 @@ def envelope(status: int, code: str, message: str, details: dict[str, Any] | Non
 
 def from_rpc_error(error: grpc.aio.AioRpcError, context: str) -> ApiError:
     """A context's refusal as HTTP; its transport text (addresses) stays in the log."""
-    status = GRPC_TO_HTTP.get(error.code(), 500)
     trailing = dict(error.trailing_metadata() or ())
-    if status == _UNAVAILABLE and ERROR_CODE_KEY not in trailing:
+    return context_refusal(context, error.code(), error.details() or "", trailing.get(ERROR_CODE_KEY),
+                           trailing.get(ERROR_DETAILS_KEY))
+
+
+def context_refusal(context: str, status_code: grpc.StatusCode, message: str, code: str | None = None,
+                    details_text: str | bytes | None = None) -> ApiError:
+    """A failed call to a context as HTTP: its gRPC status, and the error
+    code and details the context itself sent, which are absent when the
+    context never answered (the message is then the transport's)."""
+    status = GRPC_TO_HTTP.get(status_code, 500)
+    if status == _UNAVAILABLE and not code:
         # No answer from the context itself: the transport's text names
         # addresses, so it goes to the log and the caller gets the context.
-        _log.warning("context unavailable", extra={"context": context, "grpc_code": error.code().name,
-                                                    "detail": error.details()})
+        _log.warning("context unavailable", extra={"context": context, "grpc_code": status_code.name,
+                                                    "detail": message})
         return ApiError(503, "UPSTREAM_UNAVAILABLE", f"the {context} service is unavailable; try again shortly",
                         {"context": context})
     if status == 500:
         # An internal failure's text may hold anything; log it, answer plainly.
-        _log.error("context failure", extra={"context": context, "grpc_code": error.code().name,
-                                             "detail": error.details()})
+        _log.error("context failure", extra={"context": context, "grpc_code": status_code.name, "detail": message})
         return ApiError(500, "INTERNAL", "an internal error occurred")
-    code = trailing.get(ERROR_CODE_KEY) or error.code().name
     try:
-        details = json.loads(trailing.get(ERROR_DETAILS_KEY) or "{}")
+        details = json.loads(details_text or "{}")
     except ValueError:
         details = {}
     if not isinstance(details, dict):
@@ -88,7 +95,7 @@ def from_rpc_error(error: grpc.aio.AioRpcError, context: str) -> ApiError:
     if status == _UNAVAILABLE:
         # The context answered: something behind it is down; say which context.
         details.setdefault("context", context)
-    return ApiError(status, code, error.details() or error.code().name.lower(), details)
+    return ApiError(status, code or status_code.name, message or status_code.name.lower(), details)
 
 
 def field_path(location: Sequence[Any]) -> str:

@@ -6,10 +6,12 @@ Engines reach the /internal paths with the internal key; the console reads
 
 from __future__ import annotations
 
+import asyncio
 from datetime import date
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
+import grpc
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic_core import to_json
@@ -35,9 +37,10 @@ from gateway.contracts.decisions import (
     SimilarReply,
 )
 from gateway.contracts.paging import PageQuery
-from gateway.errors import invalid
+from gateway.errors import context_refusal, invalid
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
+from outrider.client.decisions import PrecedentSearches, SearchStreamBroken
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes, timestamp
 from services.decisions.rules import MAX_K
@@ -189,8 +192,26 @@ async def find_similar(body: SimilarIn, request: Request, _: None = Depends(inte
         decision_type=body.decision_type, embedding=_embedding(request, body.embedding), k=body.k,
         context_json=json_bytes(body.context) if body.context is not None else b"",
     )
-    reply = await _decisions(request).FindSimilar(message)
-    return Response(similar_body(reply), media_type="application/json")
+    return Response(similar_body(await _precedents(request, message)), media_type="application/json")
+
+
+async def _precedents(request: Request, search: decisions_pb2.FindSimilarRequest) -> decisions_pb2.FindSimilarResponse:
+    # Over the gateway's precedent streams, answered as a FindSimilar call
+    # would be: a refused search, a broken stream and the deadline each
+    # become the HTTP error the same failure of a call becomes.
+    searches: PrecedentSearches = request.app.state.precedents
+    try:
+        async with asyncio.timeout(request.app.state.settings.call_timeout_s):
+            answer = await searches.search(search)
+    except TimeoutError:
+        raise context_refusal("decisions", grpc.StatusCode.DEADLINE_EXCEEDED, "the search took too long") from None
+    except SearchStreamBroken as broken:
+        raise context_refusal("decisions", broken.code or grpc.StatusCode.UNAVAILABLE, str(broken)) from None
+    if answer.HasField("refused"):
+        refused = answer.refused
+        status = grpc.StatusCode.__members__.get(refused.status, grpc.StatusCode.UNKNOWN)
+        raise context_refusal("decisions", status, refused.message, refused.code, refused.details_json)
+    return answer.found
 
 
 def _outcome_request(decision_id: str, body: OutcomeIn, judged_by: str) -> decisions_pb2.SetOutcomeRequest:

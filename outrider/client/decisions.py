@@ -278,41 +278,54 @@ class SearchStreamBroken(Exception):
 
 
 class PrecedentSearches:
-    """Precedent searches over one SearchPrecedents stream of a channel.
+    """Precedent searches over SearchPrecedents streams of a channel.
 
-    The stream is opened at the first search and again after it breaks: a
+    A stream is opened at its first search and again after it breaks: a
     separate call per search would cost the caller and Outrider a call's
     setup and admission every time, which is more than the search itself.
-    A search whose stream broke is sent again on a new one (it only reads)
-    until the caller's own timeout, so losing the replica that held the
-    stream costs a search a retry, not an answer.
+    Searches take the `streams` in turn; each is a call of its own, so a
+    balanced channel spreads them over the context's replicas as it would
+    spread calls. A search whose stream broke is sent again on a new one (it
+    only reads): until the caller's own timeout, or `attempts` streams in
+    all, so losing the replica that held a stream costs a retry, not an
+    answer.
     """
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
+    def __init__(self, channel: grpc.aio.Channel, *, streams: int = 1, attempts: int | None = None) -> None:
+        if streams < 1 or (attempts is not None and attempts < 1):
+            raise ValueError("a search needs at least one stream and one attempt")
         self._stub = decisions_pb2_grpc.DecisionsStub(channel)
         self._tags = itertools.count(1)
-        self._stream: _SearchStream | None = None
+        self._streams: list[_SearchStream | None] = [None] * streams
+        self._attempts = attempts
 
     async def search(self, search: decisions_pb2.FindSimilarRequest) -> decisions_pb2.PrecedentAnswer:
         """Its answer, found or refused. Raises SearchStreamBroken when the
         stream ended with a status a new stream would meet again (a refused
-        credential); bound the wait with a timeout of the caller's."""
+        credential) or when the attempts are spent; bound the wait with a
+        timeout of the caller's."""
+        tried = 0
         while True:
-            stream = self._stream
+            tag = next(self._tags)
+            slot = tag % len(self._streams)
+            stream = self._streams[slot]
             if stream is None or stream.ended:
                 # Opened in a context of its own: the stream serves every
                 # later search, so it must not carry whoever asked first.
-                stream = self._stream = contextvars.Context().run(_SearchStream, self._stub)
+                stream = self._streams[slot] = contextvars.Context().run(_SearchStream, self._stub)
             try:
-                return await stream.ask(next(self._tags), search)
+                return await stream.ask(tag, search)
             except SearchStreamBroken as broken:
-                if broken.code in _PERMANENT:
+                tried += 1
+                if broken.code in _PERMANENT or tried == self._attempts:
                     raise
                 await asyncio.sleep(0.01)
 
     async def close(self) -> None:
-        if self._stream is not None:
-            await self._stream.close()
+        for stream in self._streams:
+            if stream is not None:
+                await stream.close()
+        self._streams = [None] * len(self._streams)
 
 
 class PrecedentClient:
@@ -334,7 +347,9 @@ class PrecedentClient:
             context_json=json_bytes(dict(context)) if context is not None else b"",
         )
         try:
-            answer = await asyncio.wait_for(self._searches.search(search), self._timeout_s)
+            # A deadline on this task, not a task per search as wait_for makes.
+            async with asyncio.timeout(self._timeout_s):
+                answer = await self._searches.search(search)
         except TimeoutError:
             return self._unavailable(grpc.StatusCode.DEADLINE_EXCEEDED.name)
         except SearchStreamBroken as broken:

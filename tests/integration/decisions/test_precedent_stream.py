@@ -100,7 +100,7 @@ async def test_the_engine_client_shares_one_stream_across_concurrent_searches(se
                 rounds.append(await asyncio.gather(*(
                     client.precedents("stall_response" if q % 2 else "assignment_failure", k=5, embedding=query)
                     for q, query in enumerate(queries))))
-                streams.add(id(client._searches._stream))
+                streams.add(id(client._searches._streams[0]))
         finally:
             await client.close()
     assert len(streams) == 1
