@@ -31,7 +31,7 @@ from gateway.routes import (
     telemetry,
 )
 from outrider.balancing import RETRY_POLICY
-from outrider.client.decisions import PrecedentSearches
+from outrider.precedent_stream import PrecedentSearches
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
 from services.outcomes.facts import MAX_EVENT_BYTES

@@ -116,6 +116,16 @@ class _CredentialedChannel(grpc.aio.Channel):
         return _StreamStream(self._channel.stream_stream(method, *args, **kwargs), self._pairs)
 
 
+# A call refused with one of these meets the same refusal if sent again:
+# the request itself, or the caller's credential, is what was refused.
+PERMANENT_CODES = frozenset({
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.NOT_FOUND,
+})
+
 # While a call is open (a registry watch can stay open for days), ping the
 # server every 30 s: a peer that vanished without closing the connection is
 # noticed within 40 s and the call fails, instead of a watch waiting forever

@@ -40,7 +40,7 @@ from gateway.contracts.paging import PageQuery
 from gateway.errors import context_refusal, invalid
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
-from outrider.client.decisions import PrecedentSearches, SearchStreamBroken
+from outrider.precedent_stream import PrecedentSearches, SearchStreamBroken
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes, timestamp
 from services.decisions.rules import MAX_K
