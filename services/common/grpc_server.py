@@ -286,11 +286,14 @@ class PortInUse(Exception):
 
 # Clients ping open streams every 30 s (see outrider.rpc); a server that
 # refuses pings that often would close the very watches they keep honest.
+# The last option is gRPC core's GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_\
+# WITHOUT_DATA_MS, whose string lacks "recv": a name gRPC does not know is
+# ignored without a word, leaving its 5-minute default.
 KEEPALIVE_OPTIONS = (
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
 )
 
 
