@@ -16,7 +16,7 @@ import grpc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY
@@ -160,9 +160,11 @@ def install(app: FastAPI) -> None:
         if exc.status_code == 405:
             # Every method of the path, not only the first route's: one path
             # may be served by a GET route and a PATCH route.
+            # Included routers sit nested in app.routes; iter_route_contexts
+            # is FastAPI's walk over the routes as they are served.
             headers["Allow"] = ", ".join(sorted({
-                method for route in request.app.routes
-                if isinstance(route, APIRoute) and route.path_regex.match(request.url.path)
+                method for route in iter_route_contexts(request.app.routes)
+                if route.methods and route.path_regex.match(request.url.path)
                 for method in route.methods
             }))
         return envelope(exc.status_code, code, str(exc.detail), headers=headers)
