@@ -16,13 +16,21 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 def timestamp(value: datetime | None) -> Timestamp | None:
     """An aware datetime as a Timestamp; None stays None (the field is left unset)."""
+    fields = timestamp_fields(value)
+    return None if fields is None else Timestamp(**fields)
+
+
+def timestamp_fields(value: datetime | None) -> dict[str, int] | None:
+    """An aware datetime as a Timestamp's fields, which a message's
+    constructor takes in place of a Timestamp without building one first;
+    None stays None (the field is left unset)."""
     if value is None:
         return None
     if value.tzinfo is None:
         raise ValueError("a timestamp must carry a timezone")
     # Seconds and nanos straight from the instant: a third of what
     # FromDatetime costs, on paths that carry dozens of them.
-    return Timestamp(seconds=math.floor(value.timestamp()), nanos=value.microsecond * 1000)
+    return {"seconds": math.floor(value.timestamp()), "nanos": value.microsecond * 1000}
 
 
 def instant(stamp: Timestamp, present: bool = True) -> datetime | None:

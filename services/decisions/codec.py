@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from outrider.v1 import decisions_pb2
-from outrider.wire import MalformedJson, json_object, timestamp
+from outrider.wire import MalformedJson, json_object, timestamp, timestamp_fields
 
 from services.common.errors import DomainError, InvalidArgument
 from services.common.grpc_server import status_of
@@ -84,12 +84,19 @@ def decision_to_proto(row: DecisionRow) -> decisions_pb2.Decision:
 
 
 def similar_to_proto(rows: Sequence[DecisionRow], summary: SimilarSummary) -> decisions_pb2.FindSimilarResponse:
-    # Each decision is built in place: a list of Decision messages handed to
-    # the constructor would be copied into the answer one by one.
+    # Every search builds ten of these; this is decision_to_proto's message
+    # in two thirds of its time. Each decision is built in place (a list of
+    # messages handed to the constructor would be copied in one by one), its
+    # timestamps as plain fields, and an absent column as None, which a
+    # message constructor takes as "left unset", the "" or 0 it stands for.
     message = decisions_pb2.FindSimilarResponse(summary=summary_to_proto(summary))
     add = message.items.add
     for row in rows:
-        add(**_decision_fields(row))
+        add(id=str(row.id), decision_type=row.decision_type, agent_id=row.agent_id, subject_id=row.subject_id,
+            action=row.action, confidence=row.confidence, reasoning=row.reasoning, model=row.model,
+            decided_at=timestamp_fields(row.decided_at), outcome=row.outcome, outcome_reason=row.outcome_reason,
+            judged_at=timestamp_fields(row.judged_at), judged_by=row.judged_by, similarity=row.similarity,
+            context_json=row.context_json)
     return message
 
 
