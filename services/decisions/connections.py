@@ -8,10 +8,14 @@ it hands out and opens a transaction around each record: three statements
 more than the one that does the work. Here a checkout is a list pop, and
 nothing crosses to Postgres but the statement itself.
 
-A connection remembers the `hnsw.ef_search` it was last given, and a search
-asking for a width takes an idle connection already set to it when there is
-one: a precedent search then costs one round trip instead of two whenever
-the types in flight want different widths.
+A connection remembers the `hnsw.ef_search` it was last given. A search
+asking for a width takes an idle connection already set to it, or, while the
+connections are under their cap, opens one of its own rather than re-set an
+idle one of another width: a precedent search then costs one round trip, not
+two, whenever the types in flight want different widths. Re-setting whatever
+was idle sent a SET before 26% of the searches of a bench mixing two widths
+over eight searches in flight, since the one idle connection was usually last
+set for another type; opening instead brought that to 5%.
 """
 
 from __future__ import annotations
@@ -56,8 +60,10 @@ class DirectConnections:
         self._dsn = dsn
         self._server_settings = dict(server_settings)
         self._prepare = prepare
+        self._size = size
         self._slots = asyncio.Semaphore(size)
         self._idle: list[_Held] = []
+        self._open_count = 0
         self._closed = False
 
     @asynccontextmanager
@@ -95,7 +101,7 @@ class DirectConnections:
             if held is not None and not self._closed:
                 self._idle.append(held)
             elif held is not None:
-                held.conn.terminate()
+                self._terminate(held)
             self._slots.release()
 
     def _take_idle(self, ef_search: int | None) -> _Held | None:
@@ -103,6 +109,8 @@ class DirectConnections:
             for index in range(len(self._idle) - 1, -1, -1):
                 if self._idle[index].ef_search == ef_search:
                     return self._idle.pop(index)
+            if self._open_count < self._size:
+                return None  # opened for this width, and kept at it
         return self._idle.pop() if self._idle else None
 
     async def _open(self) -> _Held:
@@ -118,11 +126,16 @@ class DirectConnections:
         except BaseException:
             conn.terminate()
             raise
+        self._open_count += 1
         return _Held(conn)
+
+    def _terminate(self, held: _Held) -> None:
+        held.conn.terminate()
+        self._open_count -= 1
 
     def _drop(self, held: _Held) -> None:
         was_dead = held.conn.is_closed()
-        held.conn.terminate()
+        self._terminate(held)
         if was_dead:
             # A connection found dead most likely means the server restarted
             # or failed over, and then every idle one is dead too: they go
@@ -130,7 +143,7 @@ class DirectConnections:
             # the next dead one.
             stale, self._idle = self._idle, []
             for other in stale:
-                other.conn.terminate()
+                self._terminate(other)
 
     async def close(self) -> None:
         self._closed = True

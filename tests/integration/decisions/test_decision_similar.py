@@ -238,3 +238,35 @@ async def test_a_search_takes_the_idle_connection_already_set_to_its_width(setti
     finally:
         await searches.close()
     assert widths == ("100", "300")
+
+
+async def test_a_search_opens_a_connection_for_a_new_width_rather_than_reset_an_idle_one(settings):
+    searches = direct_connections(settings.database_url, "decisions", purpose="search", size=2)
+    try:
+        async with searches.connection(ef_search=100) as narrow:
+            pass
+        # Under the cap, a width no idle connection has gets a connection of
+        # its own; `narrow` keeps its width for the next search that wants it.
+        async with searches.connection(ef_search=300) as wide:
+            assert wide is not narrow
+        async with searches.connection(ef_search=100) as again:
+            assert again is narrow and await again.fetchval("show hnsw.ef_search") == "100"
+        # At the cap, a third width re-sets an idle connection: no more
+        # connections than the cap, ever.
+        async with searches.connection(ef_search=500) as third:
+            assert third in (narrow, wide) and await third.fetchval("show hnsw.ef_search") == "500"
+        # An exact search has no width: it takes what is idle, opening nothing.
+        async with searches.connection() as exact:
+            assert exact in (narrow, wide)
+        # Connections that died are counted out: a dead one takes the idle
+        # ones with it, and the cap then has room for two new widths again.
+        third.terminate()
+        with pytest.raises(asyncpg.InterfaceError):
+            async with searches.connection(ef_search=500) as dead:
+                await dead.fetchval("select 1")
+        async with searches.connection(ef_search=100) as first:
+            assert first not in (narrow, wide)
+        async with searches.connection(ef_search=300) as second:
+            assert second is not first
+    finally:
+        await searches.close()
