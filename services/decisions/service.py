@@ -51,6 +51,23 @@ def _identity(decision: rules.NewDecision) -> tuple[str, str, str, str]:
     return decision.decision_type, decision.agent_id, decision.subject_id, decision.action
 
 
+async def find_precedents(
+    request: decisions_pb2.FindSimilarRequest, *, dimension: int, embedder: Embedder, precedents: PrecedentSearch
+) -> decisions_pb2.FindSimilarResponse:
+    """One precedent search, however it arrived (a call or a stream); also
+    run with no gRPC around it by bench/decisions/bench_floor.py."""
+    query = queries.similar_query(
+        decision_type=request.decision_type,
+        k=request.k if request.HasField("k") else None,
+        embedding=codec.embedding_from_proto(request.embedding),
+        context=codec.context_from_proto(request.context_json),
+        dimension=dimension,
+    )
+    vector = store.vector_bytes(query.embedding or embedder.embed(query.context or {}))
+    rows = await precedents.nearest(decision_type=query.decision_type, embedding=vector, k=query.k)
+    return codec.similar_to_proto(rows, rules.similar_summary(row.outcome or "" for row in rows))
+
+
 class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     def __init__(
         self,
@@ -213,16 +230,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
                 task.cancel()
 
     async def _find_similar(self, request: decisions_pb2.FindSimilarRequest) -> decisions_pb2.FindSimilarResponse:
-        query = queries.similar_query(
-            decision_type=request.decision_type,
-            k=request.k if request.HasField("k") else None,
-            embedding=codec.embedding_from_proto(request.embedding),
-            context=codec.context_from_proto(request.context_json),
-            dimension=self._dimension,
-        )
-        vector = store.vector_bytes(query.embedding or self._embedder.embed(query.context or {}))
-        rows = await self._precedents.nearest(decision_type=query.decision_type, embedding=vector, k=query.k)
-        return codec.similar_to_proto(rows, rules.similar_summary(row.outcome or "" for row in rows))
+        return await find_precedents(request, dimension=self._dimension, embedder=self._embedder,
+                                     precedents=self._precedents)
 
     async def SetOutcome(
         self, request: decisions_pb2.SetOutcomeRequest, context: grpc.aio.ServicerContext
