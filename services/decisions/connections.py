@@ -114,19 +114,25 @@ class DirectConnections:
         return self._idle.pop() if self._idle else None
 
     async def _open(self) -> _Held:
-        try:
-            conn = await asyncpg.connect(self._dsn, server_settings=self._server_settings)
-        except (OSError, asyncio.TimeoutError, asyncpg.PostgresError) as error:
-            raise Unavailable(
-                f"the decisions database did not accept a connection: {type(error).__name__}",
-                code="DATABASE_UNAVAILABLE",
-            ) from error
-        try:
-            await self._prepare(conn)
-        except BaseException:
-            conn.terminate()
-            raise
+        # Counted from before the connect: a search arriving meanwhile must
+        # see the cap as it will be, or two could both open the last one.
         self._open_count += 1
+        try:
+            try:
+                conn = await asyncpg.connect(self._dsn, server_settings=self._server_settings)
+            except (OSError, asyncio.TimeoutError, asyncpg.PostgresError) as error:
+                raise Unavailable(
+                    f"the decisions database did not accept a connection: {type(error).__name__}",
+                    code="DATABASE_UNAVAILABLE",
+                ) from error
+            try:
+                await self._prepare(conn)
+            except BaseException:
+                conn.terminate()
+                raise
+        except BaseException:
+            self._open_count -= 1
+            raise
         return _Held(conn)
 
     def _terminate(self, held: _Held) -> None:

@@ -270,3 +270,30 @@ async def test_a_search_opens_a_connection_for_a_new_width_rather_than_reset_an_
             assert second is not first
     finally:
         await searches.close()
+
+
+async def test_searches_opening_at_once_never_pass_the_cap(settings):
+    searches = direct_connections(settings.database_url, "decisions", purpose="search", size=2)
+    held: list[asyncpg.Connection] = []
+    release = asyncio.Event()
+
+    async def hold(width: int) -> None:
+        async with searches.connection(ef_search=width) as conn:
+            held.append(conn)
+            await release.wait()
+
+    try:
+        async with searches.connection(ef_search=100) as narrow:
+            pass
+        # One connection open, one under the cap: the first new width opens
+        # it, and the second, arriving while that connect is under way, must
+        # re-set the idle one instead of opening a third.
+        holders = [asyncio.create_task(hold(300)), asyncio.create_task(hold(500))]
+        while len(held) < 2:
+            await asyncio.sleep(0.01)
+        release.set()
+        await asyncio.gather(*holders)
+    finally:
+        await searches.close()
+    assert narrow in held
+    assert len({id(conn) for conn in held}) == 2
