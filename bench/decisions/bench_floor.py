@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hmac
 import json
 import os
 import resource
@@ -53,11 +54,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import grpc
 import psutil
+import uvicorn
 
 from bench.decisions.bench_similar import (
     INTERNAL_KEY,
@@ -69,9 +71,17 @@ from bench.decisions.bench_similar import (
     bench_database,
     load,
 )
+from gateway.routes.decisions import similar_body
 from outrider.client.decisions import PrecedentClient
+from outrider.precedent_stream import PrecedentSearches
+from outrider.rpc import keyed_channel
 from outrider.v1 import decisions_pb2
+from services.common.db import context_engine
 from services.common.embedded import free_port
+from services.decisions.embedding import StructuredContextEmbedder
+from services.decisions.precedent import JudgedCounts, PrecedentSearch
+from services.decisions.server import SEARCH_CONNECTIONS, direct_connections
+from services.decisions.service import find_precedents
 
 ROOT = Path(__file__).resolve().parents[2]
 K = 10
@@ -96,7 +106,7 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def _closed_loop(call: Callable[[int], object], *, concurrency: int, seconds: float) -> tuple[int, float]:
+async def _closed_loop(call: Callable[[int], Awaitable[None]], *, concurrency: int, seconds: float) -> tuple[int, float]:
     """(calls, elapsed s): `concurrency` tasks calling back to back."""
     calls = 0
 
@@ -117,12 +127,6 @@ async def _closed_loop(call: Callable[[int], object], *, concurrency: int, secon
 
 
 async def _search_alone(database_url: str, queries_file: str, *, concurrency: int, seconds: float) -> dict:
-    from services.common.db import context_engine
-    from services.decisions.embedding import StructuredContextEmbedder
-    from services.decisions.precedent import JudgedCounts, PrecedentSearch
-    from services.decisions.server import SEARCH_CONNECTIONS, direct_connections
-    from services.decisions.service import find_precedents
-
     asked = json.loads(Path(queries_file).read_text())
     dimension = len(asked[0][1])
     # As the servicer gets them: serialized requests, parsed per search.
@@ -151,14 +155,13 @@ async def _search_alone(database_url: str, queries_file: str, *, concurrency: in
 # ─── gRPC alone: the echo server (a child process) and its client ──────────
 
 
-async def _echo(asked, context: grpc.aio.ServicerContext):
+async def _echo(asked: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
     tags: asyncio.Queue[bytes | None] = asyncio.Queue()
 
     async def read() -> None:
         try:
-            async for message in asked:
-                for start in range(0, len(message), TAG.size):
-                    tags.put_nowait(message[start:start + TAG.size])
+            async for tag in asked:
+                tags.put_nowait(tag)
         finally:
             tags.put_nowait(None)
 
@@ -190,14 +193,13 @@ class EchoClient:
         self._call = self._channel.stream_stream(ECHO_METHOD)(self._messages())
         self._reader = asyncio.create_task(self._read())
 
-    async def _messages(self):
+    async def _messages(self) -> AsyncIterator[bytes]:
         while (tag := await self._outgoing.get()) is not None:
             yield tag
 
     async def _read(self) -> None:
-        async for message in self._call:
-            for start in range(0, len(message), TAG.size):
-                self._waiting.pop(message[start:start + TAG.size]).set_result(None)
+        async for tag in self._call:
+            self._waiting.pop(tag).set_result(None)
 
     async def ask(self, i: int) -> None:
         tag = TAG.pack(i)
@@ -216,12 +218,6 @@ class EchoClient:
 
 
 def _bare_route(decisions_addr: str):
-    import hmac
-
-    from gateway.routes.decisions import similar_body
-    from outrider.precedent_stream import PrecedentSearches
-    from outrider.rpc import keyed_channel
-
     held: dict[str, PrecedentSearches] = {}
     key = INTERNAL_KEY.encode()
 
@@ -261,7 +257,7 @@ def _child(kind: str, *args: str) -> subprocess.Popen:
                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
 
 
-async def _measure_process(process: psutil.Process, call: Callable[[int], object], *, concurrency: int,
+async def _measure_process(process: psutil.Process, call: Callable[[int], Awaitable[None]], *, concurrency: int,
                            seconds: float) -> dict:
     await _closed_loop(call, concurrency=concurrency, seconds=WARM_S)
     times = process.cpu_times()
@@ -317,7 +313,7 @@ async def main(args: argparse.Namespace) -> None:
             to_gateway = [KeepAliveClient(server.http_port) for _ in range(args.concurrency)]
             to_bare_route = [KeepAliveClient(http_port) for _ in range(args.concurrency)]
 
-            def over_http(clients: list[KeepAliveClient]) -> Callable[[int], object]:
+            def over_http(clients: list[KeepAliveClient]) -> Callable[[int], Awaitable[None]]:
                 async def call(i: int) -> None:
                     status, body = await clients[i % len(clients)].post("/internal/agent-decisions/similar",
                                                                         bodies[i % len(bodies)])
@@ -417,8 +413,6 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 def _run_child(kind: str, *args: str) -> None:
     if kind == "http":
-        import uvicorn
-
         port, decisions_addr = args
         # As `outrider gateway` runs the gateway (outrider.cli).
         uvicorn.run(_bare_route(decisions_addr), host="127.0.0.1", port=int(port), log_config=None,
