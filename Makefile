@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install up test bench-smoke stubs console
+.PHONY: install up test lint bench-smoke stubs console
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,14 @@ up: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# The checks that keep the code's shape: lint and format, types, and the
+# import contracts in pyproject.toml.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 stubs: install
 	$(BIN)/python scripts/codegen.py

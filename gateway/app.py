@@ -65,15 +65,19 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
         for item in document["paths"].values():
             for operation in item.values():
                 if "requestBody" in operation:
-                    operation["responses"].setdefault("413", {
-                        "description": "the body is over the size limit; `details.limit_bytes` says the limit",
-                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
-                    })
+                    operation["responses"].setdefault(
+                        "413",
+                        {
+                            "description": "the body is over the size limit; `details.limit_bytes` says the limit",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+                        },
+                    )
                 answer = operation.get("responses", {}).get("422")
                 if answer is not None:
                     answer["description"] = "the request breaks a rule; `details.fields` names each field at fault"
-                    answer["content"] = {"application/json": {"schema": {
-                        "$ref": "#/components/schemas/ValidationErrorEnvelope"}}}
+                    answer["content"] = {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/ValidationErrorEnvelope"}}
+                    }
         for name in ("HTTPValidationError", "ValidationError"):
             schemas.pop(name, None)
         dimension = app.state.settings.embedding_dimension
@@ -91,8 +95,9 @@ def create_app(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.clients = ContextClients(settings)
         app.state.stubs = {}
-        app.state.precedents = PrecedentSearches(app.state.clients.channel("decisions"), streams=PRECEDENT_STREAMS,
-                                                 attempts=int(RETRY_POLICY["maxAttempts"]))
+        app.state.precedents = PrecedentSearches(
+            app.state.clients.channel("decisions"), streams=PRECEDENT_STREAMS, attempts=int(RETRY_POLICY["maxAttempts"])
+        )
         try:
             yield
         finally:
@@ -120,18 +125,24 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(module.router)
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
     console.mount(app)
-    app.add_middleware(BodyCap, default_bytes=settings.max_body_kb * 1024,
-                       by_prefix=[("/internal/human-inputs", HUMAN_INPUT_BODY_BYTES),
-                                  ("/internal/facts", MAX_EVENT_BYTES)],
-                       capped_by_route=[otlp.PATH])
+    app.add_middleware(
+        BodyCap,
+        default_bytes=settings.max_body_kb * 1024,
+        by_prefix=[("/internal/human-inputs", HUMAN_INPUT_BODY_BYTES), ("/internal/facts", MAX_EVENT_BYTES)],
+        capped_by_route=[otlp.PATH],
+    )
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up", response_model=Health)
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["health"], summary="Every context answers its health check",
-             response_model=Readiness,
-             responses={503: {"model": Readiness, "description": "a context is not serving; its entry says why"}})
+    @app.get(
+        "/readyz",
+        tags=["health"],
+        summary="Every context answers its health check",
+        response_model=Readiness,
+        responses={503: {"model": Readiness, "description": "a context is not serving; its entry says why"}},
+    )
     async def readyz(request: Request) -> JSONResponse:
         async def check(context: str) -> tuple[str, str]:
             # First through the channel calls take, which reaches only
@@ -142,8 +153,9 @@ def create_app(settings: Settings) -> FastAPI:
             failure = ""
             for channel in (clients.channel(context), clients.probe_channel(context)):
                 try:
-                    reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(),
-                                                                            timeout=READINESS_TIMEOUT_S)
+                    reply = await health_pb2_grpc.HealthStub(channel).Check(
+                        health_pb2.HealthCheckRequest(), timeout=READINESS_TIMEOUT_S
+                    )
                 except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
                     failure = f"unavailable: {type(exc).__name__}"
                     continue

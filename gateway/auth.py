@@ -26,8 +26,9 @@ from services.common.callers import STAFF_ROLES, WRITER_ROLE, Caller, Principal
 __all__ = ["Principal", "engine_named", "internal", "issue_token", "principal", "staff", "verify_token", "writer"]
 
 
-def issue_token(secret: str, *, sub: str, role: int, tenant_id: int = 0, email: str = "",
-                ttl_s: int = 12 * 3600) -> str:
+def issue_token(
+    secret: str, *, sub: str, role: int, tenant_id: int = 0, email: str = "", ttl_s: int = 12 * 3600
+) -> str:
     now = int(time.time())
     claims = {"sub": sub, "email": email, "role": role, "tenant_id": tenant_id, "iat": now, "exp": now + ttl_s}
     return jwt.encode(claims, secret, algorithm="HS256")
@@ -76,8 +77,9 @@ def _act_as(caller: Caller) -> None:
     callers.current.set(caller)
 
 
-async def principal(request: Request,
-                    authorization: str | None = Header(default=None, include_in_schema=False)) -> Principal:
+async def principal(
+    request: Request, authorization: str | None = Header(default=None, include_in_schema=False)
+) -> Principal:
     if not authorization or not authorization.lower().startswith("bearer "):
         raise ApiError(401, "UNAUTHENTICATED", "an Authorization: Bearer token is required")
     settings = request.app.state.settings
@@ -108,6 +110,7 @@ def verified_engine(request: Request, presented: str | None) -> str:
     return engine
 
 
-async def internal(request: Request,
-                   x_internal_key: str | None = Header(default=None, include_in_schema=False)) -> None:
+async def internal(
+    request: Request, x_internal_key: str | None = Header(default=None, include_in_schema=False)
+) -> None:
     _act_as(Caller(kind="service", engine=verified_engine(request, x_internal_key)))

@@ -53,8 +53,9 @@ def invalid(field: str, reason: str, code: str = "INVALID_ARGUMENT") -> ApiError
     return ApiError(422, code, f"invalid {field}: {reason}", {"fields": {field: reason}})
 
 
-def envelope(status: int, code: str, message: str, details: dict[str, Any] | None = None,
-             headers: dict[str, str] | None = None) -> JSONResponse:
+def envelope(
+    status: int, code: str, message: str, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     return JSONResponse(
         {"error": {"code": code, "message": message, "details": details or {}}}, status_code=status, headers=headers
     )
@@ -63,12 +64,18 @@ def envelope(status: int, code: str, message: str, details: dict[str, Any] | Non
 def from_rpc_error(error: grpc.aio.AioRpcError, context: str) -> ApiError:
     """A context's refusal as HTTP; its transport text (addresses) stays in the log."""
     trailing = dict(error.trailing_metadata() or ())
-    return context_refusal(context, error.code(), error.details() or "", trailing.get(ERROR_CODE_KEY),
-                           trailing.get(ERROR_DETAILS_KEY))
+    return context_refusal(
+        context, error.code(), error.details() or "", trailing.get(ERROR_CODE_KEY), trailing.get(ERROR_DETAILS_KEY)
+    )
 
 
-def context_refusal(context: str, status_code: grpc.StatusCode, message: str, code: str | None = None,
-                    details_text: str | bytes | None = None) -> ApiError:
+def context_refusal(
+    context: str,
+    status_code: grpc.StatusCode,
+    message: str,
+    code: str | None = None,
+    details_text: str | bytes | None = None,
+) -> ApiError:
     """A failed call to a context as HTTP: its gRPC status, and the error
     code and details the context itself sent, which are absent when the
     context never answered (the message is then the transport's)."""
@@ -76,10 +83,15 @@ def context_refusal(context: str, status_code: grpc.StatusCode, message: str, co
     if status == _UNAVAILABLE and not code:
         # No answer from the context itself: the transport's text names
         # addresses, so it goes to the log and the caller gets the context.
-        _log.warning("context unavailable", extra={"context": context, "grpc_code": status_code.name,
-                                                    "detail": message})
-        return ApiError(503, "UPSTREAM_UNAVAILABLE", f"the {context} service is unavailable; try again shortly",
-                        {"context": context})
+        _log.warning(
+            "context unavailable", extra={"context": context, "grpc_code": status_code.name, "detail": message}
+        )
+        return ApiError(
+            503,
+            "UPSTREAM_UNAVAILABLE",
+            f"the {context} service is unavailable; try again shortly",
+            {"context": context},
+        )
     if status == 500:
         # An internal failure's text may hold anything; log it, answer plainly.
         _log.error("context failure", extra={"context": context, "grpc_code": status_code.name, "detail": message})
@@ -162,9 +174,14 @@ def install(app: FastAPI) -> None:
             # may be served by a GET route and a PATCH route.
             # Included routers sit nested in app.routes; iter_route_contexts
             # is FastAPI's walk over the routes as they are served.
-            headers["Allow"] = ", ".join(sorted({
-                method for route in iter_route_contexts(request.app.routes)
-                if route.methods and route.path_regex.match(request.url.path)
-                for method in route.methods
-            }))
+            headers["Allow"] = ", ".join(
+                sorted(
+                    {
+                        method
+                        for route in iter_route_contexts(request.app.routes)
+                        if route.methods and route.path_regex.match(request.url.path)
+                        for method in route.methods
+                    }
+                )
+            )
         return envelope(exc.status_code, code, str(exc.detail), headers=headers)

@@ -20,8 +20,14 @@ CODE = "BODY_TOO_LARGE"
 class BodyCap:
     """ASGI middleware: `default_bytes` for every route, tighter caps by path prefix."""
 
-    def __init__(self, app: ASGIApp, *, default_bytes: int, by_prefix: Sequence[tuple[str, int]] = (),
-                 capped_by_route: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        default_bytes: int,
+        by_prefix: Sequence[tuple[str, int]] = (),
+        capped_by_route: Sequence[str] = (),
+    ) -> None:
         self.app = app
         self.default_bytes = default_bytes
         # Paths whose route reads and caps its own body, because its clients
@@ -84,14 +90,23 @@ def _content_length(scope: Scope) -> int | None:
 
 
 async def _refuse(send: Send, limit: int) -> None:
-    body: dict[str, Any] = {"error": {
-        "code": CODE,
-        "message": f"the request body is over the {limit:,}-byte limit for this route",
-        "details": {"limit_bytes": limit},
-    }}
+    body: dict[str, Any] = {
+        "error": {
+            "code": CODE,
+            "message": f"the request body is over the {limit:,}-byte limit for this route",
+            "details": {"limit_bytes": limit},
+        }
+    }
     payload = json.dumps(body).encode()
-    await send({"type": "http.response.start", "status": 413, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode()),
-        (b"connection", b"close"),
-    ]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": payload})

@@ -21,8 +21,14 @@ import json
 # caller: the lost replica may have committed it before it went.
 IDEMPOTENT: dict[str, tuple[str, ...]] = {
     "outrider.v1.Registry": ("ListAgents", "GetAgent", "ListSkills", "ListTools", "ListAudit", "GetSnapshot"),
-    "outrider.v1.Decisions": ("FindSimilar", "ListDecisions", "GetDecision", "ListPending", "CountOutcomes",
-                              "ListHumanDecisions"),
+    "outrider.v1.Decisions": (
+        "FindSimilar",
+        "ListDecisions",
+        "GetDecision",
+        "ListPending",
+        "CountOutcomes",
+        "ListHumanDecisions",
+    ),
     "outrider.v1.Outcomes": ("RecordFacts", "GetConversationMetrics", "GetRouting", "RecommendModel"),
     "outrider.v1.Playground": ("ListRuns", "GetRun"),
     "outrider.v1.Telemetry": ("GetInsights", "GetRunSeries", "GetCounters"),
@@ -74,8 +80,10 @@ def target(address: str) -> str:
         return address.strip()
     versions = {_ip_version(host) for host, _ in parts}
     if None in versions:
-        raise AddressError(f"several addresses must be IP addresses, got {address!r}; give one DNS name that"
-                           " resolves to every replica instead")
+        raise AddressError(
+            f"several addresses must be IP addresses, got {address!r}; give one DNS name that"
+            " resolves to every replica instead"
+        )
     if versions == {4}:
         return "ipv4:" + ",".join(f"{host}:{port}" for host, port in parts)
     if versions == {6}:
@@ -93,11 +101,16 @@ def service_config(*, health_checked: bool = True) -> str:
     asked at all, and the question "what does it say" gets no answer."""
     config: dict[str, object] = {
         "loadBalancingConfig": [{"round_robin": {}}],
-        "methodConfig": [{
-            "name": [{"service": service, "method": method} for service, methods in IDEMPOTENT.items()
-                     for method in methods],
-            "retryPolicy": RETRY_POLICY,
-        }],
+        "methodConfig": [
+            {
+                "name": [
+                    {"service": service, "method": method}
+                    for service, methods in IDEMPOTENT.items()
+                    for method in methods
+                ],
+                "retryPolicy": RETRY_POLICY,
+            }
+        ],
     }
     if health_checked:
         config["healthCheckConfig"] = {"serviceName": HEALTH_SERVICE}

@@ -1,14 +1,14 @@
 """The `outrider` command: run the platform, one part of it, or its chores.
 
-    outrider up                  every context and the gateway, supervised
-    outrider serve <context>     one context alone (what compose runs)
-    outrider gateway             the REST gateway alone
-    outrider migrate             bring every context's schema to head
-    outrider seed                load the example registry inventory
-    outrider token --role 1      a console token signed with the configured secret
-    outrider token --console     a console sign-in link carrying such a token
-    outrider health <target>     exit 0 when a context or the gateway is healthy
-    outrider demo                a simulated fleet against a running platform
+outrider up                  every context and the gateway, supervised
+outrider serve <context>     one context alone (what compose runs)
+outrider gateway             the REST gateway alone
+outrider migrate             bring every context's schema to head
+outrider seed                load the example registry inventory
+outrider token --role 1      a console token signed with the configured secret
+outrider token --console     a console sign-in link carrying such a token
+outrider health <target>     exit 0 when a context or the gateway is healthy
+outrider demo                a simulated fleet against a running platform
 """
 
 from __future__ import annotations
@@ -72,12 +72,14 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     settings = _settings()
     logs.configure("gateway", settings.log_level, settings.log_format)
     if not port_free(settings.http_host, settings.http_port):
-        raise CommandError(
-            f"port {settings.http_port} is already in use; stop what holds it or set OUTRIDER_HTTP_PORT"
-        )
+        raise CommandError(f"port {settings.http_port} is already in use; stop what holds it or set OUTRIDER_HTTP_PORT")
     uvicorn.run(
-        create_app(settings), host=settings.http_host, port=settings.http_port,
-        log_config=None, access_log=False, timeout_graceful_shutdown=5,
+        create_app(settings),
+        host=settings.http_host,
+        port=settings.http_port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=5,
     )
     return 0
 
@@ -124,8 +126,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     settings = _settings()
     if not port_free("127.0.0.1", args.backend_port):
         raise CommandError(f"port {args.backend_port} is already in use; choose another with --backend-port")
-    backend = uvicorn.Server(uvicorn.Config(create_backend(), host="127.0.0.1", port=args.backend_port,
-                                            log_config=None, access_log=False))
+    backend = uvicorn.Server(
+        uvicorn.Config(create_backend(), host="127.0.0.1", port=args.backend_port, log_config=None, access_log=False)
+    )
     threading.Thread(target=backend.run, daemon=True).start()
     print(f"demo logistics backend on http://127.0.0.1:{args.backend_port}; to let the playground's read tools use it,")
     print(f"  start outrider with OUTRIDER_TOOL_BASE_URL_DOORMILE_API=http://127.0.0.1:{args.backend_port}")
@@ -142,7 +145,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     try:
         report = asyncio.run(run_fleet(target, scale=args.scale, seed=args.seed))
     except OSError as exc:
-        raise CommandError(f"could not reach the platform at {target.gateway_url} ({exc}); is `outrider up` running?") from None
+        raise CommandError(
+            f"could not reach the platform at {target.gateway_url} ({exc}); is `outrider up` running?"
+        ) from None
     if args.keep_backend:
         print("backend still serving; Ctrl-C to stop")
         threading.Event().wait()
@@ -188,8 +193,9 @@ def cmd_token(args: argparse.Namespace) -> int:
 
     settings = _settings()
     ttl_s = args.ttl_hours * 3600 if args.ttl_hours is not None else (LINK_TTL_S if args.console else 12 * 3600)
-    token = issue_token(settings.jwt_secret, sub=args.sub, role=args.role, tenant_id=args.tenant,
-                        email=args.email, ttl_s=ttl_s)
+    token = issue_token(
+        settings.jwt_secret, sub=args.sub, role=args.role, tenant_id=args.tenant, email=args.email, ttl_s=ttl_s
+    )
     print(sign_in_link(settings.http_host, settings.http_port, token) if args.console else token)
     return 0
 
@@ -229,10 +235,25 @@ def parser() -> argparse.ArgumentParser:
 
 # Top-level modules only the `server` extra installs. The engine install
 # (`pip install outrider`) has the client and this command, not these.
-SERVER_MODULES = frozenset({
-    "alembic", "anthropic", "asyncpg", "fastapi", "grpc_health", "grpc_reflection", "httpx", "jwt", "pgserver",
-    "pgvector", "psutil", "pydantic", "sqlalchemy", "starlette", "uvicorn",
-})
+SERVER_MODULES = frozenset(
+    {
+        "alembic",
+        "anthropic",
+        "asyncpg",
+        "fastapi",
+        "grpc_health",
+        "grpc_reflection",
+        "httpx",
+        "jwt",
+        "pgserver",
+        "pgvector",
+        "psutil",
+        "pydantic",
+        "sqlalchemy",
+        "starlette",
+        "uvicorn",
+    }
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -242,8 +263,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         if (exc.name or "").partition(".")[0] not in SERVER_MODULES:
             raise
-        print(f"outrider: error: `outrider {args.command}` runs server parts this install lacks;"
-              " install them with: pip install 'outrider[server]'", file=sys.stderr)
+        print(
+            f"outrider: error: `outrider {args.command}` runs server parts this install lacks;"
+            " install them with: pip install 'outrider[server]'",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         return 130

@@ -61,9 +61,16 @@ def _is_refusal(exc: BaseException) -> bool:
     return "authorization violation" in str(exc).lower()
 
 
-async def open_connection(url: str, *, name: str, user: str | None = None, password: str | None = None,
-                          tls_ca: str | PathLike[str] | None = None, inbox_prefix: str = SERVICE_INBOX_PREFIX,
-                          timeout: float | None = None) -> Client:
+async def open_connection(
+    url: str,
+    *,
+    name: str,
+    user: str | None = None,
+    password: str | None = None,
+    tls_ca: str | PathLike[str] | None = None,
+    inbox_prefix: str = SERVICE_INBOX_PREFIX,
+    timeout: float | None = None,
+) -> Client:
     """Connect, retrying while the server cannot be reached (for `timeout`
     seconds, or for as long as it takes when None); raise CredentialRefused at
     once when the server refuses the credential, and TimeoutError naming the
@@ -88,8 +95,12 @@ async def open_connection(url: str, *, name: str, user: str | None = None, passw
             _log.warning("NATS refused an operation", extra={"nats_url": shown(url), "reason": str(exc)})
 
     options: dict[str, object] = {
-        "name": name, "connect_timeout": 2, "allow_reconnect": True, "max_reconnect_attempts": -1,
-        "error_cb": on_error, "inbox_prefix": inbox_prefix,
+        "name": name,
+        "connect_timeout": 2,
+        "allow_reconnect": True,
+        "max_reconnect_attempts": -1,
+        "error_cb": on_error,
+        "inbox_prefix": inbox_prefix,
     }
     if user is not None:
         options.update(user=user, password=password or "")
@@ -99,8 +110,7 @@ async def open_connection(url: str, *, name: str, user: str | None = None, passw
     connecting = asyncio.ensure_future(nats.connect(servers(url), **options))
     refusal = asyncio.ensure_future(refused.wait())
     try:
-        done, _ = await asyncio.wait({connecting, refusal}, timeout=timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait({connecting, refusal}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     finally:
         refusal.cancel()
     if connecting in done and not refused.is_set():
@@ -124,4 +134,3 @@ async def _abandon(connecting: asyncio.Future[Client]) -> None:
         await connecting
     except (asyncio.CancelledError, Exception):  # noqa: BLE001 - an abandoned attempt's end is not news
         pass
-

@@ -131,4 +131,3 @@ class _SearchStream:
         self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._reader
-

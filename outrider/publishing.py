@@ -70,29 +70,38 @@ class Retry:
             raise ValueError("a publish needs at least one attempt")
         # A retry after the window has closed is stored as a second copy.
         if self.longest_s() >= DUPLICATE_WINDOW_S:
-            raise ValueError(f"retries may take {self.longest_s():g}s, past the {DUPLICATE_WINDOW_S:g}s"
-                             " duplicate window")
+            raise ValueError(
+                f"retries may take {self.longest_s():g}s, past the {DUPLICATE_WINDOW_S:g}s duplicate window"
+            )
 
 
 DEFAULT_RETRY = Retry()
 
 
-async def retried(attempt: Callable[[], Awaitable[T]], retry: Retry = DEFAULT_RETRY, *,
-                  what: str = "publish") -> T:
+async def retried(attempt: Callable[[], Awaitable[T]], retry: Retry = DEFAULT_RETRY, *, what: str = "publish") -> T:
     """The result of the first attempt that succeeds; transient failures are
     retried after the retry's delays, the last one (or any other) is raised."""
     for number, delay in enumerate(retry.delays(), start=1):
         try:
             return await attempt()
         except TRANSIENT as error:
-            _log.info("retrying after a transient NATS failure", extra={
-                "what": what, "attempt": number, "error": type(error).__name__})
+            _log.info(
+                "retrying after a transient NATS failure",
+                extra={"what": what, "attempt": number, "error": type(error).__name__},
+            )
             await asyncio.sleep(delay)
     return await attempt()
 
 
-async def publish_once(js: JetStreamContext, subject: str, payload: bytes, *, msg_id: str,
-                       retry: Retry = DEFAULT_RETRY, headers: dict[str, str] | None = None) -> PubAck:
+async def publish_once(
+    js: JetStreamContext,
+    subject: str,
+    payload: bytes,
+    *,
+    msg_id: str,
+    retry: Retry = DEFAULT_RETRY,
+    headers: dict[str, str] | None = None,
+) -> PubAck:
     """Publish until the stream acknowledges, with the same message id on
     every attempt; the acknowledgement says `duplicate` when an earlier
     attempt had been stored after all."""
@@ -100,5 +109,5 @@ async def publish_once(js: JetStreamContext, subject: str, payload: bytes, *, ms
         raise ValueError("a message id is what makes a retried publish safe; give one")
     sent = {**(headers or {}), "Nats-Msg-Id": msg_id}
     return await retried(
-        lambda: js.publish(subject, payload, timeout=retry.attempt_timeout_s, headers=dict(sent)),
-        retry, what=subject)
+        lambda: js.publish(subject, payload, timeout=retry.attempt_timeout_s, headers=dict(sent)), retry, what=subject
+    )

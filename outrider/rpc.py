@@ -118,13 +118,15 @@ class _CredentialedChannel(grpc.aio.Channel):
 
 # A call refused with one of these meets the same refusal if sent again:
 # the request itself, or the caller's credential, is what was refused.
-PERMANENT_CODES = frozenset({
-    grpc.StatusCode.INVALID_ARGUMENT,
-    grpc.StatusCode.FAILED_PRECONDITION,
-    grpc.StatusCode.PERMISSION_DENIED,
-    grpc.StatusCode.UNAUTHENTICATED,
-    grpc.StatusCode.NOT_FOUND,
-})
+PERMANENT_CODES = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.NOT_FOUND,
+    }
+)
 
 # While a call is open (a registry watch can stay open for days), ping the
 # server every 30 s: a peer that vanished without closing the connection is
@@ -144,8 +146,9 @@ CHANNEL_OPTIONS = (
 )
 
 
-def channel_with(address: str, pairs: Pairs, tls: TlsFiles | None = None, *,
-                 health_checked: bool = True) -> grpc.aio.Channel:
+def channel_with(
+    address: str, pairs: Pairs, tls: TlsFiles | None = None, *, health_checked: bool = True
+) -> grpc.aio.Channel:
     """A channel to `host:port` (or several replicas' addresses, see
     outrider.balancing) that adds `pairs()` to every call's metadata; TLS
     when `tls` is given."""
@@ -156,8 +159,9 @@ def channel_with(address: str, pairs: Pairs, tls: TlsFiles | None = None, *,
     return _CredentialedChannel(grpc.aio.insecure_channel(target, options=options), pairs)
 
 
-def keyed_channel(address: str, internal_key: str, *, tls: TlsFiles | None = None,
-                  health_checked: bool = True) -> grpc.aio.Channel:
+def keyed_channel(
+    address: str, internal_key: str, *, tls: TlsFiles | None = None, health_checked: bool = True
+) -> grpc.aio.Channel:
     """A channel that presents an engine key (`x-internal-key`) on every call."""
     pair = ((INTERNAL_KEY_HEADER, internal_key),)
     return channel_with(address, lambda: pair, tls, health_checked=health_checked)

@@ -50,8 +50,13 @@ def with_embedded(settings: Settings, body: Callable[[Settings], None], *, nats:
 
 def embedded_nats(settings: Settings) -> EmbeddedNats:
     tls = ServedTls(settings.nats_tls_cert, settings.nats_tls_key) if settings.nats_tls_cert else None
-    return EmbeddedNats(settings.data_dir, settings.nats_port, service=nats_helper.service_user(settings),
-                        engine=nats_helper.engine_user(settings), tls=tls)
+    return EmbeddedNats(
+        settings.data_dir,
+        settings.nats_port,
+        service=nats_helper.service_user(settings),
+        engine=nats_helper.engine_user(settings),
+        tls=tls,
+    )
 
 
 def check_external(settings: Settings) -> None:
@@ -112,8 +117,10 @@ class Supervisor:
                     ran = now - child.started_at
                     delay = 1.0 if ran > 60 else min(MAX_BACKOFF_S, 2.0 ** min(child.restarts, 5))
                     child.backoff_until = now + delay
-                    _log.error("child exited; restarting", extra={"child": child.name, "exit_code": code,
-                                                                   "restart_in_s": delay})
+                    _log.error(
+                        "child exited; restarting",
+                        extra={"child": child.name, "exit_code": code, "restart_in_s": delay},
+                    )
                     print(f"outrider: {child.name} exited with {code}; restarting in {delay:.0f}s", flush=True)
                 elif now >= child.backoff_until:
                     child.restarts += 1
@@ -153,8 +160,11 @@ def wait_ready(url: str, timeout: float = READY_TIMEOUT_S) -> bool:
 def run_platform(settings: Settings) -> int:
     started = time.monotonic()
     ports = [(settings.http_host, settings.http_port, "OUTRIDER_HTTP_PORT")]
-    ports += [(settings.grpc_host, settings.port(c), "OUTRIDER_GRPC_PORT") for c in CONTEXTS
-              if c not in settings.context_addrs]
+    ports += [
+        (settings.grpc_host, settings.port(c), "OUTRIDER_GRPC_PORT")
+        for c in CONTEXTS
+        if c not in settings.context_addrs
+    ]
     for host, port, setting in ports:
         if not port_free(host, port):
             raise PortInUse(f"port {port} is already in use; stop what holds it or set {setting}")
@@ -164,26 +174,32 @@ def run_platform(settings: Settings) -> int:
     # Where an engine finds the embedded server's NATS password: named only
     # when it is the one generated in the data dir, not one an operator set.
     kept = settings.data_dir / "secrets" / "nats_engine_password"
-    engine_secret = kept if (not settings.nats_url and kept.is_file()
-                             and kept.read_text().strip() == settings.nats_engine_password) else None
+    engine_secret = (
+        kept
+        if (not settings.nats_url and kept.is_file() and kept.read_text().strip() == settings.nats_engine_password)
+        else None
+    )
     stop_requested = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop_requested.set())
 
     def body(resolved: Settings) -> None:
         env = dict(os.environ)
-        env.update({
-            "DATABASE_URL": resolved.database_url or "",
-            "NATS_URL": resolved.nats_url or "",
-            "OUTRIDER_DATA_DIR": str(resolved.data_dir),
-            "OUTRIDER_JWT_SECRET": resolved.jwt_secret,
-            "OUTRIDER_INTERNAL_KEY": resolved.internal_key,
-            "OUTRIDER_NATS_PASSWORD": resolved.nats_password,
-            "OUTRIDER_SERVICE_KEY": resolved.service_key,
-        })
+        env.update(
+            {
+                "DATABASE_URL": resolved.database_url or "",
+                "NATS_URL": resolved.nats_url or "",
+                "OUTRIDER_DATA_DIR": str(resolved.data_dir),
+                "OUTRIDER_JWT_SECRET": resolved.jwt_secret,
+                "OUTRIDER_INTERNAL_KEY": resolved.internal_key,
+                "OUTRIDER_NATS_PASSWORD": resolved.nats_password,
+                "OUTRIDER_SERVICE_KEY": resolved.service_key,
+            }
+        )
         exe = [sys.executable, "-m", "outrider.cli"]
-        supervisor = Supervisor(resolved, env, [Child(c, [*exe, "serve", c]) for c in CONTEXTS]
-                                + [Child("gateway", [*exe, "gateway"])])
+        supervisor = Supervisor(
+            resolved, env, [Child(c, [*exe, "serve", c]) for c in CONTEXTS] + [Child("gateway", [*exe, "gateway"])]
+        )
         supervisor.start_all()
         watcher = threading.Thread(target=supervisor.watch, daemon=True)
         watcher.start()
@@ -217,12 +233,15 @@ def print_banner(settings: Settings, base: str, elapsed: float, engine_secret: P
         *(f"  {c:<11} {settings.addr(c)}   (gRPC)" for c in CONTEXTS),
         f"  postgres    {settings.database_url}",
         f"  nats        {settings.nats_url}",
-        *([f"  engines     NATS user {settings.nats_engine_user}, password in {engine_secret}"]
-          if engine_secret else []),
+        *(
+            [f"  engines     NATS user {settings.nats_engine_user}, password in {engine_secret}"]
+            if engine_secret
+            else []
+        ),
         f"  data        {settings.data_dir}",
         "",
         "  a console token:   outrider token --role 1",
-        f"  try:               curl -H \"Authorization: Bearer $(outrider token --role 1)\" {base}/admin/ai/agents",
+        f'  try:               curl -H "Authorization: Bearer $(outrider token --role 1)" {base}/admin/ai/agents',
         "  Ctrl-C stops everything.",
     ]
     print("\n".join(lines), flush=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -37,7 +37,7 @@ def instant(stamp: Timestamp, present: bool = True) -> datetime | None:
     """A Timestamp field as an aware UTC datetime, or None when it was left unset."""
     if not present or (stamp.seconds == 0 and stamp.nanos == 0):
         return None
-    return stamp.ToDatetime(tzinfo=timezone.utc)
+    return stamp.ToDatetime(tzinfo=UTC)
 
 
 class MalformedJson(ValueError):

@@ -32,11 +32,13 @@ def openapi_document() -> dict:
     from services.common.settings import load
 
     with tempfile.TemporaryDirectory() as data_dir:
-        settings = load({
-            "OUTRIDER_DATA_DIR": data_dir,
-            "OUTRIDER_JWT_SECRET": "openapi-only-secret-0123456789abcdef",
-            "OUTRIDER_INTERNAL_KEY": "openapi-only-key-0123456789abcdef",
-        })
+        settings = load(
+            {
+                "OUTRIDER_DATA_DIR": data_dir,
+                "OUTRIDER_JWT_SECRET": "openapi-only-secret-0123456789abcdef",
+                "OUTRIDER_INTERNAL_KEY": "openapi-only-key-0123456789abcdef",
+            }
+        )
         return create_app(settings).openapi()
 
 
@@ -50,13 +52,18 @@ def tool(name: str) -> str:
 def write_types(out: Path, openapi_out: Path) -> None:
     openapi_out.write_text(json.dumps(openapi_document(), indent=2, sort_keys=True) + "\n")
     out.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([tool("openapi-typescript"), str(openapi_out), "--output", str(out)], cwd=CONSOLE, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [tool("openapi-typescript"), str(openapi_out), "--output", str(out)],
+        cwd=CONSOLE,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def build_bundle(out: Path) -> None:
-    subprocess.run([tool("vite"), "build", "--outDir", str(out), "--emptyOutDir", "--logLevel", "warn"],
-                   cwd=CONSOLE, check=True)
+    subprocess.run(
+        [tool("vite"), "build", "--outDir", str(out), "--emptyOutDir", "--logLevel", "warn"], cwd=CONSOLE, check=True
+    )
 
 
 def main() -> None:

@@ -33,8 +33,7 @@ def node_modules() -> Path:
     marker = CONSOLE / "node_modules" / ".package-lock.json"
     lock = CONSOLE / "package-lock.json"
     if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=CONSOLE, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=CONSOLE, check=True, stdout=subprocess.DEVNULL)
     return CONSOLE / "node_modules"
 
 

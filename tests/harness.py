@@ -126,8 +126,10 @@ async def database_away(stack: Stack, database: str) -> AsyncIterator[None]:
     admin = await asyncpg.connect(stack.raw_dsn("postgres"))
     try:
         await admin.execute(f'alter database "{database}" allow_connections false')
-        await admin.execute("select pg_terminate_backend(pid) from pg_stat_activity"
-                            " where datname = $1 and pid <> pg_backend_pid()", database)
+        await admin.execute(
+            "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()",
+            database,
+        )
         try:
             yield
         finally:
@@ -143,8 +145,9 @@ async def service_nats(url: str, **options: object) -> nats.NATS:
 
 async def engine_nats(url: str, **options: object) -> nats.NATS:
     """A connection with the engines' credential, on the inbox it may use."""
-    return await nats.connect(url, user=NATS_ENGINE.name, password=NATS_ENGINE.password,
-                              inbox_prefix=ENGINE_INBOX_PREFIX, **options)
+    return await nats.connect(
+        url, user=NATS_ENGINE.name, password=NATS_ENGINE.password, inbox_prefix=ENGINE_INBOX_PREFIX, **options
+    )
 
 
 async def reset_nats(url: str) -> None:
@@ -202,10 +205,12 @@ def engine_channel(settings: Settings, context: str, key: str = INTERNAL_KEY) ->
     return keyed_channel(settings.addr(context), key)
 
 
-def service_channel(settings: Settings, context: str, person: Principal | None = None, *,
-                    address: str | None = None) -> grpc.aio.Channel:
+def service_channel(
+    settings: Settings, context: str, person: Principal | None = None, *, address: str | None = None
+) -> grpc.aio.Channel:
     """A channel to a context (at `address`, else where the settings say) as
     the platform itself, acting for `person` when given."""
+
     def pairs() -> tuple[tuple[str, str], ...]:
         key = ((SERVICE_KEY_HEADER, settings.service_key),)
         return key if person is None else (*key, *seal(Caller(kind="service", principal=person), settings.service_key))
@@ -217,8 +222,15 @@ def person(role: int = 1, tenant: int = 0, *, sub: str = "u-1", email: str = "op
     return Principal(sub=sub, email=email, role=role, tenant_id=tenant)
 
 
-def bearer(role: int = 1, tenant: int = 0, *, sub: str = "u-1", email: str = "ops@example.com",
-           ttl_s: int = 3600, secret: str = JWT_SECRET) -> dict[str, str]:
+def bearer(
+    role: int = 1,
+    tenant: int = 0,
+    *,
+    sub: str = "u-1",
+    email: str = "ops@example.com",
+    ttl_s: int = 3600,
+    secret: str = JWT_SECRET,
+) -> dict[str, str]:
     token = issue_token(secret, sub=sub, role=role, tenant_id=tenant, email=email, ttl_s=ttl_s)
     return {"Authorization": f"Bearer {token}"}
 
@@ -234,8 +246,14 @@ def with_env(settings: Settings, **changes: object) -> Settings:
 T = TypeVar("T")
 
 
-async def eventually(probe: Callable[[], Awaitable[T]], accept: Callable[[T], bool] = bool, *,
-                     timeout: float = 15.0, step: float = 0.05, what: str = "") -> T:
+async def eventually(
+    probe: Callable[[], Awaitable[T]],
+    accept: Callable[[T], bool] = bool,
+    *,
+    timeout: float = 15.0,
+    step: float = 0.05,
+    what: str = "",
+) -> T:
     """Poll `probe` until `accept` holds for its value, and return that value.
 
     Fails the test when it never holds within `timeout`, showing the last

@@ -106,7 +106,9 @@ def _cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def _closed_loop(call: Callable[[int], Awaitable[None]], *, concurrency: int, seconds: float) -> tuple[int, float]:
+async def _closed_loop(
+    call: Callable[[int], Awaitable[None]], *, concurrency: int, seconds: float
+) -> tuple[int, float]:
     """(calls, elapsed s): `concurrency` tasks calling back to back."""
     calls = 0
 
@@ -130,8 +132,9 @@ async def _search_alone(database_url: str, queries_file: str, *, concurrency: in
     asked = json.loads(Path(queries_file).read_text())
     dimension = len(asked[0][1])
     # As the servicer gets them: serialized requests, parsed per search.
-    requests = [decisions_pb2.FindSimilarRequest(decision_type=t, embedding=v, k=K).SerializeToString()
-                for t, v in asked]
+    requests = [
+        decisions_pb2.FindSimilarRequest(decision_type=t, embedding=v, k=K).SerializeToString() for t, v in asked
+    ]
     engine = context_engine(database_url, "decisions")
     connections = direct_connections(database_url, "decisions", purpose="search", size=SEARCH_CONNECTIONS)
     precedents = PrecedentSearch(connections, counts=JudgedCounts(engine))
@@ -175,8 +178,9 @@ async def _echo(asked: AsyncIterator[bytes], context: grpc.aio.ServicerContext) 
 
 async def _serve_echo(port: int) -> None:
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
-        "bench.Floor", {"Echo": grpc.stream_stream_rpc_method_handler(_echo)})])
+    server.add_generic_rpc_handlers(
+        [grpc.method_handlers_generic_handler("bench.Floor", {"Echo": grpc.stream_stream_rpc_method_handler(_echo)})]
+    )
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
     print("serving", flush=True)
@@ -239,11 +243,19 @@ def _bare_route(decisions_addr: str):
             status, out = 401, b"{}"
         else:
             asked = json.loads(body)
-            answer = await held["searches"].search(decisions_pb2.FindSimilarRequest(
-                decision_type=asked["decision_type"], embedding=asked["embedding"], k=asked["k"]))
+            answer = await held["searches"].search(
+                decisions_pb2.FindSimilarRequest(
+                    decision_type=asked["decision_type"], embedding=asked["embedding"], k=asked["k"]
+                )
+            )
             status, out = 200, similar_body(answer.found)
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(out)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(out)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": out})
 
     return app
@@ -253,12 +265,17 @@ def _bare_route(decisions_addr: str):
 
 
 def _child(kind: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "bench.decisions.bench_floor", "--child", kind, *args],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench.decisions.bench_floor", "--child", kind, *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
 
 
-async def _measure_process(process: psutil.Process, call: Callable[[int], Awaitable[None]], *, concurrency: int,
-                           seconds: float) -> dict:
+async def _measure_process(
+    process: psutil.Process, call: Callable[[int], Awaitable[None]], *, concurrency: int, seconds: float
+) -> dict:
     await _closed_loop(call, concurrency=concurrency, seconds=WARM_S)
     times = process.cpu_times()
     before = times.user + times.system
@@ -308,17 +325,20 @@ async def main(args: argparse.Namespace) -> None:
 
             engine = PrecedentClient(server.decisions_addr, INTERNAL_KEY, timeout_s=30.0)
             echoes = EchoClient(echo_port)
-            bodies = [json.dumps({"decision_type": q.decision_type, "embedding": q.vector, "k": K}).encode()
-                      for q in queries]
+            bodies = [
+                json.dumps({"decision_type": q.decision_type, "embedding": q.vector, "k": K}).encode() for q in queries
+            ]
             to_gateway = [KeepAliveClient(server.http_port) for _ in range(args.concurrency)]
             to_bare_route = [KeepAliveClient(http_port) for _ in range(args.concurrency)]
 
             def over_http(clients: list[KeepAliveClient]) -> Callable[[int], Awaitable[None]]:
                 async def call(i: int) -> None:
-                    status, body = await clients[i % len(clients)].post("/internal/agent-decisions/similar",
-                                                                        bodies[i % len(bodies)])
+                    status, body = await clients[i % len(clients)].post(
+                        "/internal/agent-decisions/similar", bodies[i % len(bodies)]
+                    )
                     if status != 200:
                         raise RuntimeError(f"answered {status}: {body[:200]!r}")
+
                 return call
 
             async def via_stream(i: int) -> None:
@@ -330,21 +350,32 @@ async def main(args: argparse.Namespace) -> None:
             rounds: list[dict[str, float]] = []
             try:
                 for number in range(1, args.rounds + 1):
-                    stream = await _measure_process(psutil.Process(server.pids()["decisions"]), via_stream,
-                                                    concurrency=args.concurrency, seconds=args.seconds)
-                    alone = _child("search", database_url, str(queries_file), str(args.concurrency),
-                                   str(args.seconds))
+                    stream = await _measure_process(
+                        psutil.Process(server.pids()["decisions"]),
+                        via_stream,
+                        concurrency=args.concurrency,
+                        seconds=args.seconds,
+                    )
+                    alone = _child("search", database_url, str(queries_file), str(args.concurrency), str(args.seconds))
                     out, _ = await asyncio.to_thread(alone.communicate)
                     if alone.returncode:
                         raise RuntimeError(f"the search without gRPC failed ({alone.returncode})")
                     without_grpc = json.loads(out.strip().splitlines()[-1])
-                    grpc_alone = await _measure_process(psutil.Process(echo.pid), echoes.ask,
-                                                        concurrency=args.concurrency, seconds=args.seconds)
-                    gateway = await _measure_process(psutil.Process(server.pids()["gateway"]),
-                                                     over_http(to_gateway), concurrency=args.concurrency,
-                                                     seconds=args.seconds)
-                    http_alone = await _measure_process(psutil.Process(http.pid), over_http(to_bare_route),
-                                                        concurrency=args.concurrency, seconds=args.seconds)
+                    grpc_alone = await _measure_process(
+                        psutil.Process(echo.pid), echoes.ask, concurrency=args.concurrency, seconds=args.seconds
+                    )
+                    gateway = await _measure_process(
+                        psutil.Process(server.pids()["gateway"]),
+                        over_http(to_gateway),
+                        concurrency=args.concurrency,
+                        seconds=args.seconds,
+                    )
+                    http_alone = await _measure_process(
+                        psutil.Process(http.pid),
+                        over_http(to_bare_route),
+                        concurrency=args.concurrency,
+                        seconds=args.seconds,
+                    )
                     row = {
                         "stream": _ms_per_search(stream),
                         "without gRPC": _ms_per_search(without_grpc),
@@ -378,21 +409,23 @@ def report(args: argparse.Namespace, rounds: list[dict[str, float]], load_averag
         return statistics.median(row[name] for row in rounds)
 
     parts = median("without gRPC") + median("gRPC alone")
-    return "\n".join([
-        f"## Floor at {args.size:,} judged decisions, {args.concurrency} searches in flight, "
-        f"medians of {len(rounds)} rounds of {args.seconds:g} s (load average {load_average:.1f} after)",
-        "",
-        "| | CPU ms per search | searches/s |",
-        "|---|---|---|",
-        f"| stream, decisions process | {median('stream'):.3f} | {median('stream q/s'):.0f} |",
-        f"| search without gRPC, its own process | {median('without gRPC'):.3f} | {median('without gRPC q/s'):.0f} |",
-        f"| gRPC alone, echo server, one search per message | {median('gRPC alone'):.3f} | |",
-        f"| the two parts added | {parts:.3f} | |",
-        f"| stream ÷ parts | {median('stream') / parts:.2f}× | |",
-        f"| gateway, its process | {median('gateway'):.3f} | {median('gateway q/s'):.0f} |",
-        f"| HTTP alone: uvicorn and a bare ASGI route, its process | {median('HTTP alone'):.3f} "
-        f"| {median('HTTP alone q/s'):.0f} |",
-    ])
+    return "\n".join(
+        [
+            f"## Floor at {args.size:,} judged decisions, {args.concurrency} searches in flight, "
+            f"medians of {len(rounds)} rounds of {args.seconds:g} s (load average {load_average:.1f} after)",
+            "",
+            "| | CPU ms per search | searches/s |",
+            "|---|---|---|",
+            f"| stream, decisions process | {median('stream'):.3f} | {median('stream q/s'):.0f} |",
+            f"| search without gRPC, its own process | {median('without gRPC'):.3f} | {median('without gRPC q/s'):.0f} |",
+            f"| gRPC alone, echo server, one search per message | {median('gRPC alone'):.3f} | |",
+            f"| the two parts added | {parts:.3f} | |",
+            f"| stream ÷ parts | {median('stream') / parts:.2f}× | |",
+            f"| gateway, its process | {median('gateway'):.3f} | {median('gateway q/s'):.0f} |",
+            f"| HTTP alone: uvicorn and a bare ASGI route, its process | {median('HTTP alone'):.3f} "
+            f"| {median('HTTP alone q/s'):.0f} |",
+        ]
+    )
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -415,16 +448,28 @@ def _run_child(kind: str, *args: str) -> None:
     if kind == "http":
         port, decisions_addr = args
         # As `outrider gateway` runs the gateway (outrider.cli).
-        uvicorn.run(_bare_route(decisions_addr), host="127.0.0.1", port=int(port), log_config=None,
-                    access_log=False, timeout_graceful_shutdown=5)
+        uvicorn.run(
+            _bare_route(decisions_addr),
+            host="127.0.0.1",
+            port=int(port),
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=5,
+        )
         return
     with asyncio.Runner(loop_factory=_loop_factory()) as runner:
         if kind == "echo":
             runner.run(_serve_echo(int(args[0])))
         else:
             database_url, queries_file, concurrency, seconds = args
-            print(json.dumps(runner.run(_search_alone(database_url, queries_file, concurrency=int(concurrency),
-                                                      seconds=float(seconds)))), flush=True)
+            print(
+                json.dumps(
+                    runner.run(
+                        _search_alone(database_url, queries_file, concurrency=int(concurrency), seconds=float(seconds))
+                    )
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

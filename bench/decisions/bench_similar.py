@@ -59,7 +59,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import asyncpg
@@ -151,8 +151,9 @@ class Generator:
             for _ in range(max(2, int(count * share))):
                 own = random_unit()
                 centre = [SHARED_WEIGHT * a + TYPE_WEIGHT * b + OWN_WEIGHT * c for a, b, c in zip(shared, kind, own)]
-                clusters.append(Cluster(centre=_unit(centre),
-                                        directions=[random_unit() for _ in range(CLUSTER_DIRECTIONS)]))
+                clusters.append(
+                    Cluster(centre=_unit(centre), directions=[random_unit() for _ in range(CLUSTER_DIRECTIONS)])
+                )
             self.clusters[decision_type] = clusters
         for decision_type, like in SAME_SITUATIONS.items():
             self.clusters[decision_type] = self.clusters[like]
@@ -176,20 +177,45 @@ class Generator:
         return TYPES[-1][0]
 
 
-COPY_COLUMNS = ("id", "decision_type", "agent_id", "subject_id", "context", "action", "confidence",
-                "reasoning", "model", "embedding", "decided_at", "outcome", "outcome_reason", "judged_at",
-                "judged_by")
+COPY_COLUMNS = (
+    "id",
+    "decision_type",
+    "agent_id",
+    "subject_id",
+    "context",
+    "action",
+    "confidence",
+    "reasoning",
+    "model",
+    "embedding",
+    "decided_at",
+    "outcome",
+    "outcome_reason",
+    "judged_at",
+    "judged_by",
+)
 
 
 def _row(gen: Generator, index: int, now: datetime, judged: bool) -> tuple:
     decision_type = gen.decision_type()
-    outcome = (("success", "failure")[index % 2] if judged else (None, "unknown")[index % 2])
+    outcome = ("success", "failure")[index % 2] if judged else (None, "unknown")[index % 2]
     decided = now - timedelta(minutes=index % 100_000)
     context = json.dumps({"facts": {"stall_minutes": index % 60, "zone": f"z{index % 17}"}})
     return (
-        uuid.uuid4(), decision_type, "EXCEPTION_AGENT", f"booking-{index}", context,
-        ("reassign", "escalate", "wait")[index % 3], 0.5 + (index % 50) / 100, "bench", "claude-sonnet-4-5",
-        gen.vector(decision_type), decided, outcome, None, now if outcome else None,
+        uuid.uuid4(),
+        decision_type,
+        "EXCEPTION_AGENT",
+        f"booking-{index}",
+        context,
+        ("reassign", "escalate", "wait")[index % 3],
+        0.5 + (index % 50) / 100,
+        "bench",
+        "claude-sonnet-4-5",
+        gen.vector(decision_type),
+        decided,
+        outcome,
+        None,
+        now if outcome else None,
         "sweeper" if outcome else None,
     )
 
@@ -201,19 +227,19 @@ async def load(dsn: str, gen: Generator, size: int) -> dict[str, float]:
     try:
         definition = await conn.fetchval("select indexdef from pg_indexes where indexname = $1", INDEX)
         await conn.execute(f"drop index {INDEX}")
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         extra = max(1, size // 10)
         started = time.perf_counter()
         chunk: list[tuple] = []
         for index in range(size + extra):
             chunk.append(_row(gen, index, now, judged=index < size))
             if len(chunk) == 5000:
-                await conn.copy_records_to_table("decisions", records=chunk, columns=COPY_COLUMNS,
-                                                 schema_name="decisions")
+                await conn.copy_records_to_table(
+                    "decisions", records=chunk, columns=COPY_COLUMNS, schema_name="decisions"
+                )
                 chunk = []
         if chunk:
-            await conn.copy_records_to_table("decisions", records=chunk, columns=COPY_COLUMNS,
-                                             schema_name="decisions")
+            await conn.copy_records_to_table("decisions", records=chunk, columns=COPY_COLUMNS, schema_name="decisions")
         timings["load_s"] = time.perf_counter() - started
         timings["rows"] = size + extra
         started = time.perf_counter()
@@ -239,8 +265,11 @@ EXACT_SQL = store.SIMILAR_EXACT_SQL
 async def _connect(dsn: str, *, statement_cache_size: int = 100, vector_codec: bool = True) -> asyncpg.Connection:
     # JIT compiles the exact scans that make the ground truth, then throws
     # the code away; it only slows the measurement.
-    conn = await asyncpg.connect(dsn, statement_cache_size=statement_cache_size,
-                                 server_settings={"search_path": "decisions,public", "jit": "off"})
+    conn = await asyncpg.connect(
+        dsn,
+        statement_cache_size=statement_cache_size,
+        server_settings={"search_path": "decisions,public", "jit": "off"},
+    )
     if vector_codec:
         await register_vector(conn)
     return conn
@@ -296,8 +325,10 @@ async def recall_curve(dsn: str, queries: list[Query], efs: list[int]) -> dict[s
                     scores.append(recall([r["id"] for r in rows], query.exact))
                     short += len(rows) < K
                 out[decision_type][ef] = {
-                    "recall": statistics.fmean(scores), "p50_ms": statistics.median(times) * 1000,
-                    "short": short, "queries": len(mine),
+                    "recall": statistics.fmean(scores),
+                    "p50_ms": statistics.median(times) * 1000,
+                    "short": short,
+                    "queries": len(mine),
                 }
     finally:
         await conn.close()
@@ -329,26 +360,33 @@ class Servers:
 
     def start(self, database_url: str, dimension: int, logs: Path) -> None:
         env = dict(os.environ)
-        env.update({
-            "DATABASE_URL": database_url,
-            "OUTRIDER_DECISIONS_ADDR": self.decisions_addr,
-            "OUTRIDER_HTTP_PORT": str(self.http_port),
-            "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
-            "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
-            "OUTRIDER_JWT_SECRET": JWT_SECRET,
-            "OUTRIDER_EMBEDDING_DIM": str(dimension),
-            "OUTRIDER_LOG_LEVEL": "WARNING",
-            "OUTRIDER_DATA_DIR": str(logs / f"data{self.suffix.strip()}"),
-            # First on the path, so a --baseline checkout runs its own code
-            # with this environment's packages.
-            "PYTHONPATH": str(self.root),
-        })
+        env.update(
+            {
+                "DATABASE_URL": database_url,
+                "OUTRIDER_DECISIONS_ADDR": self.decisions_addr,
+                "OUTRIDER_HTTP_PORT": str(self.http_port),
+                "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+                "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
+                "OUTRIDER_JWT_SECRET": JWT_SECRET,
+                "OUTRIDER_EMBEDDING_DIM": str(dimension),
+                "OUTRIDER_LOG_LEVEL": "WARNING",
+                "OUTRIDER_DATA_DIR": str(logs / f"data{self.suffix.strip()}"),
+                # First on the path, so a --baseline checkout runs its own code
+                # with this environment's packages.
+                "PYTHONPATH": str(self.root),
+            }
+        )
         for args in (["serve", "decisions"], ["gateway"]):
             log = logs / f"{args[-1]}{self.suffix.replace(' ', '-')}.log"
-            self.processes.append(subprocess.Popen(
-                [sys.executable, "-m", "outrider.cli", *args], env=env, cwd=self.root,
-                stdout=log.open("w"), stderr=subprocess.STDOUT,
-            ))
+            self.processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "outrider.cli", *args],
+                    env=env,
+                    cwd=self.root,
+                    stdout=log.open("w"),
+                    stderr=subprocess.STDOUT,
+                )
+            )
 
     async def wait_ready(self, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
@@ -357,8 +395,10 @@ class Servers:
             while True:
                 try:
                     reply = await health.Check(health_pb2.HealthCheckRequest(), timeout=2)
-                    if (reply.status == health_pb2.HealthCheckResponse.SERVING
-                            and (await client.get(f"http://127.0.0.1:{self.http_port}/healthz")).status_code == 200):
+                    if (
+                        reply.status == health_pb2.HealthCheckResponse.SERVING
+                        and (await client.get(f"http://127.0.0.1:{self.http_port}/healthz")).status_code == 200
+                    ):
                         return
                 except (grpc.aio.AioRpcError, httpx.HTTPError):
                     pass
@@ -398,7 +438,8 @@ class KeepAliveClient:
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         request = (
             f"POST {path} HTTP/1.1\r\nhost: bench\r\nx-internal-key: {INTERNAL_KEY}\r\n"
-            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n".encode() + body
+            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+            + body
         )
         line = b""
         for _ in range(2):
@@ -471,7 +512,8 @@ class CpuMeter:
         """
         await asyncio.sleep(STATS_SETTLE_S)
         return await self._probe.fetchval(
-            "select xact_commit + xact_rollback from pg_stat_database where datname = current_database()")
+            "select xact_commit + xact_rollback from pg_stat_database where datname = current_database()"
+        )
 
 
 # Postgres 16's PGSTAT_IDLE_INTERVAL (10 s), and a second to spare.
@@ -511,8 +553,14 @@ class Phase:
 
 
 async def drive(
-    name: str, call: Callable[[int], Awaitable[None]], *, concurrency: int, seconds: float,
-    meter: CpuMeter | None = None, per_call: int = 1, census: bool = False,
+    name: str,
+    call: Callable[[int], Awaitable[None]],
+    *,
+    concurrency: int,
+    seconds: float,
+    meter: CpuMeter | None = None,
+    per_call: int = 1,
+    census: bool = False,
 ) -> Phase:
     """Call `call` from `concurrency` tasks for `seconds`; with `census`, also
     count the commits (which costs two pauses of STATS_SETTLE_S)."""
@@ -572,8 +620,16 @@ class Recalls:
 
 
 async def similar_paths(
-    dsn: str, servers: list[Servers], queries: list[Query], plans: dict[str, SearchPlan], *,
-    concurrency: int, seconds: float, rounds: int, meter: CpuMeter, recalls: Recalls,
+    dsn: str,
+    servers: list[Servers],
+    queries: list[Query],
+    plans: dict[str, SearchPlan],
+    *,
+    concurrency: int,
+    seconds: float,
+    rounds: int,
+    meter: CpuMeter,
+    recalls: Recalls,
 ) -> dict[str, tuple[SearchPath, list[Phase]]]:
     """Each path's single-client phase, then its loaded phase of every round."""
     # The floor: the service's own statement from a hand-written client.
@@ -595,10 +651,10 @@ async def similar_paths(
         rows = await conn.fetch(EXACT_SQL if plan.exact else GRAPH_SQL, query.vector, query.decision_type, K)
         recalls.note("bare SQL", i, [row["id"] for row in rows])
 
-    requests = [decisions_pb2.FindSimilarRequest(decision_type=q.decision_type, embedding=q.vector, k=K)
-                for q in queries]
-    bodies = [json.dumps({"decision_type": q.decision_type, "embedding": q.vector, "k": K}).encode()
-              for q in queries]
+    requests = [
+        decisions_pb2.FindSimilarRequest(decision_type=q.decision_type, embedding=q.vector, k=K) for q in queries
+    ]
+    bodies = [json.dumps({"decision_type": q.decision_type, "embedding": q.vector, "k": K}).encode() for q in queries]
     paths: dict[str, SearchPath] = {"bare SQL": SearchPath(bare)}
     channels = []
     engines: list[PrecedentClient] = []
@@ -614,20 +670,24 @@ async def similar_paths(
             async def call(i: int) -> None:
                 reply = await stub.FindSimilar(requests[i % len(requests)])
                 recalls.note(name, i, [uuid.UUID(d.id) for d in reply.items])
+
             return call
 
         def via_gateway(clients=clients, name=f"gateway{server.suffix}") -> Callable[[int], Awaitable[None]]:
             async def call(i: int) -> None:
-                status, body = await clients[i % concurrency].post("/internal/agent-decisions/similar",
-                                                                   bodies[i % len(bodies)])
+                status, body = await clients[i % concurrency].post(
+                    "/internal/agent-decisions/similar", bodies[i % len(bodies)]
+                )
                 if status != 200:
                     raise RuntimeError(f"{name} answered {status}: {body[:200]!r}")
                 recalls.note(name, i, [uuid.UUID(d["id"]) for d in json.loads(body)["items"]])
+
             return call
 
         paths[f"gRPC{server.suffix}"] = SearchPath(via_grpc(), decisions=f"decisions{server.suffix}")
-        paths[f"gateway{server.suffix}"] = SearchPath(via_gateway(), decisions=f"decisions{server.suffix}",
-                                                 gateway=f"gateway{server.suffix}")
+        paths[f"gateway{server.suffix}"] = SearchPath(
+            via_gateway(), decisions=f"decisions{server.suffix}", gateway=f"gateway{server.suffix}"
+        )
         if not server.suffix:
             # The engine client's own way: every search over its one
             # SearchPrecedents stream (earlier code has no such call).
@@ -657,12 +717,12 @@ async def similar_paths(
             await drive("warm", path.call, concurrency=concurrency, seconds=min(2.0, seconds))
         recalls.scores.clear()
         for name, path in paths.items():
-            results[name].append(await drive(name, path.call, concurrency=1, seconds=seconds, meter=meter,
-                                             census=True))
+            results[name].append(await drive(name, path.call, concurrency=1, seconds=seconds, meter=meter, census=True))
         for _ in range(rounds):
             for name, path in paths.items():
                 results[name].append(
-                    await drive(name, path.call, concurrency=concurrency, seconds=seconds, meter=meter))
+                    await drive(name, path.call, concurrency=concurrency, seconds=seconds, meter=meter)
+                )
     finally:
         for client in http_clients:
             client.close()
@@ -684,14 +744,23 @@ SUSPECTS = (
     ("vector as text", "the query vector sent as text, parsed by vector_in"),
     ("SET every query", "set hnsw.ef_search before every select: two statements"),
     ("transaction", "begin; set local hnsw.ef_search; select; commit: four round trips"),
-    ("pool reset", "an asyncpg pool, ef_search remembered per connection object (this bench until now):"
-                   " RESET ALL on release"),
+    (
+        "pool reset",
+        "an asyncpg pool, ef_search remembered per connection object (this bench until now): RESET ALL on release",
+    ),
 )
 
 
 async def suspects(
-    dsn: str, queries: list[Query], plans: dict[str, SearchPlan], *, concurrency: int, seconds: float,
-    rounds: int, meter: CpuMeter, recalls: Recalls,
+    dsn: str,
+    queries: list[Query],
+    plans: dict[str, SearchPlan],
+    *,
+    concurrency: int,
+    seconds: float,
+    rounds: int,
+    meter: CpuMeter,
+    recalls: Recalls,
 ) -> dict[str, list[Phase]]:
     """The floor's statement sent each way the service once could have sent it.
 
@@ -705,8 +774,13 @@ async def suspects(
     for conn in textual:
         await conn.set_type_codec("vector", schema="public", encoder=str, decoder=str, format="text")
     plain = [await _connect(dsn) for _ in range(concurrency)]
-    pool = await asyncpg.create_pool(dsn, min_size=concurrency, max_size=concurrency, init=register_vector,
-                                     server_settings={"search_path": "decisions,public", "jit": "off"})
+    pool = await asyncpg.create_pool(
+        dsn,
+        min_size=concurrency,
+        max_size=concurrency,
+        init=register_vector,
+        server_settings={"search_path": "decisions,public", "jit": "off"},
+    )
     remembered: dict[tuple[str, int], int] = {}
 
     async def remembering(name: str, conns: list[asyncpg.Connection], i: int, vector: object) -> None:
@@ -762,8 +836,9 @@ async def suspects(
             recalls.scores.pop(name, None)
         for round_ in range(rounds):
             for name, call in calls.items():
-                results[name].append(await drive(name, call, concurrency=concurrency, seconds=seconds,
-                                                 meter=meter, census=round_ == 0))
+                results[name].append(
+                    await drive(name, call, concurrency=concurrency, seconds=seconds, meter=meter, census=round_ == 0)
+                )
     finally:
         await pool.close()
         for conn in floor + unprepared + textual + plain:
@@ -780,13 +855,24 @@ def _context(i: int) -> dict:
 
 def _record_request(i: int) -> decisions_pb2.RecordDecisionRequest:
     return decisions_pb2.RecordDecisionRequest(
-        id=str(uuid.uuid4()), decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id=f"rec-{i}",
-        action="reassign", confidence=0.8, reasoning="bench", context_json=json_bytes(_context(i)),
+        id=str(uuid.uuid4()),
+        decision_type="stall_response",
+        agent_id="EXCEPTION_AGENT",
+        subject_id=f"rec-{i}",
+        action="reassign",
+        confidence=0.8,
+        reasoning="bench",
+        context_json=json_bytes(_context(i)),
     )
 
 
 async def record_paths(
-    servers: list[Servers], *, concurrency: int, seconds: float, batch: int, meter: CpuMeter,
+    servers: list[Servers],
+    *,
+    concurrency: int,
+    seconds: float,
+    batch: int,
+    meter: CpuMeter,
 ) -> list[Phase]:
     phases = []
     serial = iter(range(10**9))
@@ -800,35 +886,74 @@ async def record_paths(
 
             async def via_gateway(i: int) -> None:
                 n = next(serial)
-                body = {"id": str(uuid.uuid4()), "decision_type": "stall_response", "agent_id": "EXCEPTION_AGENT",
-                        "subject_id": f"rec-{n}", "context": _context(n),
-                        "decision": {"action": "reassign", "confidence": 0.8}, "reasoning": "bench"}
-                status, reply = await clients[i % concurrency].post("/internal/agent-decisions",
-                                                                    json.dumps(body).encode())
+                body = {
+                    "id": str(uuid.uuid4()),
+                    "decision_type": "stall_response",
+                    "agent_id": "EXCEPTION_AGENT",
+                    "subject_id": f"rec-{n}",
+                    "context": _context(n),
+                    "decision": {"action": "reassign", "confidence": 0.8},
+                    "reasoning": "bench",
+                }
+                status, reply = await clients[i % concurrency].post(
+                    "/internal/agent-decisions", json.dumps(body).encode()
+                )
                 if status != 201:
                     raise RuntimeError(f"gateway{server.suffix} answered {status}: {reply[:200]!r}")
 
             async def via_batch(i: int) -> None:
                 request = decisions_pb2.RecordDecisionsRequest(
-                    decisions=[_record_request(next(serial)) for _ in range(batch)])
+                    decisions=[_record_request(next(serial)) for _ in range(batch)]
+                )
                 reply = await stub.RecordDecisions(request)
                 if any(result.error_code for result in reply.results):
                     raise RuntimeError(f"a batch was refused: {reply.results[0]}")
 
-            phases.append(await drive(f"record gRPC{server.suffix}", via_grpc, concurrency=concurrency,
-                                      seconds=seconds, meter=meter, census=True))
-            phases.append(await drive(f"record gateway{server.suffix}", via_gateway, concurrency=concurrency,
-                                      seconds=seconds, meter=meter, census=True))
+            phases.append(
+                await drive(
+                    f"record gRPC{server.suffix}",
+                    via_grpc,
+                    concurrency=concurrency,
+                    seconds=seconds,
+                    meter=meter,
+                    census=True,
+                )
+            )
+            phases.append(
+                await drive(
+                    f"record gateway{server.suffix}",
+                    via_gateway,
+                    concurrency=concurrency,
+                    seconds=seconds,
+                    meter=meter,
+                    census=True,
+                )
+            )
             if not server.suffix:
-                phases.append(await drive(f"record batch of {batch}, gRPC", via_batch, concurrency=1,
-                                          seconds=seconds, meter=meter, per_call=batch, census=True))
+                phases.append(
+                    await drive(
+                        f"record batch of {batch}, gRPC",
+                        via_batch,
+                        concurrency=1,
+                        seconds=seconds,
+                        meter=meter,
+                        per_call=batch,
+                        census=True,
+                    )
+                )
         for client in clients:
             client.close()
     return phases
 
 
 async def recorder_runs(
-    server: Servers, dsn: str, *, burst: int, offered: int, seconds: float, meter: CpuMeter,
+    server: Servers,
+    dsn: str,
+    *,
+    burst: int,
+    offered: int,
+    seconds: float,
+    meter: CpuMeter,
 ) -> list[Phase]:
     """One engine's DecisionRecorder: a burst handed over at once, then a steady offered rate.
 
@@ -838,17 +963,27 @@ async def recorder_runs(
     phases = []
     conn = await asyncpg.connect(dsn, server_settings={"search_path": "decisions"})
     try:
-        for name, count, rate in ((f"recorder, {burst:,} at once", burst, None),
-                                  (f"recorder, {offered:,}/s offered", int(offered * seconds), offered)):
+        for name, count, rate in (
+            (f"recorder, {burst:,} at once", burst, None),
+            (f"recorder, {offered:,}/s offered", int(offered * seconds), offered),
+        ):
             recorder = DecisionRecorder(server.decisions_addr, INTERNAL_KEY, max_queue=count, call_timeout_s=60)
             ids: list[str] = []
 
             def record_until(due: int) -> None:
                 while len(ids) < min(due, count):
                     n = len(ids)
-                    ids.append(recorder.record(decision_type="stall_response", agent_id="EXCEPTION_AGENT",
-                                               subject_id=f"engine-{n}", action="reassign", confidence=0.8,
-                                               context=_context(n), reasoning="bench"))
+                    ids.append(
+                        recorder.record(
+                            decision_type="stall_response",
+                            agent_id="EXCEPTION_AGENT",
+                            subject_id=f"engine-{n}",
+                            action="reassign",
+                            confidence=0.8,
+                            context=_context(n),
+                            reasoning="bench",
+                        )
+                    )
 
             commits = await meter.commits()
             before = meter.sample()
@@ -865,8 +1000,9 @@ async def recorder_runs(
             elapsed = time.perf_counter() - started
             cpu = CpuMeter.spent(before, meter.sample())
             await recorder.close()
-            stored = await conn.fetchval("select count(*) from decisions where id = any($1::uuid[])",
-                                         [uuid.UUID(i) for i in ids])
+            stored = await conn.fetchval(
+                "select count(*) from decisions where id = any($1::uuid[])", [uuid.UUID(i) for i in ids]
+            )
             if stored != count or recorder.counters.sent != count or recorder.counters.dropped:
                 raise RuntimeError(f"{name}: {stored} of {count} stored, counters {recorder.counters}")
             phase = Phase(name, 1, count, elapsed, [], cpu)
@@ -893,9 +1029,16 @@ def _commits(phases: list[Phase]) -> str:
     return f"{statistics.median(counted):.2f}" if counted else "·"
 
 
-def report(args: argparse.Namespace, facts: dict, curve: dict, plans: dict,
-           measured: dict[str, tuple[SearchPath, list[Phase]]], recalls: Recalls,
-           suspected: dict[str, list[Phase]], records: list[Phase]) -> str:
+def report(
+    args: argparse.Namespace,
+    facts: dict,
+    curve: dict,
+    plans: dict,
+    measured: dict[str, tuple[SearchPath, list[Phase]]],
+    recalls: Recalls,
+    suspected: dict[str, list[Phase]],
+    records: list[Phase],
+) -> str:
     paths = {name: phases for name, (_, phases) in measured.items()}
     lines = [f"## Run: --size {args.size}, {args.dimension} dims, k={K}, concurrency {args.concurrency}", ""]
     lines.append(
@@ -903,30 +1046,52 @@ def report(args: argparse.Namespace, facts: dict, curve: dict, plans: dict,
         f"HNSW build {facts['index_build_s']:.1f} s; index {facts['index_mb']:.0f} MB, "
         f"table with indexes {facts['table_mb']:.0f} MB. Exact search: {facts['exact_ms']:.1f} ms/query."
     )
-    lines += [f"1-minute load average before and after the timed phases: {facts['load_average'][0]:.1f}, "
-              f"{facts['load_average'][1]:.1f} (this process and the ones it measures make about 2 of it).", ""]
-    lines += ["### Recall@10 of the partial HNSW index against exact search", "",
-              "| type (share) | ef_search | recall@10 | short answers | p50 ms (1 client) |", "|---|---|---|---|---|"]
+    lines += [
+        f"1-minute load average before and after the timed phases: {facts['load_average'][0]:.1f}, "
+        f"{facts['load_average'][1]:.1f} (this process and the ones it measures make about 2 of it).",
+        "",
+    ]
+    lines += [
+        "### Recall@10 of the partial HNSW index against exact search",
+        "",
+        "| type (share) | ef_search | recall@10 | short answers | p50 ms (1 client) |",
+        "|---|---|---|---|---|",
+    ]
     for decision_type, share in TYPES:
         for ef, row in curve[decision_type].items():
-            lines.append(f"| {decision_type} ({share:.0%}) | {ef} | {row['recall']:.3f} | "
-                         f"{row['short']}/{row['queries']} | {row['p50_ms']:.2f} |")
-    lines += ["", f"Plan the service chooses (queries.plan_search: ef_search = {EF_PER_RESULT} x k / type share, "
-              f"at least {EF_SEARCH_FLOOR}; exact at or under {EXACT_SEARCH_ROWS:,} judged rows of the type or "
-              f"past ef_search {EF_SEARCH_MAX}):", ""]
+            lines.append(
+                f"| {decision_type} ({share:.0%}) | {ef} | {row['recall']:.3f} | "
+                f"{row['short']}/{row['queries']} | {row['p50_ms']:.2f} |"
+            )
+    lines += [
+        "",
+        f"Plan the service chooses (queries.plan_search: ef_search = {EF_PER_RESULT} x k / type share, "
+        f"at least {EF_SEARCH_FLOOR}; exact at or under {EXACT_SEARCH_ROWS:,} judged rows of the type or "
+        f"past ef_search {EF_SEARCH_MAX}):",
+        "",
+    ]
     for decision_type, plan in plans.items():
         lines.append(f"- {decision_type}: {'exact' if plan.exact else f'graph, ef_search {plan.ef_search}'}")
-    lines += ["", "End-to-end recall@10 over the query mix: " + ", ".join(
-        f"{name} {recalls.mean(name):.3f}" for name in paths if name in recalls.scores) + ".", ""]
+    lines += [
+        "",
+        "End-to-end recall@10 over the query mix: "
+        + ", ".join(f"{name} {recalls.mean(name):.3f}" for name in paths if name in recalls.scores)
+        + ".",
+        "",
+    ]
 
-    lines += ["### Similar search, side by side (median of rounds)", "",
-              "CPU ms per query, read from the kernel for each process: Postgres (all its processes), "
-              "the decisions server and the gateway serving the path, and the driving client. "
-              "Commits: transactions Postgres committed per query, counted in the single-client phases; outside a "
-              "transaction block every statement (a SET too) commits on its own.", "",
-              "| path | clients | q/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway | CPU client "
-              "| commits |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "### Similar search, side by side (median of rounds)",
+        "",
+        "CPU ms per query, read from the kernel for each process: Postgres (all its processes), "
+        "the decisions server and the gateway serving the path, and the driving client. "
+        "Commits: transactions Postgres committed per query, counted in the single-client phases; outside a "
+        "transaction block every statement (a SET too) commits on its own.",
+        "",
+        "| path | clients | q/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway | CPU client "
+        "| commits |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     single = {name: phases[0] for name, phases in paths.items()}
     loaded = {name: phases[1:] for name, phases in paths.items()}
     for table in ({n: [p] for n, p in single.items()}, loaded):
@@ -956,13 +1121,23 @@ def report(args: argparse.Namespace, facts: dict, curve: dict, plans: dict,
                 + (f", gateway {_median(phases, lambda p: p.cpu_ms(path.gateway)):.2f} ms" if path.gateway else "")
                 + " CPU per query."
             )
-    lines.append("- Rates per round at " f"{args.concurrency} clients, q/s: " + "; ".join(
-        f"{name} " + ", ".join(f"{p.rate:.0f}" for p in phases) for name, phases in loaded.items()) + ".")
+    lines.append(
+        "- Rates per round at "
+        f"{args.concurrency} clients, q/s: "
+        + "; ".join(f"{name} " + ", ".join(f"{p.rate:.0f}" for p in phases) for name, phases in loaded.items())
+        + "."
+    )
 
-    lines += ["", "### What costs Postgres CPU per query", "",
-              f"The floor's statement, {args.concurrency} clients, sent each way (median of rounds).", "",
-              "| how | q/s | CPU Postgres ms | CPU client ms | commits | recall@10 |", "|---|---|---|---|---|---|"]
-    for (name, how) in SUSPECTS:
+    lines += [
+        "",
+        "### What costs Postgres CPU per query",
+        "",
+        f"The floor's statement, {args.concurrency} clients, sent each way (median of rounds).",
+        "",
+        "| how | q/s | CPU Postgres ms | CPU client ms | commits | recall@10 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, how in SUSPECTS:
         phases = suspected[name]
         lines.append(
             f"| {name}: {how} | {_median(phases, lambda p: p.rate):.0f} "
@@ -971,11 +1146,16 @@ def report(args: argparse.Namespace, facts: dict, curve: dict, plans: dict,
             f"| {_commits(phases)} | {recalls.mean(name):.3f} |"
         )
 
-    lines += ["", "### Recording", "",
-              "Records carry a context and no embedding, so the service embeds each one. CPU ms per decision.", "",
-              "| path | clients | decisions/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway "
-              "| CPU client | commits |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "### Recording",
+        "",
+        "Records carry a context and no embedding, so the service embeds each one. CPU ms per decision.",
+        "",
+        "| path | clients | decisions/s | p50 ms | p99 ms | CPU Postgres | CPU decisions | CPU gateway "
+        "| CPU client | commits |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for phase in records:
         suffix = " before" if phase.name.endswith(" before") else ""
         lines.append(
@@ -1054,17 +1234,40 @@ async def main(args: argparse.Namespace) -> None:
                 meter = CpuMeter(postmaster, {k: v for s in servers for k, v in s.pids().items()}, probe)
                 recalls = Recalls(queries)
                 load_before = os.getloadavg()[0]
-                paths = await similar_paths(raw, servers, queries, plans, concurrency=args.concurrency,
-                                            seconds=args.seconds, rounds=args.rounds, meter=meter, recalls=recalls)
+                paths = await similar_paths(
+                    raw,
+                    servers,
+                    queries,
+                    plans,
+                    concurrency=args.concurrency,
+                    seconds=args.seconds,
+                    rounds=args.rounds,
+                    meter=meter,
+                    recalls=recalls,
+                )
                 print("similar search measured", flush=True)
-                suspected = await suspects(raw, queries, plans, concurrency=args.concurrency,
-                                           seconds=args.suspect_seconds, rounds=args.rounds, meter=meter,
-                                           recalls=recalls)
+                suspected = await suspects(
+                    raw,
+                    queries,
+                    plans,
+                    concurrency=args.concurrency,
+                    seconds=args.suspect_seconds,
+                    rounds=args.rounds,
+                    meter=meter,
+                    recalls=recalls,
+                )
                 print("suspects measured", flush=True)
-                records = await record_paths(servers, concurrency=args.concurrency, seconds=args.seconds,
-                                             batch=args.batch, meter=meter)
-                records += await recorder_runs(servers[0], raw, burst=args.recorder_burst,
-                                               offered=args.recorder_rate, seconds=args.seconds, meter=meter)
+                records = await record_paths(
+                    servers, concurrency=args.concurrency, seconds=args.seconds, batch=args.batch, meter=meter
+                )
+                records += await recorder_runs(
+                    servers[0],
+                    raw,
+                    burst=args.recorder_burst,
+                    offered=args.recorder_rate,
+                    seconds=args.seconds,
+                    meter=meter,
+                )
                 facts["load_average"] = (load_before, os.getloadavg()[0])
             finally:
                 await probe.close()
@@ -1080,19 +1283,29 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--size", type=int, default=200_000, help="judged decisions to load (default 200,000)")
     parser.add_argument("--dimension", type=int, default=384)
     parser.add_argument("--queries", type=int, default=300, help="distinct query vectors, split across types")
-    parser.add_argument("--ef", type=lambda s: [int(x) for x in s.split(",")], default=[40, 64, 100, 200, 400],
-                        help="ef_search values for the recall curve")
+    parser.add_argument(
+        "--ef",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[40, 64, 100, 200, 400],
+        help="ef_search values for the recall curve",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="client tasks in the loaded phases")
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each measured phase")
     parser.add_argument("--suspect-seconds", type=float, default=5.0, help="length of each Postgres-suspect phase")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the paths")
     parser.add_argument("--batch", type=int, default=100, help="decisions per RecordDecisions call in its phase")
-    parser.add_argument("--recorder-burst", type=int, default=10_000,
-                        help="decisions handed to one engine's recorder at once")
-    parser.add_argument("--recorder-rate", type=int, default=2_000,
-                        help="decisions per second offered to one engine's recorder, for --seconds")
-    parser.add_argument("--baseline", default="",
-                        help="a checkout of earlier code whose decisions context and gateway run beside these")
+    parser.add_argument(
+        "--recorder-burst", type=int, default=10_000, help="decisions handed to one engine's recorder at once"
+    )
+    parser.add_argument(
+        "--recorder-rate",
+        type=int,
+        default=2_000,
+        help="decisions per second offered to one engine's recorder, for --seconds",
+    )
+    parser.add_argument(
+        "--baseline", default="", help="a checkout of earlier code whose decisions context and gateway run beside these"
+    )
     parser.add_argument("--database-url", default="", help="use this Postgres server instead of an embedded one")
     parser.add_argument("--shared-buffers", default="2GB", help="shared_buffers of the embedded Postgres")
     args = parser.parse_args(argv)

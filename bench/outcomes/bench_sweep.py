@@ -78,15 +78,28 @@ WINDOW_HOURS = 48
 # Decision i's type and booking story, by i mod 20 (so every share is exact):
 # stall_response 12/20, assignment_failure 6/20, a type with no rule 2/20.
 STORIES = (
-    ["stall:on_time"] * 6 + ["stall:late"] * 2 + ["stall:cancelled"] + ["stall:in_transit"] + ["stall:no_facts"] * 2
-    + ["assign:after"] * 3 + ["assign:before"] + ["assign:cancelled"] + ["assign:no_facts"]
+    ["stall:on_time"] * 6
+    + ["stall:late"] * 2
+    + ["stall:cancelled"]
+    + ["stall:in_transit"]
+    + ["stall:no_facts"] * 2
+    + ["assign:after"] * 3
+    + ["assign:before"]
+    + ["assign:cancelled"]
+    + ["assign:no_facts"]
     + ["novel:delivered"] * 2
 )
 EXPECTED = {
-    "stall:on_time": "success", "stall:late": "failure", "stall:cancelled": "failure",
-    "stall:in_transit": "failure", "stall:no_facts": "failure",
-    "assign:after": "success", "assign:before": "failure", "assign:cancelled": "failure",
-    "assign:no_facts": "failure", "novel:delivered": "unknown",
+    "stall:on_time": "success",
+    "stall:late": "failure",
+    "stall:cancelled": "failure",
+    "stall:in_transit": "failure",
+    "stall:no_facts": "failure",
+    "assign:after": "success",
+    "assign:before": "failure",
+    "assign:cancelled": "failure",
+    "assign:no_facts": "failure",
+    "novel:delivered": "unknown",
 }
 TYPE_OF = {"stall": "stall_response", "assign": "assignment_failure", "novel": "reroute_advice"}
 
@@ -170,13 +183,10 @@ async def load(template_url: str, size: int, *, keep_index: bool) -> dict[str, f
                 [TYPE_OF[story(i).split(":")[0]] for i in chunk],
                 [decided_at(i, now) for i in chunk],
             )
-        rows = [
-            (f"bk-{i}", json.dumps(doc))
-            for i in range(size)
-            if (doc := facts_document(i, now)) is not None
-        ]
-        await conn.copy_records_to_table("subject_facts", records=rows, columns=["subject_id", "facts"],
-                                         schema_name="outcomes")
+        rows = [(f"bk-{i}", json.dumps(doc)) for i in range(size) if (doc := facts_document(i, now)) is not None]
+        await conn.copy_records_to_table(
+            "subject_facts", records=rows, columns=["subject_id", "facts"], schema_name="outcomes"
+        )
         if not keep_index:
             await conn.execute(f"drop index {PRECEDENT_INDEX}")
         await conn.execute("vacuum analyze decisions.decisions")
@@ -243,22 +253,24 @@ async def time_sql(run_url: str) -> tuple[float, dict[str, int]]:
 
 def _env(run_url: str, nats_url: str, workdir: Path, ports: dict[str, int]) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "DATABASE_URL": run_url,
-        "NATS_URL": nats_url,
-        "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
-        "OUTRIDER_DATA_DIR": str(workdir / "data"),
-        "OUTRIDER_DECISIONS_ADDR": f"127.0.0.1:{ports['decisions']}",
-        "OUTRIDER_OUTCOMES_ADDR": f"127.0.0.1:{ports['outcomes']}",
-        "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
-        "OUTRIDER_JWT_SECRET": JWT_SECRET,
-        "OUTRIDER_EMBEDDING_DIM": str(DIMENSION),
-        "AGENT_OUTCOME_WINDOW_HOURS": str(WINDOW_HOURS),
-        # The timer must not sweep behind the measured call's back.
-        "OUTRIDER_SWEEP_INTERVAL_S": "86400",
-        "OUTRIDER_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-    })
+    env.update(
+        {
+            "DATABASE_URL": run_url,
+            "NATS_URL": nats_url,
+            "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
+            "OUTRIDER_DATA_DIR": str(workdir / "data"),
+            "OUTRIDER_DECISIONS_ADDR": f"127.0.0.1:{ports['decisions']}",
+            "OUTRIDER_OUTCOMES_ADDR": f"127.0.0.1:{ports['outcomes']}",
+            "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+            "OUTRIDER_JWT_SECRET": JWT_SECRET,
+            "OUTRIDER_EMBEDDING_DIM": str(DIMENSION),
+            "AGENT_OUTCOME_WINDOW_HOURS": str(WINDOW_HOURS),
+            # The timer must not sweep behind the measured call's back.
+            "OUTRIDER_SWEEP_INTERVAL_S": "86400",
+            "OUTRIDER_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+        }
+    )
     return env
 
 
@@ -266,8 +278,11 @@ def _env(run_url: str, nats_url: str, workdir: Path, ports: dict[str, int]) -> d
 def services(env: dict[str, str], workdir: Path) -> Iterator[dict[str, subprocess.Popen]]:
     processes = {
         context: subprocess.Popen(
-            [sys.executable, "-m", "outrider.cli", "serve", context], env=env, cwd=ROOT,
-            stdout=(workdir / f"{context}.log").open("a"), stderr=subprocess.STDOUT,
+            [sys.executable, "-m", "outrider.cli", "serve", context],
+            env=env,
+            cwd=ROOT,
+            stdout=(workdir / f"{context}.log").open("a"),
+            stderr=subprocess.STDOUT,
         )
         for context in ("decisions", "outcomes")
     }
@@ -336,9 +351,7 @@ async def clone(admin_dsn: str, template: str) -> None:
         await admin.close()
 
 
-async def measure(
-    stack: Stack, *, label: str, size: int, keep_index: bool, batches: list[int], rounds: int
-) -> str:
+async def measure(stack: Stack, *, label: str, size: int, keep_index: bool, batches: list[int], rounds: int) -> str:
     template = f"{TEMPLATE}_{label.replace('-', '_')}"
     admin = await asyncpg.connect(stack.raw_dsn("postgres"))
     try:
@@ -358,7 +371,7 @@ async def measure(
     timings: dict[str, list[float]] = {path: [] for path in paths}
     cpu_seconds: dict[str, dict[str, list[float]]] = {path: {"decisions": [], "outcomes": []} for path in paths}
     for round_no in range(rounds):
-        order = paths[round_no % len(paths):] + paths[:round_no % len(paths)]
+        order = paths[round_no % len(paths) :] + paths[: round_no % len(paths)]
         for path in order:
             await clone(stack.raw_dsn("postgres"), template)
             cpu_note = ""
@@ -378,8 +391,11 @@ async def measure(
                 raise RuntimeError(f"{path} judged {judged} as {counts}; expected {size} as {expected}")
             timings[path].append(elapsed)
             busy = os.getloadavg()[0]
-            print(f"[{label}] round {round_no + 1} {path}: {elapsed:.2f} s ({size / elapsed:,.0f} judged/s),"
-                  f" load average {busy:.1f}{cpu_note}", flush=True)
+            print(
+                f"[{label}] round {round_no + 1} {path}: {elapsed:.2f} s ({size / elapsed:,.0f} judged/s),"
+                f" load average {busy:.1f}{cpu_note}",
+                flush=True,
+            )
     return report(label, size, rounds, facts, timings, cpu_seconds)
 
 
@@ -430,13 +446,25 @@ async def main(args: argparse.Namespace) -> None:
 
 async def measure_all(stack: Stack, args: argparse.Namespace) -> None:
     tables = [
-        await measure(stack, label="without-precedent-index", size=args.size, keep_index=False,
-                      batches=args.batch, rounds=args.rounds)
+        await measure(
+            stack,
+            label="without-precedent-index",
+            size=args.size,
+            keep_index=False,
+            batches=args.batch,
+            rounds=args.rounds,
+        )
     ]
     if args.indexed_size:
         tables.append(
-            await measure(stack, label="with-precedent-index", size=args.indexed_size, keep_index=True,
-                          batches=args.batch, rounds=args.rounds)
+            await measure(
+                stack,
+                label="with-precedent-index",
+                size=args.indexed_size,
+                keep_index=True,
+                batches=args.batch,
+                rounds=args.rounds,
+            )
         )
     print("\n\n".join(tables), flush=True)
 
@@ -445,13 +473,21 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=100_000, help="pending decisions to sweep (default 100,000)")
     parser.add_argument("--rounds", type=int, default=3, help="measurements of each path")
-    parser.add_argument("--batch", type=lambda s: [int(x) for x in s.split(",")], default=[500, 1000],
-                        help="sweep batch sizes to measure (default 500,1000)")
-    parser.add_argument("--indexed-size", type=int, default=5_000,
-                        help="pending decisions swept with the precedent index kept (0 skips that set)")
+    parser.add_argument(
+        "--batch",
+        type=lambda s: [int(x) for x in s.split(",")],
+        default=[500, 1000],
+        help="sweep batch sizes to measure (default 500,1000)",
+    )
+    parser.add_argument(
+        "--indexed-size",
+        type=int,
+        default=5_000,
+        help="pending decisions swept with the precedent index kept (0 skips that set)",
+    )
     parser.add_argument("--database-url", default="", help="use this Postgres server instead of an embedded one")
     args = parser.parse_args(argv)
-    if args.size < 20 or args.indexed_size and args.indexed_size < 20:
+    if args.size < 20 or (args.indexed_size and args.indexed_size < 20):
         parser.error("--size and --indexed-size must be at least 20")
     return args
 

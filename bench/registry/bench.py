@@ -325,8 +325,10 @@ async def poll_round(stack: Stack, size: int, concurrency: int) -> dict[str, Mea
 
 async def grpc_round(stack: Stack, size: int, concurrency: int) -> dict[str, Measured]:
     metadata = (("x-internal-key", KEY),)
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.registry_port}") as registry_channel, \
-            grpc.aio.insecure_channel(f"127.0.0.1:{stack.echo_port}") as echo_channel:
+    async with (
+        grpc.aio.insecure_channel(f"127.0.0.1:{stack.registry_port}") as registry_channel,
+        grpc.aio.insecure_channel(f"127.0.0.1:{stack.echo_port}") as echo_channel,
+    ):
         registry = registry_pb2_grpc.RegistryStub(registry_channel)
         etag = (await registry.GetSnapshot(registry_pb2.GetSnapshotRequest(), metadata=metadata)).snapshot.etag
         request = registry_pb2.GetSnapshotRequest(if_none_match=etag)
@@ -415,16 +417,19 @@ def median(values: list[float]) -> float:
 
 
 async def run(args: argparse.Namespace) -> dict[str, object]:
-    with tempfile.TemporaryDirectory(prefix="outrider-bench-registry-") as workdir, \
-            embedded_stack(Path(workdir)) as embedded:
+    with (
+        tempfile.TemporaryDirectory(prefix="outrider-bench-registry-") as workdir,
+        embedded_stack(Path(workdir)) as embedded,
+    ):
         stack = await start(Path(workdir), embedded)
         try:
             polls, grpcs, patches = [], [], []
             for _ in range(args.rounds):
                 polls.append(await poll_round(stack, args.size, args.http_concurrency))
                 grpcs.append(await grpc_round(stack, args.size, args.grpc_concurrency))
-                patches.append(await patch_round(stack, max(args.size // 10, args.patch_concurrency),
-                                                 args.patch_concurrency))
+                patches.append(
+                    await patch_round(stack, max(args.size // 10, args.patch_concurrency), args.patch_concurrency)
+                )
             audited = await audit_rows(stack)
         finally:
             stack.stop()

@@ -135,6 +135,7 @@ async def publish(url: str, round_id: str, count: int, mode: str) -> dict[str, f
 
 # --- the harness -------------------------------------------------------------
 
+
 @dataclass
 class Stack:
     directory: Path
@@ -153,8 +154,11 @@ class Stack:
 async def start_service(stack: Stack) -> None:
     log = open(stack.directory / "telemetry.log", "ab")  # noqa: SIM115 - owned by the child
     stack.service = subprocess.Popen(
-        [sys.executable, "-m", "outrider.cli", "serve", "telemetry"], cwd=ROOT, env=stack.service_env,
-        stdout=log, stderr=log,
+        [sys.executable, "-m", "outrider.cli", "serve", "telemetry"],
+        cwd=ROOT,
+        env=stack.service_env,
+        stdout=log,
+        stderr=log,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -207,9 +211,18 @@ async def reset(stack: Stack, js) -> int:
 
 async def run_publisher(stack: Stack, round_id: str, size: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "bench.telemetry.bench", "_publish", stack.nats_url, round_id, str(size),
-         stack.publisher],
-        stdout=subprocess.PIPE, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "bench.telemetry.bench",
+            "_publish",
+            stack.nats_url,
+            round_id,
+            str(size),
+            stack.publisher,
+        ],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
     )
 
 
@@ -264,8 +277,11 @@ async def live_round(stack: Stack, js, size: int, round_id: str) -> float:
     delta = await verify(stack, size, before)
     rate = size / (committed - published["started"])
     publisher_rate = size / (published["finished"] - published["started"])
-    print(f"  live:  {rate:>9,.0f} events/s  (publisher done at {publisher_rate:,.0f}/s,"
-          f" service CPU {cpu_us:.1f} us/event, redelivered {delta['redelivered']})", flush=True)
+    print(
+        f"  live:  {rate:>9,.0f} events/s  (publisher done at {publisher_rate:,.0f}/s,"
+        f" service CPU {cpu_us:.1f} us/event, redelivered {delta['redelivered']})",
+        flush=True,
+    )
     return rate
 
 
@@ -301,15 +317,19 @@ async def drain_round(stack: Stack, js, size: int, round_id: str) -> float:
         rate = size / (committed - resumed)
     else:
         rate = (last_seq - first[1]) / (committed - first[0])
-    print(f"  drain: {rate:>9,.0f} events/s  (service CPU {cpu_us:.1f} us/event, redelivered {delta['redelivered']})",
-          flush=True)
+    print(
+        f"  drain: {rate:>9,.0f} events/s  (service CPU {cpu_us:.1f} us/event, redelivered {delta['redelivered']})",
+        flush=True,
+    )
     return rate
 
 
 async def copy_round(stack: Stack, size: int, round_id: str) -> float:
     runs = [rules.parse_task(event(round_id, n)) for n in range(size)]
-    records = [(r.agent_id, r.task_id, r.task_type, r.status, r.started_at, r.finished_at, r.duration_ms, r.error)
-               for r in runs]
+    records = [
+        (r.agent_id, r.task_id, r.task_type, r.status, r.started_at, r.finished_at, r.duration_ms, r.error)
+        for r in runs
+    ]
     conn = await asyncpg.connect(stack.dsn)
     try:
         await conn.execute("truncate telemetry.runs_copy")
@@ -332,28 +352,38 @@ async def bench(args: argparse.Namespace) -> None:
         nats_url = embedded.nats_url
         database_url = await create_database(embedded, DATABASE, migrated=["telemetry"])
         address = f"127.0.0.1:{free_port()}"
-        stack = Stack(directory, database_url, nats_url, address, {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "NATS_URL": nats_url,
-            "OUTRIDER_INTERNAL_KEY": KEY,
-            "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
-            "OUTRIDER_JWT_SECRET": KEY,
-            "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
-            "OUTRIDER_DATA_DIR": str(directory / "data"),
-            "OUTRIDER_TELEMETRY_ADDR": address,
-            "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
-            "OUTRIDER_TELEMETRY_BATCH_WAIT_MS": str(args.batch_wait_ms),
-            "OUTRIDER_LOG_LEVEL": "WARNING",
-        }, args.publisher)
+        stack = Stack(
+            directory,
+            database_url,
+            nats_url,
+            address,
+            {
+                **os.environ,
+                "DATABASE_URL": database_url,
+                "NATS_URL": nats_url,
+                "OUTRIDER_INTERNAL_KEY": KEY,
+                "OUTRIDER_SERVICE_KEY": SERVICE_KEY,
+                "OUTRIDER_JWT_SECRET": KEY,
+                "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
+                "OUTRIDER_DATA_DIR": str(directory / "data"),
+                "OUTRIDER_TELEMETRY_ADDR": address,
+                "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
+                "OUTRIDER_TELEMETRY_BATCH_WAIT_MS": str(args.batch_wait_ms),
+                "OUTRIDER_LOG_LEVEL": "WARNING",
+            },
+            args.publisher,
+        )
         conn = await asyncpg.connect(stack.dsn)
         await conn.execute("create table telemetry.runs_copy (like telemetry.runs including all)")
         await conn.close()
         await start_service(stack)
         client = await service_nats(nats_url)
         js = client.jetstream()
-        print(f"telemetry bench: {args.size:,} events x {args.rounds} rounds, batch {args.batch_size}"
-              f" / {args.batch_wait_ms} ms, {args.publisher} publisher, {os.cpu_count()} CPUs", flush=True)
+        print(
+            f"telemetry bench: {args.size:,} events x {args.rounds} rounds, batch {args.batch_size}"
+            f" / {args.batch_wait_ms} ms, {args.publisher} publisher, {os.cpu_count()} CPUs",
+            flush=True,
+        )
         results: dict[str, list[float]] = {"live": [], "drain": [], "copy": []}
         try:
             for number in range(1, args.rounds + 1):
@@ -362,8 +392,11 @@ async def bench(args: argparse.Namespace) -> None:
                 results["live"].append(await live_round(stack, js, args.size, f"live{number}"))
                 results["drain"].append(await drain_round(stack, js, args.size, f"drain{number}"))
                 results["copy"].append(await copy_round(stack, args.size, f"live{number}"))
-                print(f"  ratio to COPY: live {results['live'][-1] / results['copy'][-1]:.3f},"
-                      f" drain {results['drain'][-1] / results['copy'][-1]:.3f}", flush=True)
+                print(
+                    f"  ratio to COPY: live {results['live'][-1] / results['copy'][-1]:.3f},"
+                    f" drain {results['drain'][-1] / results['copy'][-1]:.3f}",
+                    flush=True,
+                )
         finally:
             await client.close()
             stop_service(stack)
@@ -387,10 +420,15 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=500_000, help="events per round (default 500,000)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds; figures are medians (default 3)")
     parser.add_argument("--batch-size", type=int, default=200, help="OUTRIDER_TELEMETRY_BATCH_SIZE (default 200)")
-    parser.add_argument("--publisher", choices=("jetstream", "core"), default="jetstream",
-                        help="acked JetStream publishes (default) or plain NATS publishes")
-    parser.add_argument("--batch-wait-ms", type=int, default=2000,
-                        help="OUTRIDER_TELEMETRY_BATCH_WAIT_MS (default 2000)")
+    parser.add_argument(
+        "--publisher",
+        choices=("jetstream", "core"),
+        default="jetstream",
+        help="acked JetStream publishes (default) or plain NATS publishes",
+    )
+    parser.add_argument(
+        "--batch-wait-ms", type=int, default=2000, help="OUTRIDER_TELEMETRY_BATCH_WAIT_MS (default 2000)"
+    )
     asyncio.run(bench(parser.parse_args()))
 
 

@@ -80,28 +80,41 @@ def bodies(round_id: int, size: int) -> list[bytes]:
             trace_id = (round_id << 64 | n + 1).to_bytes(16, "big")
             ms = 40 + (n * 37) % 4000
             failed = n % 11 == 0
-            scope.spans.append(trace_pb2.Span(
-                trace_id=trace_id, span_id=(1).to_bytes(8, "big"),
-                name=("stall_response", "assignment_failure", "express_batch_dispatch")[n % 3],
-                start_time_unix_nano=START, end_time_unix_nano=START + ms * 1_000_000,
-                status=trace_pb2.Status(code=2 if failed else 0, message="rider unreachable" if failed else ""),
-            ))
-            scope.spans.append(trace_pb2.Span(
-                trace_id=trace_id, span_id=(2).to_bytes(8, "big"), parent_span_id=(1).to_bytes(8, "big"),
-                name="chat claude-sonnet-4",
-                start_time_unix_nano=START, end_time_unix_nano=START + (ms // 2) * 1_000_000,
-                attributes=[_kv("gen_ai.operation.name", "chat"), _kv("gen_ai.provider.name", "anthropic"),
-                            _kv("gen_ai.request.model", "claude-sonnet-4"),
-                            _kv("gen_ai.response.model", "claude-sonnet-4-20250514"),
-                            _kv("gen_ai.usage.input_tokens", 800 + n % 500),
-                            _kv("gen_ai.usage.output_tokens", 40 + n % 90),
-                            _kv("gen_ai.input.messages", '[{"role": "user", "content": "where is booking 1001?"}]')],
-            ))
+            scope.spans.append(
+                trace_pb2.Span(
+                    trace_id=trace_id,
+                    span_id=(1).to_bytes(8, "big"),
+                    name=("stall_response", "assignment_failure", "express_batch_dispatch")[n % 3],
+                    start_time_unix_nano=START,
+                    end_time_unix_nano=START + ms * 1_000_000,
+                    status=trace_pb2.Status(code=2 if failed else 0, message="rider unreachable" if failed else ""),
+                )
+            )
+            scope.spans.append(
+                trace_pb2.Span(
+                    trace_id=trace_id,
+                    span_id=(2).to_bytes(8, "big"),
+                    parent_span_id=(1).to_bytes(8, "big"),
+                    name="chat claude-sonnet-4",
+                    start_time_unix_nano=START,
+                    end_time_unix_nano=START + (ms // 2) * 1_000_000,
+                    attributes=[
+                        _kv("gen_ai.operation.name", "chat"),
+                        _kv("gen_ai.provider.name", "anthropic"),
+                        _kv("gen_ai.request.model", "claude-sonnet-4"),
+                        _kv("gen_ai.response.model", "claude-sonnet-4-20250514"),
+                        _kv("gen_ai.usage.input_tokens", 800 + n % 500),
+                        _kv("gen_ai.usage.output_tokens", 40 + n % 90),
+                        _kv("gen_ai.input.messages", '[{"role": "user", "content": "where is booking 1001?"}]'),
+                    ],
+                )
+            )
         requests.append(request.SerializeToString())
     return requests
 
 
 # --- the sender, a separate process like an engine's exporter -----------------
+
 
 async def send(url: str, round_id: int, size: int) -> dict[str, float]:
     prepared = bodies(round_id, size)
@@ -127,10 +140,16 @@ async def send(url: str, round_id: int, size: int) -> dict[str, float]:
 
 # --- the harness -------------------------------------------------------------
 
+
 def start_gateway(stack: Stack, port: int) -> subprocess.Popen[bytes]:
     log = open(stack.directory / "gateway.log", "ab")  # noqa: SIM115 - owned by the child
-    return subprocess.Popen([sys.executable, "-m", "outrider.cli", "gateway"], cwd=ROOT,
-                            env={**stack.service_env, "OUTRIDER_HTTP_PORT": str(port)}, stdout=log, stderr=log)
+    return subprocess.Popen(
+        [sys.executable, "-m", "outrider.cli", "gateway"],
+        cwd=ROOT,
+        env={**stack.service_env, "OUTRIDER_HTTP_PORT": str(port)},
+        stdout=log,
+        stderr=log,
+    )
 
 
 async def wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
@@ -162,19 +181,25 @@ async def reset(stack: Stack, js) -> None:
     await js.purge_stream("TELEMETRY")
 
 
-async def otlp_round(stack: Stack, js, url: str, gateway: subprocess.Popen[bytes], size: int,
-                     round_id: int) -> tuple[float, float]:
+async def otlp_round(
+    stack: Stack, js, url: str, gateway: subprocess.Popen[bytes], size: int, round_id: int
+) -> tuple[float, float]:
     await reset(stack, js)
     before = await counters(stack)
     service_cpu, gateway_cpu = cpu_s(stack.service.pid), cpu_s(gateway.pid)
-    sender = subprocess.Popen([sys.executable, "-m", "bench.telemetry.bench_otlp", "_send", url, str(round_id),
-                               str(size)], stdout=subprocess.PIPE, cwd=ROOT)
+    sender = subprocess.Popen(
+        [sys.executable, "-m", "bench.telemetry.bench_otlp", "_send", url, str(round_id), str(size)],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
     half = size // 2
     try:
         while True:
             seen = await counters(stack)
-            if (seen["otlp_runs_inserted"] - before["otlp_runs_inserted"] >= half
-                    and seen["model_calls_inserted"] - before["model_calls_inserted"] >= half):
+            if (
+                seen["otlp_runs_inserted"] - before["otlp_runs_inserted"] >= half
+                and seen["model_calls_inserted"] - before["model_calls_inserted"] >= half
+            ):
                 committed = time.time()
                 break
             if sender.poll() not in (None, 0):
@@ -192,9 +217,12 @@ async def otlp_round(stack: Stack, js, url: str, gateway: subprocess.Popen[bytes
     await verify(stack, js, size, before)
     accepted = size / (sent["finished"] - sent["started"])
     rate = size / (committed - sent["started"])
-    print(f"  otlp:  {rate:>9,.0f} spans/s committed, {accepted:,.0f} spans/s accepted"
-          f" ({sent['requests']:.0f} requests; CPU per span: gateway {gateway_us:.1f} us,"
-          f" service {service_us:.1f} us)", flush=True)
+    print(
+        f"  otlp:  {rate:>9,.0f} spans/s committed, {accepted:,.0f} spans/s accepted"
+        f" ({sent['requests']:.0f} requests; CPU per span: gateway {gateway_us:.1f} us,"
+        f" service {service_us:.1f} us)",
+        flush=True,
+    )
     return accepted, rate
 
 
@@ -210,15 +238,21 @@ async def verify(stack: Stack, js, size: int, before: dict[str, int]) -> None:
     finally:
         await conn.close()
     if (runs, run_keys, calls, call_keys) != (half, half, half, half):
-        raise SystemExit(f"LOSS OR DUPLICATES: {runs} runs ({run_keys} distinct), {calls} model calls"
-                         f" ({call_keys} distinct) for {half} traces")
+        raise SystemExit(
+            f"LOSS OR DUPLICATES: {runs} runs ({run_keys} distinct), {calls} model calls"
+            f" ({call_keys} distinct) for {half} traces"
+        )
     if tokens != sum(800 + n % 500 for n in range(half)):
         raise SystemExit(f"token counts differ: {tokens}")
     after = await counters(stack)
     delta = {k: after[k] - before[k] for k in after}
     written = (delta["otlp_runs_inserted"], delta["model_calls_inserted"])
-    refused = (delta["otlp_duplicates"], delta["otlp_malformed"], delta["otlp_spans_rejected"],
-               delta["otlp_unwritable"])
+    refused = (
+        delta["otlp_duplicates"],
+        delta["otlp_malformed"],
+        delta["otlp_spans_rejected"],
+        delta["otlp_unwritable"],
+    )
     if written != (half, half) or refused != (0, 0, 0, 0):
         raise SystemExit(f"counters disagree: {delta}")
     info = await js.consumer_info("TELEMETRY", "telemetry-otlp-ingest")
@@ -231,19 +265,26 @@ async def bench(args: argparse.Namespace) -> None:
         directory = Path(tmp)
         database_url = await create_database(embedded, DATABASE, migrated=["telemetry"])
         address = f"127.0.0.1:{free_port()}"
-        stack = Stack(directory, database_url, embedded.nats_url, address, {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "NATS_URL": embedded.nats_url,
-            "OUTRIDER_INTERNAL_KEY": KEY,
-            "OUTRIDER_JWT_SECRET": KEY,
-            "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
-            "OUTRIDER_DATA_DIR": str(directory / "data"),
-            "OUTRIDER_TELEMETRY_ADDR": address,
-            "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
-            "OUTRIDER_TELEMETRY_BATCH_WAIT_MS": str(args.batch_wait_ms),
-            "OUTRIDER_LOG_LEVEL": "WARNING",
-        }, "jetstream")
+        stack = Stack(
+            directory,
+            database_url,
+            embedded.nats_url,
+            address,
+            {
+                **os.environ,
+                "DATABASE_URL": database_url,
+                "NATS_URL": embedded.nats_url,
+                "OUTRIDER_INTERNAL_KEY": KEY,
+                "OUTRIDER_JWT_SECRET": KEY,
+                "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
+                "OUTRIDER_DATA_DIR": str(directory / "data"),
+                "OUTRIDER_TELEMETRY_ADDR": address,
+                "OUTRIDER_TELEMETRY_BATCH_SIZE": str(args.batch_size),
+                "OUTRIDER_TELEMETRY_BATCH_WAIT_MS": str(args.batch_wait_ms),
+                "OUTRIDER_LOG_LEVEL": "WARNING",
+            },
+            "jetstream",
+        )
         conn = await asyncpg.connect(stack.dsn)
         await conn.execute("create table telemetry.runs_copy (like telemetry.runs including all)")
         await conn.close()
@@ -253,9 +294,12 @@ async def bench(args: argparse.Namespace) -> None:
         gateway = start_gateway(stack, port)
         client = await service_nats(embedded.nats_url)
         js = client.jetstream()
-        print(f"OTLP bench: {args.size:,} spans x {args.rounds} rounds, {SPANS_PER_REQUEST} spans per request,"
-              f" {CONCURRENCY} in flight; batch {args.batch_size} / {args.batch_wait_ms} ms;"
-              f" {os.cpu_count()} CPUs", flush=True)
+        print(
+            f"OTLP bench: {args.size:,} spans x {args.rounds} rounds, {SPANS_PER_REQUEST} spans per request,"
+            f" {CONCURRENCY} in flight; batch {args.batch_size} / {args.batch_wait_ms} ms;"
+            f" {os.cpu_count()} CPUs",
+            flush=True,
+        )
         results: dict[str, list[float]] = {"accepted": [], "otlp": [], "nats": []}
         try:
             await wait_healthy(url, gateway)
@@ -291,8 +335,9 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=200_000, help="spans per round, even (default 200,000)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds; figures are medians (default 3)")
     parser.add_argument("--batch-size", type=int, default=200, help="OUTRIDER_TELEMETRY_BATCH_SIZE (default 200)")
-    parser.add_argument("--batch-wait-ms", type=int, default=2000,
-                        help="OUTRIDER_TELEMETRY_BATCH_WAIT_MS (default 2000)")
+    parser.add_argument(
+        "--batch-wait-ms", type=int, default=2000, help="OUTRIDER_TELEMETRY_BATCH_WAIT_MS (default 2000)"
+    )
     args = parser.parse_args()
     if args.size % 2:
         parser.error("--size must be even: every trace is two spans")

@@ -61,13 +61,25 @@ def _carriable(value: str) -> str:
     return value
 
 
-def text(*, min_length: int = 0, max_length: int | None = None, pattern: str | None = None,
-         description: str | None = None, examples: list[str] | None = None) -> Any:
+def text(
+    *,
+    min_length: int = 0,
+    max_length: int | None = None,
+    pattern: str | None = None,
+    description: str | None = None,
+    examples: list[str] | None = None,
+) -> Any:
     """A strict string with the given bounds, carriable end to end."""
     return Annotated[
         str,
-        Field(strict=True, min_length=min_length or None, max_length=max_length, pattern=pattern or CARRIABLE,
-              description=description, examples=examples),
+        Field(
+            strict=True,
+            min_length=min_length or None,
+            max_length=max_length,
+            pattern=pattern or CARRIABLE,
+            description=description,
+            examples=examples,
+        ),
         AfterValidator(_carriable),
     ]
 
@@ -113,6 +125,7 @@ def _json_number(value: Any) -> int | float:
 # float field would turn 3 into 3.0, and an integer rule would refuse it).
 Number = Annotated[int | float, PlainValidator(_json_number), WithJsonSchema({"type": "number"})]
 
+
 def _json_integer(value: Any) -> int:
     # JSON has one number type: 3.0 is the integer 3 to any JSON Schema
     # validator, so it is accepted as 3; "3" and true are not integers.
@@ -128,8 +141,9 @@ def _json_integer(value: Any) -> int:
 def json_int(*, ge: int | None = None, le: int | None = None) -> Any:
     """A JSON integer within bounds, stated in the document as enforced."""
     bounds = {name: value for name, value in (("minimum", ge), ("maximum", le)) if value is not None}
-    return Annotated[int, PlainValidator(_json_integer), Field(ge=ge, le=le),
-                     WithJsonSchema({"type": "integer", **bounds})]
+    return Annotated[
+        int, PlainValidator(_json_integer), Field(ge=ge, le=le), WithJsonSchema({"type": "integer", **bounds})
+    ]
 
 
 JsonInt = json_int()
@@ -154,10 +168,18 @@ def integer_or_text(*, max_length: int, text_pattern: str) -> Any:
             raise _refused("id_text", f"must be 1 to {max_length} characters with one that is not white space")
         return value
 
-    return Annotated[str, PlainValidator(read), WithJsonSchema({"anyOf": [
-        {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
-        {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": text_pattern},
-    ]})]
+    return Annotated[
+        str,
+        PlainValidator(read),
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                    {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": text_pattern},
+                ]
+            }
+        ),
+    ]
 
 
 def keyed(key_pattern: str, value: Any, *, description: str | None = None) -> Any:
@@ -202,11 +224,12 @@ def json_object(*, max_bytes: int | None = None, max_depth: int = JSON_DEPTH_MAX
     limits = f"; at most {max_bytes:,} bytes as compact JSON" if max_bytes else ""
     return Annotated[
         dict[str, Any],
-        Field(description=f"any JSON object, nesting at most {max_depth} levels{limits};"
-                          " numbers come back exactly as sent"),
+        Field(
+            description=f"any JSON object, nesting at most {max_depth} levels{limits};"
+            " numbers come back exactly as sent"
+        ),
         AfterValidator(storable),
     ]
-
 
 
 class Contract(BaseModel):

@@ -71,7 +71,9 @@ class DecisionIn(Contract):
     context: Context = None
     decision: DecisionCore
     reasoning: text(max_length=MAX_REASONING_CHARS) = None
-    model: text(max_length=MAX_TEXT_CHARS) = Field(None, description="the model that decided; older engines send it as context.model")
+    model: text(max_length=MAX_TEXT_CHARS) = Field(
+        None, description="the model that decided; older engines send it as context.model"
+    )
     embedding: Embedding = None
     decided_at: Instant = Field(None, description="when the agent decided; now when absent, never in the future")
 

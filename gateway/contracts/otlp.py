@@ -26,12 +26,14 @@ class OtlpTracesRequest(BaseModel):
     # Optional, as every proto3 field is: an export with no spans is `{}`, and
     # proto3's JSON mapping reads null as the field's default.
     resourceSpans: list[dict[str, Any]] | None = Field(
-        default=None, description="ResourceSpans: a resource, its scopes and their spans")
+        default=None, description="ResourceSpans: a resource, its scopes and their spans"
+    )
 
 
 class OtlpPartialSuccess(Reply):
-    rejectedSpans: str = Field(pattern=r"^[0-9]+$",
-                               description="spans refused, as a decimal string (proto3 JSON's int64)")
+    rejectedSpans: str = Field(
+        pattern=r"^[0-9]+$", description="spans refused, as a decimal string (proto3 JSON's int64)"
+    )
     errorMessage: str = Field(description="how many were refused and the first reasons, each naming the attribute")
 
 
@@ -39,7 +41,8 @@ class OtlpExportResponse(Reply):
     """An ExportTraceServiceResponse."""
 
     partialSuccess: OtlpPartialSuccess | None = Field(
-        default=None, description="present only when some spans were refused; the others were accepted")
+        default=None, description="present only when some spans were refused; the others were accepted"
+    )
 
 
 class OtlpStatus(Reply):

@@ -24,8 +24,14 @@ class PageRequest:
 
 
 def _page(
-    cursor: Annotated[str, Query(max_length=CURSOR_MAX_LENGTH, pattern=r"^[A-Za-z0-9_=-]*$",
-                                 description="the next_cursor of the previous page")] = "",
+    cursor: Annotated[
+        str,
+        Query(
+            max_length=CURSOR_MAX_LENGTH,
+            pattern=r"^[A-Za-z0-9_=-]*$",
+            description="the next_cursor of the previous page",
+        ),
+    ] = "",
     limit: Annotated[int, Query(ge=1, le=PAGE_LIMIT_MAX, description="items per page")] = DEFAULT_LIMIT,
 ) -> PageRequest:
     return PageRequest(cursor=cursor, limit=limit)

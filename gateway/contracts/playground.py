@@ -26,7 +26,8 @@ class RunIn(Contract):
         # the limit as details; refused here, before any other check.
         if len(prompt) > PROMPT_MAX_CHARS:
             raise PydanticCustomError(
-                "PROMPT_TOO_LONG", "is {length} characters; the playground takes at most {max}",
+                "PROMPT_TOO_LONG",
+                "is {length} characters; the playground takes at most {max}",
                 {"length": len(prompt), "max": PROMPT_MAX_CHARS},
             )
         return prompt

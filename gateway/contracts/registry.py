@@ -34,8 +34,12 @@ from services.registry.rules import (
 )
 
 THRESHOLD_KEY = f"^{THRESHOLD_KEY_PATTERN.pattern}$"
-SkillId = text(min_length=1, max_length=MAX_SKILL_ID_LENGTH, pattern=f"^{SKILL_ID_PATTERN.pattern}$",
-               examples=["nudge_stale_rider"])
+SkillId = text(
+    min_length=1,
+    max_length=MAX_SKILL_ID_LENGTH,
+    pattern=f"^{SKILL_ID_PATTERN.pattern}$",
+    examples=["nudge_stale_rider"],
+)
 ModelId = text(pattern=f"^{MODEL_ID_PATTERN.pattern}$", examples=["claude-opus-5-5"])
 
 
@@ -180,12 +184,23 @@ class ThresholdSpecIn(Contract):
 class SkillDraft(Contract):
     """A new skill on a console agent, built only from tools that exist."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
-        "id": "late_rider_digest", "agent_id": "CONSOLE_OPS_AGENT", "title": "Late rider digest",
-        "tool_names": ["scan_bookings", "notify_riders"],
-        "thresholds_schema": {"lateMinutes": {"type": "integer", "min": 5, "max": 60, "step": 5, "default": 15}},
-        "thresholds": {"lateMinutes": 20},
-    }]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "late_rider_digest",
+                    "agent_id": "CONSOLE_OPS_AGENT",
+                    "title": "Late rider digest",
+                    "tool_names": ["scan_bookings", "notify_riders"],
+                    "thresholds_schema": {
+                        "lateMinutes": {"type": "integer", "min": 5, "max": 60, "step": 5, "default": 15}
+                    },
+                    "thresholds": {"lateMinutes": 20},
+                }
+            ]
+        },
+    )
 
     id: SkillId
     agent_id: text(min_length=1, max_length=128)

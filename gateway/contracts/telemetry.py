@@ -24,13 +24,15 @@ class AgentInsight(Reply):
     output_tokens: int = Field(description="output tokens of those calls that reported usage")
     estimated_cost: float | None = Field(
         description="from the configured price table; null without one, or when it does not price every model "
-                    "this agent called")
+        "this agent called"
+    )
 
 
 class ModelUsage(Reply):
     agent_id: str
-    model: str | None = Field(description="the model that answered, else the one asked for; null when neither "
-                                          "was reported")
+    model: str | None = Field(
+        description="the model that answered, else the one asked for; null when neither was reported"
+    )
     provider: str | None
     calls: int
     failures: int
@@ -38,8 +40,7 @@ class ModelUsage(Reply):
     output_tokens: int
     avg_ms: float
     p95_ms: float
-    estimated_cost: float | None = Field(description="null without a price table or when it does not price "
-                                                     "this model")
+    estimated_cost: float | None = Field(description="null without a price table or when it does not price this model")
 
 
 class DecisionCount(Reply):
@@ -63,8 +64,7 @@ class Insights(Reply):
     degraded: list[Degraded] = Field(description="sources that did not answer, so their part is missing")
     models: list[ModelUsage] = Field(description="model calls per agent and model in the window")
     prices_configured: bool = Field(description="whether a price table (OUTRIDER_MODEL_PRICES) is configured")
-    unpriced_models: list[str] = Field(description="models called in the window that the price table does not "
-                                                   "price")
+    unpriced_models: list[str] = Field(description="models called in the window that the price table does not price")
 
 
 class SeriesPoint(Reply):

@@ -78,8 +78,10 @@ async def register_subject(subject_id: SubjectId, body: SubjectIn, request: Requ
     dependencies=[Depends(internal)],
     status_code=201,
     response_model=HumanDecision,
-    responses={200: {"model": HumanDecision, "description": "a redelivery: the decision recorded before"},
-               **errors(401, 409, 422, 503)},
+    responses={
+        200: {"model": HumanDecision, "description": "a redelivery: the decision recorded before"},
+        **errors(401, 409, 422, 503),
+    },
 )
 async def record_human_input(body: HumanInputIn, request: Request, response: Response) -> dict[str, Any]:
     reply = await _decisions(request).RecordHumanInput(
@@ -106,8 +108,9 @@ async def record_human_input(body: HumanInputIn, request: Request, response: Res
 )
 async def lease_subject(subject_id: SubjectId, request: Request) -> dict[str, Any]:
     # A lease reads the subject's outside source first, within that source's own timeout.
-    reply = await _decisions(request).LeaseSubject(decisions_pb2.LeaseSubjectRequest(subject_id=subject_id),
-                                                   timeout=LEASE_TIMEOUT_S)
+    reply = await _decisions(request).LeaseSubject(
+        decisions_pb2.LeaseSubjectRequest(subject_id=subject_id), timeout=LEASE_TIMEOUT_S
+    )
     return {
         "subject_id": reply.subject_id,
         "human_decisions": [human_decision_json(d) for d in reply.human_decisions],

@@ -106,17 +106,26 @@ def record_request(body: DecisionIn, embedding: list[float]) -> decisions_pb2.Re
     )
 
 
-@router.post("/internal/agent-decisions", status_code=201, summary="Record an agent's decision",
-             response_model=RecordReply,
-             responses={200: {"model": RecordReply, "description": "this id was recorded before: nothing changed"},
-                        **errors(401, 409, 422, 503)})
+@router.post(
+    "/internal/agent-decisions",
+    status_code=201,
+    summary="Record an agent's decision",
+    response_model=RecordReply,
+    responses={
+        200: {"model": RecordReply, "description": "this id was recorded before: nothing changed"},
+        **errors(401, 409, 422, 503),
+    },
+)
 async def record_decision(body: DecisionIn, request: Request, _: None = Depends(internal)) -> Response:
     reply = await _decisions(request).RecordDecision(record_request(body, _embedding(request, body.embedding)))
     # Printed here, as the response model would print it, without checking
     # again the two fields this line fills. Same id again: the decision
     # exists already, nothing was created.
-    return Response(to_json({"id": reply.id, "created": reply.created}), status_code=201 if reply.created else 200,
-                    media_type="application/json")
+    return Response(
+        to_json({"id": reply.id, "created": reply.created}),
+        status_code=201 if reply.created else 200,
+        media_type="application/json",
+    )
 
 
 _EPOCH_DAY = date(1970, 1, 1).toordinal()
@@ -157,39 +166,52 @@ def similar_body(reply: decisions_pb2.FindSimilarResponse) -> bytes:
     """
     items = []
     for d in reply.items:
-        head = to_json({
-            "id": d.id,
-            "decision_type": d.decision_type,
-            "agent_id": d.agent_id,
-            "subject_id": d.subject_id,
-            "action": d.action,
-            "confidence": d.confidence,
-            "reasoning": d.reasoning or None,
-            "model": d.model or None,
-            "decided_at": _instant_text(d.decided_at),
-            "outcome": d.outcome or None,
-            "outcome_reason": d.outcome_reason or None,
-            "judged_at": _instant_text(d.judged_at, d.HasField("judged_at")),
-            "judged_by": d.judged_by or None,
-        })
-        items.append(b"".join((head[:-1], b',"context":', d.context_json or b"{}",
-                               b',"similarity":', to_json(d.similarity), b"}")))
+        head = to_json(
+            {
+                "id": d.id,
+                "decision_type": d.decision_type,
+                "agent_id": d.agent_id,
+                "subject_id": d.subject_id,
+                "action": d.action,
+                "confidence": d.confidence,
+                "reasoning": d.reasoning or None,
+                "model": d.model or None,
+                "decided_at": _instant_text(d.decided_at),
+                "outcome": d.outcome or None,
+                "outcome_reason": d.outcome_reason or None,
+                "judged_at": _instant_text(d.judged_at, d.HasField("judged_at")),
+                "judged_by": d.judged_by or None,
+            }
+        )
+        items.append(
+            b"".join(
+                (head[:-1], b',"context":', d.context_json or b"{}", b',"similarity":', to_json(d.similarity), b"}")
+            )
+        )
     summary = reply.summary
-    tail = to_json({
-        "successes": summary.successes,
-        "failures": summary.failures,
-        "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
-    })
+    tail = to_json(
+        {
+            "successes": summary.successes,
+            "failures": summary.failures,
+            "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
+        }
+    )
     return b"".join((b'{"items":[', b",".join(items), b'],"summary":', tail, b"}"))
 
 
-@router.post("/internal/agent-decisions/similar", summary="Judged precedents nearest to a context",
-             response_model=SimilarReply, responses=ENGINE_ERRORS)
+@router.post(
+    "/internal/agent-decisions/similar",
+    summary="Judged precedents nearest to a context",
+    response_model=SimilarReply,
+    responses=ENGINE_ERRORS,
+)
 async def find_similar(body: SimilarIn, request: Request, _: None = Depends(internal)) -> Response:
     if body.context is None and body.embedding is None:
         raise invalid("context", "context or embedding is required")
     message = decisions_pb2.FindSimilarRequest(
-        decision_type=body.decision_type, embedding=_embedding(request, body.embedding), k=body.k,
+        decision_type=body.decision_type,
+        embedding=_embedding(request, body.embedding),
+        k=body.k,
         context_json=json_bytes(body.context) if body.context is not None else b"",
     )
     return Response(similar_body(await _precedents(request, message)), media_type="application/json")
@@ -221,8 +243,12 @@ def _outcome_request(decision_id: str, body: OutcomeIn, judged_by: str) -> decis
     )
 
 
-@router.patch("/internal/agent-decisions/{decision_id}/outcome", summary="Judge a pending decision",
-              response_model=Decision, responses=errors(401, 404, 409, 422, 503))
+@router.patch(
+    "/internal/agent-decisions/{decision_id}/outcome",
+    summary="Judge a pending decision",
+    response_model=Decision,
+    responses=errors(401, 404, 409, 422, 503),
+)
 async def set_outcome(
     decision_id: DecisionId, body: OutcomeIn, request: Request, _: None = Depends(internal)
 ) -> dict[str, Any]:
@@ -230,8 +256,12 @@ async def set_outcome(
     return decision_json(reply)
 
 
-@router.patch("/admin/ai/decisions/{decision_id}/outcome", summary="A person judges or re-judges a decision",
-              response_model=Decision, responses=WRITER_ERRORS)
+@router.patch(
+    "/admin/ai/decisions/{decision_id}/outcome",
+    summary="A person judges or re-judges a decision",
+    response_model=Decision,
+    responses=WRITER_ERRORS,
+)
 async def rejudge(
     decision_id: DecisionId, body: OutcomeIn, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
@@ -239,14 +269,20 @@ async def rejudge(
     return decision_json(reply)
 
 
-@router.get("/admin/ai/decisions", summary="Decisions, newest first, without their context",
-            response_model=DecisionPage, responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/decisions",
+    summary="Decisions, newest first, without their context",
+    response_model=DecisionPage,
+    responses=STAFF_ERRORS,
+)
 async def list_decisions(
     request: Request,
     page: PageQuery,
     decision_type: Annotated[str, Query(max_length=64, pattern=CARRIABLE, description="only this type")] = "",
-    outcome: Annotated[Literal["success", "failure", "unknown", "pending"] | None,
-                       Query(description="only decisions with this outcome; pending = not judged yet")] = None,
+    outcome: Annotated[
+        Literal["success", "failure", "unknown", "pending"] | None,
+        Query(description="only decisions with this outcome; pending = not judged yet"),
+    ] = None,
     agent_id: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only this agent's decisions")] = "",
     model: Annotated[str, Query(max_length=256, pattern=CARRIABLE, description="only decisions this model made")] = "",
     decided_from: Annotated[Instant | None, Query(description="decided at or after (RFC 3339 with offset)")] = None,
@@ -254,7 +290,11 @@ async def list_decisions(
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     message = decisions_pb2.ListDecisionsRequest(
-        decision_type=decision_type, outcome=outcome or "", agent_id=agent_id, model=model, page=page.proto(),
+        decision_type=decision_type,
+        outcome=outcome or "",
+        agent_id=agent_id,
+        model=model,
+        page=page.proto(),
     )
     if decided_from is not None:
         message.decided_from.CopyFrom(timestamp(decided_from))
@@ -276,9 +316,12 @@ def _change_json(change: decisions_pb2.OutcomeChange) -> dict[str, Any]:
     }
 
 
-@router.get("/admin/ai/decisions/{decision_id}",
-            summary="One decision without its context, its outcome history and its nearest judged precedents",
-            response_model=DecisionDetail, responses={**STAFF_ERRORS, **errors(404)})
+@router.get(
+    "/admin/ai/decisions/{decision_id}",
+    summary="One decision without its context, its outcome history and its nearest judged precedents",
+    response_model=DecisionDetail,
+    responses={**STAFF_ERRORS, **errors(404)},
+)
 async def get_decision(
     decision_id: DecisionId,
     request: Request,

@@ -83,8 +83,9 @@ class Intake:
             if self._js is None:
                 if not self._settings.nats_url:
                     raise ApiError(503, "OTLP_UNAVAILABLE", "OTLP intake needs NATS_URL")
-                client = await nats_helper.connect_service(self._settings, name="outrider-gateway",
-                                                           timeout=CONNECT_TIMEOUT_S)
+                client = await nats_helper.connect_service(
+                    self._settings, name="outrider-gateway", timeout=CONNECT_TIMEOUT_S
+                )
                 js = client.jetstream()
                 try:
                     await nats_helper.ensure_topology(js, self._stream_limits)
@@ -97,8 +98,12 @@ class Intake:
     async def publish(self, messages: list[bytes]) -> None:
         """Every message stored by JetStream, once, or an exception."""
         js = await self._jetstream()
-        await asyncio.gather(*(publish_once(js, SUBJECT, message, msg_id=message_id(message), retry=PUBLISH_RETRY)
-                               for message in messages))
+        await asyncio.gather(
+            *(
+                publish_once(js, SUBJECT, message, msg_id=message_id(message), retry=PUBLISH_RETRY)
+                for message in messages
+            )
+        )
 
     async def close(self) -> None:
         if self._client is not None:
@@ -161,6 +166,7 @@ class OtlpRoute(APIRoute):
 
         return handle
 
+
 router = APIRouter(tags=["otlp"], route_class=OtlpRoute, lifespan=lifespan)
 
 
@@ -217,46 +223,73 @@ def _admit(body: bytes, json_encoded: bool) -> otlp_codec.Admission:
 _BODY_DOC = {
     "required": True,
     "description": "An ExportTraceServiceRequest, protobuf or JSON, optionally gzip-compressed "
-                   "(`Content-Encoding: gzip`).",
+    "(`Content-Encoding: gzip`).",
     "content": {
-        PROTOBUF: {"schema": {"type": "string", "format": "binary",
-                              "description": "ExportTraceServiceRequest, protobuf binary encoding"}},
+        PROTOBUF: {
+            "schema": {
+                "type": "string",
+                "format": "binary",
+                "description": "ExportTraceServiceRequest, protobuf binary encoding",
+            }
+        },
         JSON: {"schema": OtlpTracesRequest.model_json_schema()},
     },
 }
-_STATUS_DOC = {"content": {PROTOBUF: {"schema": {"type": "string", "format": "binary",
-                                                  "description": "google.rpc.Status, protobuf"}}}}
+_STATUS_DOC = {
+    "content": {
+        PROTOBUF: {"schema": {"type": "string", "format": "binary", "description": "google.rpc.Status, protobuf"}}
+    }
+}
 
 
 @router.post(
     PATH,
     summary="OTLP/HTTP traces in: spans become task runs and model calls; needs the engine key",
     description="X-Internal-Key or `Authorization: Bearer <key>`. Answers in the request's encoding. A span "
-                "that cannot be used is refused alone and counted in `partialSuccess`; spans that are neither a "
-                "task run nor a model call are accepted and not kept.",
+    "that cannot be used is refused alone and counted in `partialSuccess`; spans that are neither a "
+    "task run nor a model call are accepted and not kept.",
     response_class=Response,
     openapi_extra={"requestBody": _BODY_DOC},
     responses={
-        200: {"model": OtlpExportResponse, "description": "stored for ingest; refused spans are counted",
-              "content": {PROTOBUF: {"schema": {"type": "string", "format": "binary",
-                                                "description": "ExportTraceServiceResponse, protobuf"}}}},
-        400: {"model": OtlpStatus, "description": "the body does not decode as the encoding it names",
-              **_STATUS_DOC},
+        200: {
+            "model": OtlpExportResponse,
+            "description": "stored for ingest; refused spans are counted",
+            "content": {
+                PROTOBUF: {
+                    "schema": {
+                        "type": "string",
+                        "format": "binary",
+                        "description": "ExportTraceServiceResponse, protobuf",
+                    }
+                }
+            },
+        },
+        400: {"model": OtlpStatus, "description": "the body does not decode as the encoding it names", **_STATUS_DOC},
         401: {"model": OtlpStatus, "description": "no or wrong engine key", **_STATUS_DOC},
-        413: {"model": OtlpStatus, "description": "over OUTRIDER_OTLP_MAX_BODY_BYTES, as sent or inflated",
-              **_STATUS_DOC},
-        415: {"model": OtlpStatus, "description": "a Content-Type or Content-Encoding OTLP/HTTP does not define",
-              **_STATUS_DOC},
-        503: {"model": OtlpStatus, "description": "JetStream is unreachable; retry after Retry-After seconds",
-              **_STATUS_DOC},
+        413: {
+            "model": OtlpStatus,
+            "description": "over OUTRIDER_OTLP_MAX_BODY_BYTES, as sent or inflated",
+            **_STATUS_DOC,
+        },
+        415: {
+            "model": OtlpStatus,
+            "description": "a Content-Type or Content-Encoding OTLP/HTTP does not define",
+            **_STATUS_DOC,
+        },
+        503: {
+            "model": OtlpStatus,
+            "description": "JetStream is unreachable; retry after Retry-After seconds",
+            **_STATUS_DOC,
+        },
     },
 )
 async def export_traces(request: Request, _: None = Depends(engine_key)) -> Response:
     intake: Intake = request.app.state.otlp
     media_type = _media_type(request)
     if media_type not in (PROTOBUF, JSON):
-        raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE",
-                       f"Content-Type must be {PROTOBUF} or {JSON}, got {media_type or 'none'!r}")
+        raise ApiError(
+            415, "UNSUPPORTED_MEDIA_TYPE", f"Content-Type must be {PROTOBUF} or {JSON}, got {media_type or 'none'!r}"
+        )
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     if encoding not in ("gzip", "identity"):
         raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", f"Content-Encoding must be gzip or identity, got {encoding!r}")
@@ -278,8 +311,9 @@ async def export_traces(request: Request, _: None = Depends(engine_key)) -> Resp
             raise ApiError(503, "OTLP_UNAVAILABLE", "the telemetry stream is unavailable; retry shortly") from None
     intake.requests["accepted"] += 1
     intake.spans.update(accepted=admission.accepted, rejected=admission.rejected, ignored=admission.ignored)
-    return Response(otlp_codec.export_response(admission, json_encoded=json_encoded),
-                    media_type=JSON if json_encoded else PROTOBUF)
+    return Response(
+        otlp_codec.export_response(admission, json_encoded=json_encoded), media_type=JSON if json_encoded else PROTOBUF
+    )
 
 
 def exposition(intake: Intake | None) -> str:
@@ -289,12 +323,16 @@ def exposition(intake: Intake | None) -> str:
     lines = [
         "# HELP outrider_otlp_requests_total OTLP export requests this gateway answered, by outcome.",
         "# TYPE outrider_otlp_requests_total counter",
-        *(f'outrider_otlp_requests_total{{outcome="{outcome}"}} {intake.requests[outcome]}'
-          for outcome in ("accepted", *_OUTCOMES.values())),
+        *(
+            f'outrider_otlp_requests_total{{outcome="{outcome}"}} {intake.requests[outcome]}'
+            for outcome in ("accepted", *_OUTCOMES.values())
+        ),
         "# HELP outrider_otlp_spans_total Spans in accepted OTLP requests: published, refused, or not a run "
         "or model call.",
         "# TYPE outrider_otlp_spans_total counter",
-        *(f'outrider_otlp_spans_total{{outcome="{outcome}"}} {intake.spans[outcome]}'
-          for outcome in ("accepted", "rejected", "ignored")),
+        *(
+            f'outrider_otlp_spans_total{{outcome="{outcome}"}} {intake.spans[outcome]}'
+            for outcome in ("accepted", "rejected", "ignored")
+        ),
     ]
     return "\n".join(lines) + "\n"

@@ -40,8 +40,12 @@ def _outcomes(request: Request) -> outcomes_pb2_grpc.OutcomesStub:
     return stub(request, "outcomes", outcomes_pb2_grpc.OutcomesStub)
 
 
-@router.post("/internal/facts", summary="Record subject facts (the payload of a facts.booking event)",
-             response_model=FactsReply, responses=ENGINE_ERRORS)
+@router.post(
+    "/internal/facts",
+    summary="Record subject facts (the payload of a facts.booking event)",
+    response_model=FactsReply,
+    responses=ENGINE_ERRORS,
+)
 async def record_facts(body: FactsIn, request: Request, _: None = Depends(internal)) -> dict[str, Any]:
     # The body goes on as it came: the outcomes context parses it with the
     # same code as the NATS events, so both doors accept and refuse alike.
@@ -49,16 +53,21 @@ async def record_facts(body: FactsIn, request: Request, _: None = Depends(intern
     return {"subject_id": reply.subject_id, "facts": json.loads(reply.facts), "changed": reply.changed}
 
 
-@router.post("/internal/outcomes/sweep", summary="Judge every pending decision old enough, now",
-             response_model=SweepReply, responses=ENGINE_ERRORS)
+@router.post(
+    "/internal/outcomes/sweep",
+    summary="Judge every pending decision old enough, now",
+    response_model=SweepReply,
+    responses=ENGINE_ERRORS,
+)
 async def sweep(
     request: Request,
     _: None = Depends(internal),
-    batch_size: Annotated[int, Query(ge=1, le=MAX_BATCH, description="decisions per round trip")] = None,
+    batch_size: Annotated[int | None, Query(ge=1, le=MAX_BATCH, description="decisions per round trip")] = None,
 ) -> dict[str, Any]:
     # A sweep of a large backlog takes minutes, not the usual call's seconds.
-    reply = await _outcomes(request).Sweep(outcomes_pb2.SweepRequest(batch_size=batch_size or 0),
-                                           timeout=SWEEP_TIMEOUT_S)
+    reply = await _outcomes(request).Sweep(
+        outcomes_pb2.SweepRequest(batch_size=batch_size or 0), timeout=SWEEP_TIMEOUT_S
+    )
     return {"judged": reply.judged, "by_outcome": dict(reply.by_outcome), "scanned": reply.scanned}
 
 
@@ -74,8 +83,12 @@ def _credit_json(credit: outcomes_pb2.TurnCredit) -> dict[str, Any]:
     }
 
 
-@router.post("/internal/conversations", summary="Book a conversation's episode credits (idempotent)",
-             response_model=CreditsReply, responses=errors(401, 409, 422, 503))
+@router.post(
+    "/internal/conversations",
+    summary="Book a conversation's episode credits (idempotent)",
+    response_model=CreditsReply,
+    responses=errors(401, 409, 422, 503),
+)
 async def submit_conversation(body: ConversationIn, request: Request, _: None = Depends(internal)) -> dict[str, Any]:
     message = outcomes_pb2.SubmitConversationRequest(
         conversation_id=body.conversation_id,
@@ -86,12 +99,18 @@ async def submit_conversation(body: ConversationIn, request: Request, _: None = 
     return {"credits": [_credit_json(c) for c in reply.credits], "deferred": reply.deferred}
 
 
-@router.get("/admin/ai/conversation-metrics", summary="Outcome metrics over the credit ledger",
-            response_model=ConversationMetrics, responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/conversation-metrics",
+    summary="Outcome metrics over the credit ledger",
+    response_model=ConversationMetrics,
+    responses=STAFF_ERRORS,
+)
 async def conversation_metrics(
     request: Request,
     _: Principal = Depends(staff),
-    model: Annotated[str | None, Query(max_length=256, pattern=CARRIABLE, description="only this model's episodes")] = None,
+    model: Annotated[
+        str | None, Query(max_length=256, pattern=CARRIABLE, description="only this model's episodes")
+    ] = None,
 ) -> dict[str, Any]:
     message = outcomes_pb2.GetConversationMetricsRequest()
     if model is not None:
@@ -112,17 +131,34 @@ async def conversation_metrics(
     }
 
 
-@router.get("/admin/ai/routing", summary="Per-model evidence, posteriors and the Thompson pick for one key",
-            response_model=Routing, responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/routing",
+    summary="Per-model evidence, posteriors and the Thompson pick for one key",
+    response_model=Routing,
+    responses=STAFF_ERRORS,
+)
 async def routing(
     request: Request,
     _: Principal = Depends(staff),
-    decision_type: Annotated[str, Query(max_length=64, pattern=FILLED, description="route this decision type (or give skill)",
-                                          examples=["stall_response"])] = "",
-    skill: Annotated[str, Query(max_length=128, pattern=FILLED, description="route this skill (or give decision_type)")] = "",
-    seed: Annotated[int | None, Query(ge=-(2**63), le=2**63 - 1, description="same seed and evidence, same pick")] = None,
-    candidate: Annotated[list[Annotated[str, Field(pattern=FILLED, max_length=256)]], Query(max_length=MAX_CANDIDATES,
-                                          description="models to choose among; default every model with evidence")] = [],
+    decision_type: Annotated[
+        str,
+        Query(
+            max_length=64,
+            pattern=FILLED,
+            description="route this decision type (or give skill)",
+            examples=["stall_response"],
+        ),
+    ] = "",
+    skill: Annotated[
+        str, Query(max_length=128, pattern=FILLED, description="route this skill (or give decision_type)")
+    ] = "",
+    seed: Annotated[
+        int | None, Query(ge=-(2**63), le=2**63 - 1, description="same seed and evidence, same pick")
+    ] = None,
+    candidate: Annotated[
+        list[Annotated[str, Field(pattern=FILLED, max_length=256)]],
+        Query(max_length=MAX_CANDIDATES, description="models to choose among; default every model with evidence"),
+    ] = [],
 ) -> dict[str, Any]:
     message = outcomes_pb2.GetRoutingRequest(decision_type=decision_type, skill=skill, candidates=candidate)
     if seed is not None:

@@ -94,8 +94,12 @@ def _event_json(event: playground_pb2.RunEvent) -> tuple[str, dict[str, Any]]:
     if kind == "done":
         return "done", trace_json(event.done)
     started = event.started
-    return "started", {"id": started.id, "agent_id": started.agent_id, "skill_id": started.skill_id,
-                       "model": started.model}
+    return "started", {
+        "id": started.id,
+        "agent_id": started.agent_id,
+        "skill_id": started.skill_id,
+        "model": started.model,
+    }
 
 
 async def _stream(call: Any, first: playground_pb2.RunEvent) -> AsyncIterator[bytes]:
@@ -117,15 +121,15 @@ async def _stream(call: Any, first: playground_pb2.RunEvent) -> AsyncIterator[by
     summary="Run one prompt through a skill's tools, safely",
     response_model=RunTrace,
     responses={
-        200: {"content": {EVENT_STREAM: {"schema": {"type": "string", "description": "started, step…, done | error"}}},
-              "description": "the trace; as Server-Sent Events when the request accepts text/event-stream"},
+        200: {
+            "content": {EVENT_STREAM: {"schema": {"type": "string", "description": "started, step…, done | error"}}},
+            "description": "the trace; as Server-Sent Events when the request accepts text/event-stream",
+        },
         **errors(401, 403, 404, 422, 429, 503),
     },
 )
 async def run(body: RunIn, request: Request, _: Principal = Depends(writer)) -> Any:
-    message = playground_pb2.RunRequest(
-        agent_id=body.agent_id, skill_id=body.skill_id or "", prompt=body.prompt
-    )
+    message = playground_pb2.RunRequest(agent_id=body.agent_id, skill_id=body.skill_id or "", prompt=body.prompt)
     if EVENT_STREAM in request.headers.get("accept", ""):
         call = _playground(request).RunStream(message)
         # The first event is awaited before answering, so a refused run
@@ -136,9 +140,7 @@ async def run(body: RunIn, request: Request, _: Principal = Depends(writer)) -> 
             raise from_rpc_error(exc, "playground") from None
         if first is grpc.aio.EOF:
             raise ApiError(502, "UPSTREAM_CLOSED", "the playground closed the stream before the run started")
-        return StreamingResponse(
-            _stream(call, first), media_type=EVENT_STREAM, headers={"Cache-Control": "no-cache"}
-        )
+        return StreamingResponse(_stream(call, first), media_type=EVENT_STREAM, headers={"Cache-Control": "no-cache"})
     # The run keeps its own deadline (the same setting the playground reads);
     # the call waits that long and a little more, so the run ends as the
     # playground's `deadline`, stored, rather than as this call's timeout.
@@ -146,14 +148,22 @@ async def run(body: RunIn, request: Request, _: Principal = Depends(writer)) -> 
     return trace_json(await _playground(request).Run(message, timeout=deadline_s + RUN_DEADLINE_MARGIN_S))
 
 
-@router.get("/admin/ai/playground/runs", summary="Stored playground runs, newest first",
-            response_model=RunPage, responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/playground/runs",
+    summary="Stored playground runs, newest first",
+    response_model=RunPage,
+    responses=STAFF_ERRORS,
+)
 async def list_runs(request: Request, page: PageQuery, _: Principal = Depends(staff)) -> dict[str, Any]:
     reply = await _playground(request).ListRuns(playground_pb2.ListRunsRequest(page=page.proto()))
     return {"items": [trace_json(t, with_steps=False) for t in reply.items], "next_cursor": reply.next_cursor or None}
 
 
-@router.get("/admin/ai/playground/runs/{run_id}", summary="One stored run with every step",
-            response_model=RunTrace, responses={**STAFF_ERRORS, **errors(404)})
+@router.get(
+    "/admin/ai/playground/runs/{run_id}",
+    summary="One stored run with every step",
+    response_model=RunTrace,
+    responses={**STAFF_ERRORS, **errors(404)},
+)
 async def get_run(request: Request, run_id: RunId, _: Principal = Depends(staff)) -> dict[str, Any]:
     return trace_json(await _playground(request).GetRun(playground_pb2.GetRunRequest(id=run_id)))

@@ -47,7 +47,7 @@ WATCH_RETRY_MAX_S: Final = 5.0
 FRESHNESS_HEADER: Final = "X-Outrider-Snapshot"
 SNAPSHOT_FRESHNESS: Final = {
     "description": "live: the gateway's watch on the registry is open; confirmed: the registry answered this"
-                   " request; stale: the registry is not answering and this is the last copy it confirmed",
+    " request; stale: the registry is not answering and this is the last copy it confirmed",
     "schema": {"type": "string", "enum": ["live", "confirmed", "stale"]},
 }
 
@@ -86,9 +86,7 @@ class SnapshotFeed:
             return self.snapshot
         held = self.snapshot
         try:
-            reply = await registry.GetSnapshot(
-                registry_pb2.GetSnapshotRequest(if_none_match=held.etag if held else "")
-            )
+            reply = await registry.GetSnapshot(registry_pb2.GetSnapshotRequest(if_none_match=held.etag if held else ""))
         except ContextCallError:
             if held is None:
                 raise
@@ -304,15 +302,23 @@ def skill_draft(body: SkillDraft) -> registry_pb2.CreateSkillRequest:
 # ─── Routes ────────────────────────────────────────────────────────────────
 
 
-@router.get("/admin/ai/agents", summary="Every agent with its status badge and skill and tool counts",
-            response_model=AgentPage, responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/agents",
+    summary="Every agent with its status badge and skill and tool counts",
+    response_model=AgentPage,
+    responses=STAFF_ERRORS,
+)
 async def list_agents(request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
     reply = await _registry(request).ListAgents(registry_pb2.ListAgentsRequest())
     return {"items": [agent_json(a) for a in reply.items], "next_cursor": None}
 
 
-@router.get("/admin/ai/agents/{agent_id}", summary="One agent with its skills, their tools and its screens",
-            response_model=AgentDetail, responses=errors(401, 403, 404, 503))
+@router.get(
+    "/admin/ai/agents/{agent_id}",
+    summary="One agent with its skills, their tools and its screens",
+    response_model=AgentDetail,
+    responses=errors(401, 403, 404, 503),
+)
 async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
     reply = await _registry(request).GetAgent(registry_pb2.GetAgentRequest(id=agent_id))
     return {
@@ -323,8 +329,12 @@ async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depe
     }
 
 
-@router.patch("/admin/ai/agents/{agent_id}", summary="Set an agent's autonomy or model pin",
-              response_model=Agent, responses=WRITER_ERRORS)
+@router.patch(
+    "/admin/ai/agents/{agent_id}",
+    summary="Set an agent's autonomy or model pin",
+    response_model=Agent,
+    responses=WRITER_ERRORS,
+)
 async def update_agent(
     agent_id: AgentIdPath, body: AgentPatch, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
@@ -332,8 +342,12 @@ async def update_agent(
     return agent_json(reply)
 
 
-@router.get("/admin/ai/skills", summary="Skills, optionally of one agent", response_model=SkillPage,
-            responses={**STAFF_ERRORS, **errors(404)})
+@router.get(
+    "/admin/ai/skills",
+    summary="Skills, optionally of one agent",
+    response_model=SkillPage,
+    responses={**STAFF_ERRORS, **errors(404)},
+)
 async def list_skills(
     request: Request,
     agent: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only this agent's skills")] = "",
@@ -343,15 +357,24 @@ async def list_skills(
     return {"items": [skill_json(s) for s in reply.items], "next_cursor": None}
 
 
-@router.post("/admin/ai/skills", status_code=201, summary="A new skill on a console agent, from existing tools",
-             response_model=Skill, responses=WRITER_ERRORS)
+@router.post(
+    "/admin/ai/skills",
+    status_code=201,
+    summary="A new skill on a console agent, from existing tools",
+    response_model=Skill,
+    responses=WRITER_ERRORS,
+)
 async def create_skill(body: SkillDraft, request: Request, _: Principal = Depends(writer)) -> dict[str, Any]:
     reply = await _registry(request).CreateSkill(skill_draft(body))
     return skill_json(reply)
 
 
-@router.patch("/admin/ai/skills/{skill_id}", summary="Switch a skill or tune its thresholds",
-              response_model=Skill, responses=WRITER_ERRORS)
+@router.patch(
+    "/admin/ai/skills/{skill_id}",
+    summary="Switch a skill or tune its thresholds",
+    response_model=Skill,
+    responses=WRITER_ERRORS,
+)
 async def update_skill(
     skill_id: SkillIdPath, body: SkillPatch, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
@@ -359,8 +382,7 @@ async def update_skill(
     return skill_json(reply)
 
 
-@router.get("/admin/ai/tools", summary="Tools, optionally of one kind", response_model=ToolPage,
-            responses=STAFF_ERRORS)
+@router.get("/admin/ai/tools", summary="Tools, optionally of one kind", response_model=ToolPage, responses=STAFF_ERRORS)
 async def list_tools(
     request: Request,
     kind: Annotated[ToolKind | None, Query(description="only tools of this kind")] = None,
@@ -370,15 +392,19 @@ async def list_tools(
     return {"items": [tool_json(t) for t in reply.items], "next_cursor": None}
 
 
-@router.get("/admin/ai/audit", summary="Registry change history, newest first", response_model=AuditPage,
-            responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/audit", summary="Registry change history, newest first", response_model=AuditPage, responses=STAFF_ERRORS
+)
 async def list_audit(
     request: Request,
     page: PageQuery,
     entity: Annotated[Literal["agent", "skill"] | None, Query(description="only changes to this kind of thing")] = None,
-    entity_id: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only changes to this agent or skill")] = "",
-    actor: Annotated[str, Query(max_length=256, pattern=CARRIABLE,
-                                      description="only changes by this person (their sub or email)")] = "",
+    entity_id: Annotated[
+        str, Query(max_length=128, pattern=CARRIABLE, description="only changes to this agent or skill")
+    ] = "",
+    actor: Annotated[
+        str, Query(max_length=256, pattern=CARRIABLE, description="only changes by this person (their sub or email)")
+    ] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     reply = await _registry(request).ListAudit(
@@ -406,10 +432,15 @@ def etag_matches(header: str | None, etag: str) -> bool:
     summary="The whole registry snapshot the engine obeys (ETag, If-None-Match)",
     response_class=Response,
     responses={
-        200: {"description": "the snapshot document", "content": {"application/json": {"schema": {"type": "object"}}},
-              "headers": {"ETag": {"schema": {"type": "string"}}, FRESHNESS_HEADER: SNAPSHOT_FRESHNESS}},
-        304: {"description": "the snapshot is unchanged since the ETag sent",
-              "headers": {"ETag": {"schema": {"type": "string"}}, FRESHNESS_HEADER: SNAPSHOT_FRESHNESS}},
+        200: {
+            "description": "the snapshot document",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+            "headers": {"ETag": {"schema": {"type": "string"}}, FRESHNESS_HEADER: SNAPSHOT_FRESHNESS},
+        },
+        304: {
+            "description": "the snapshot is unchanged since the ETag sent",
+            "headers": {"ETag": {"schema": {"type": "string"}}, FRESHNESS_HEADER: SNAPSHOT_FRESHNESS},
+        },
         **errors(401, 503),
     },
 )

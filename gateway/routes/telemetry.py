@@ -105,13 +105,18 @@ def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
     }
 
 
-@router.get("/admin/ai/insights",
-            summary="Runs, failures and durations per agent; model calls and tokens; decisions; live state",
-            response_model=Insights, responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/insights",
+    summary="Runs, failures and durations per agent; model calls and tokens; decisions; live state",
+    response_model=Insights,
+    responses=STAFF_ERRORS,
+)
 async def insights(
     request: Request,
-    days: Annotated[int | None, Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS,
-                                      description=f"window in days (default {DEFAULT_WINDOW_DAYS})")] = None,
+    days: Annotated[
+        int | None,
+        Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS, description=f"window in days (default {DEFAULT_WINDOW_DAYS})"),
+    ] = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
@@ -119,12 +124,18 @@ async def insights(
     return insights_json(await telemetry.GetInsights(ask))
 
 
-@router.get("/admin/ai/insights/series", summary="Runs and failures per agent over the window, in equal buckets",
-            response_model=RunSeries, responses=STAFF_ERRORS)
+@router.get(
+    "/admin/ai/insights/series",
+    summary="Runs and failures per agent over the window, in equal buckets",
+    response_model=RunSeries,
+    responses=STAFF_ERRORS,
+)
 async def run_series(
     request: Request,
-    days: Annotated[int | None, Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS,
-                                      description=f"window in days (default {DEFAULT_WINDOW_DAYS})")] = None,
+    days: Annotated[
+        int | None,
+        Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS, description=f"window in days (default {DEFAULT_WINDOW_DAYS})"),
+    ] = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
@@ -138,8 +149,7 @@ async def run_series(
         "agents": [
             {
                 "agent_id": series.agent_id,
-                "points": [{"start": instant(p.start), "runs": p.runs, "failures": p.failures}
-                           for p in series.points],
+                "points": [{"start": instant(p.start), "runs": p.runs, "failures": p.failures} for p in series.points],
             }
             for series in reply.agents
         ],
@@ -171,9 +181,14 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
     return "\n".join(lines) + "\n"
 
 
-@router.get("/metrics", summary="Telemetry ingest and OTLP intake counters, Prometheus text; needs the internal key",
-            responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
-                             "description": "Prometheus text format 0.0.4"}, **errors(401, 503)})
+@router.get(
+    "/metrics",
+    summary="Telemetry ingest and OTLP intake counters, Prometheus text; needs the internal key",
+    responses={
+        200: {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "Prometheus text format 0.0.4"},
+        **errors(401, 503),
+    },
+)
 async def metrics(request: Request, _: None = Depends(metrics_key)) -> PlainTextResponse:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
     counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest())

@@ -19,7 +19,7 @@ import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
@@ -113,7 +113,7 @@ class DecisionRecorder:
                 reasoning=reasoning,
                 model=model,
                 embedding=list(embedding or ()),
-                decided_at=timestamp(decided_at or datetime.now(timezone.utc)),
+                decided_at=timestamp(decided_at or datetime.now(UTC)),
             )
         except (TypeError, ValueError) as error:
             self._drop("unencodable", decision_id, error)
@@ -190,7 +190,7 @@ class DecisionRecorder:
                     return
                 self.counters.retried += 1
                 # Full jitter: a fleet of engines reconnecting must not retry in step.
-                await asyncio.sleep(random.uniform(0, min(high, low * 2 ** attempt)))
+                await asyncio.sleep(random.uniform(0, min(high, low * 2**attempt)))
             else:
                 self.counters.sent += 1
                 return
@@ -220,7 +220,7 @@ class DecisionRecorder:
                 # Every decision carries its id, so resending the whole batch
                 # records none of them twice.
                 self.counters.retried += len(batch)
-                await asyncio.sleep(random.uniform(0, min(high, low * 2 ** attempt)))
+                await asyncio.sleep(random.uniform(0, min(high, low * 2**attempt)))
             else:
                 for result in reply.results:
                     if result.error_code:
@@ -261,18 +261,33 @@ class PrecedentClient:
     """Similar judged decisions, with a short timeout and a safe empty answer,
     over one stream (PrecedentSearches)."""
 
-    def __init__(self, address: str, internal_key: str, *, timeout_s: float = 0.5,
-                 channel: grpc.aio.Channel | None = None, tls: TlsFiles | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        internal_key: str,
+        *,
+        timeout_s: float = 0.5,
+        channel: grpc.aio.Channel | None = None,
+        tls: TlsFiles | None = None,
+    ) -> None:
         self._channel = channel or keyed_channel(address, internal_key, tls=tls)
         self._searches = PrecedentSearches(self._channel)
         self._timeout_s = timeout_s
         self.unavailable = 0
 
-    async def precedents(self, decision_type: str, context: Mapping[str, Any] | None = None, k: int = 10, *,
-                         embedding: Sequence[float] | None = None) -> Precedents:
+    async def precedents(
+        self,
+        decision_type: str,
+        context: Mapping[str, Any] | None = None,
+        k: int = 10,
+        *,
+        embedding: Sequence[float] | None = None,
+    ) -> Precedents:
         """Judged precedents for a context (embedded by Outrider) or an embedding of the engine's own."""
         search = decisions_pb2.FindSimilarRequest(
-            decision_type=decision_type, k=k, embedding=embedding or (),
+            decision_type=decision_type,
+            k=k,
+            embedding=embedding or (),
             context_json=json_bytes(dict(context)) if context is not None else b"",
         )
         try:
@@ -288,7 +303,11 @@ class PrecedentClient:
         found = answer.found
         items = tuple(
             Precedent(
-                id=d.id, action=d.action, outcome=d.outcome, similarity=d.similarity, confidence=d.confidence,
+                id=d.id,
+                action=d.action,
+                outcome=d.outcome,
+                similarity=d.similarity,
+                confidence=d.confidence,
                 model=d.model,
                 decided_at=instant(d.decided_at, d.HasField("decided_at")),
             )

@@ -162,7 +162,6 @@ class RegistrySnapshot:
             document=bytes(document),
         )
 
-
     def skill_enabled(self, skill_id: str) -> bool:
         skill = self.skills.get(skill_id)
         return skill is not None and skill.enabled
@@ -424,9 +423,7 @@ class RegistryClient:
         # A copy read from disk is sent for again, so the first message
         # confirms it came from the registry.
         held = self._snapshot if self._source == "registry" else None
-        call = stub.WatchSnapshot(
-            registry_pb2.WatchSnapshotRequest(if_none_match=held.etag if held else "")
-        )
+        call = stub.WatchSnapshot(registry_pb2.WatchSnapshotRequest(if_none_match=held.etag if held else ""))
         opened = False
         read: asyncio.Future[Any] | None = None
         try:

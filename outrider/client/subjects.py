@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import grpc
 
@@ -39,8 +39,15 @@ class LeaseRefused(Exception):
 
 
 class SubjectGate:
-    def __init__(self, address: str, internal_key: str, *, timeout_s: float = 10.0,
-                 channel: grpc.aio.Channel | None = None, tls: TlsFiles | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        internal_key: str,
+        *,
+        timeout_s: float = 10.0,
+        channel: grpc.aio.Channel | None = None,
+        tls: TlsFiles | None = None,
+    ) -> None:
         self._channel = channel or keyed_channel(address, internal_key, tls=tls)
         self._stub = decisions_pb2_grpc.DecisionsStub(self._channel)
         self._timeout_s = timeout_s
@@ -58,9 +65,12 @@ class SubjectGate:
             subject_id=reply.subject_id,
             human_decisions=tuple(
                 HumanDecision(
-                    kind=d.kind, body=d.body, author=d.author,
-                    written_at=d.written_at.ToDatetime(tzinfo=timezone.utc) if d.HasField("written_at") else None,
-                    plan_ref=d.plan_ref, step=d.step,
+                    kind=d.kind,
+                    body=d.body,
+                    author=d.author,
+                    written_at=d.written_at.ToDatetime(tzinfo=UTC) if d.HasField("written_at") else None,
+                    plan_ref=d.plan_ref,
+                    step=d.step,
                 )
                 for d in reply.human_decisions
             ),

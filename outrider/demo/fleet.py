@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -122,18 +122,32 @@ def _failure_context(rng: random.Random) -> dict[str, Any]:
 def _conversation(rng: random.Random, model: str, index: int) -> dict[str, Any]:
     """A console chat: one request, maybe a correction, then thanks or abandonment."""
     ref = f"demo-conv-{index}"
-    turns = [{"role": "user", "text": "show me bookings stuck in Koramangala for over twenty minutes", "ref": f"{ref}-u1"},
-             {"role": "assistant", "text": "here are the stalled bookings", "ref": f"{ref}-a1", "model": model,
-              "trace_id": f"{ref}-t1"}]
+    turns = [
+        {"role": "user", "text": "show me bookings stuck in Koramangala for over twenty minutes", "ref": f"{ref}-u1"},
+        {
+            "role": "assistant",
+            "text": "here are the stalled bookings",
+            "ref": f"{ref}-a1",
+            "model": model,
+            "trace_id": f"{ref}-t1",
+        },
+    ]
     if rng.random() < FIRST_TURN_RATE[model]:
         turns.append({"role": "user", "text": "thanks, now draft a note to the riders", "ref": f"{ref}-u2"})
-        turns.append({"role": "assistant", "text": "drafted", "ref": f"{ref}-a2", "model": model,
-                      "trace_id": f"{ref}-t2"})
+        turns.append(
+            {"role": "assistant", "text": "drafted", "ref": f"{ref}-a2", "model": model, "trace_id": f"{ref}-t2"}
+        )
         return {"conversation_id": ref, "skill": "order_intake_auto_schedule", "turns": turns}
-    turns.append({"role": "user", "text": "no, that's not what i asked, i said stuck bookings in Koramangala",
-                  "ref": f"{ref}-u2"})
-    turns.append({"role": "assistant", "text": "second attempt", "ref": f"{ref}-a2", "model": model,
-                  "trace_id": f"{ref}-t2"})
+    turns.append(
+        {
+            "role": "user",
+            "text": "no, that's not what i asked, i said stuck bookings in Koramangala",
+            "ref": f"{ref}-u2",
+        }
+    )
+    turns.append(
+        {"role": "assistant", "text": "second attempt", "ref": f"{ref}-a2", "model": model, "trace_id": f"{ref}-t2"}
+    )
     if rng.random() < SUCCESS_RATE[model]:
         turns.append({"role": "user", "text": "thanks, that's right", "ref": f"{ref}-u3"})
     else:
@@ -146,7 +160,7 @@ class Fleet:
         self.target, self.scale, self.out = target, scale, out
         self.rng = random.Random(seed)
         self.run_id = uuid.uuid4().hex[:8]
-        self.now = datetime.now(timezone.utc)
+        self.now = datetime.now(UTC)
         self.report = DemoReport()
         self.http = httpx.AsyncClient(base_url=target.gateway_url, timeout=30)
         self.internal = {"X-Internal-Key": target.internal_key}
@@ -156,8 +170,13 @@ class Fleet:
         target = self.target
         recorder = DecisionRecorder(target.decisions_addr, target.internal_key)
         precedents = PrecedentClient(target.decisions_addr, target.internal_key, timeout_s=5.0)
-        publisher = await TelemetryPublisher.connect(target.nats_url, name="outrider-demo", user=target.nats_user,
-                                                     password=target.nats_password, tls_ca=target.nats_tls_ca)
+        publisher = await TelemetryPublisher.connect(
+            target.nats_url,
+            name="outrider-demo",
+            user=target.nats_user,
+            password=target.nats_password,
+            tls_ca=target.nats_tls_ca,
+        )
         steps = self.scale * 4 + 4
         progress = Progress(self.out, steps, tty=sys.stdout.isatty())
         try:
@@ -182,8 +201,11 @@ class Fleet:
             await precedents.close()
             await publisher.close()
             await self.http.aclose()
-        self.report.recorder = {"sent": recorder.counters.sent, "retried": recorder.counters.retried,
-                                "dropped": dict(recorder.counters.dropped)}
+        self.report.recorder = {
+            "sent": recorder.counters.sent,
+            "retried": recorder.counters.retried,
+            "dropped": dict(recorder.counters.dropped),
+        }
         self._check()
         return self.report
 
@@ -201,19 +223,31 @@ class Fleet:
             decided_at = self._instant()
             subject = f"demo-{self.run_id}-{decision_type}-{self.report.decisions_recorded}"
             context = _stall_context(self.rng) if decision_type == "stall_response" else _failure_context(self.rng)
-            recorder.record(decision_type=decision_type, agent_id=agent, subject_id=subject,
-                            action=self.rng.choice(action_choices), confidence=round(self.rng.uniform(0.55, 0.95), 2),
-                            context=context, model=model, reasoning="simulated", decided_at=decided_at)
+            recorder.record(
+                decision_type=decision_type,
+                agent_id=agent,
+                subject_id=subject,
+                action=self.rng.choice(action_choices),
+                confidence=round(self.rng.uniform(0.55, 0.95), 2),
+                context=context,
+                model=model,
+                reasoning="simulated",
+                decided_at=decided_at,
+            )
             self.report.decisions_recorded += 1
             await self._facts(decision_type, subject, decided_at, self.rng.random() < SUCCESS_RATE[model])
         for agent in AGENTS_REPORTING:
             started = self._instant()
             failed = self.rng.random() < 0.08
-            await publisher.task_run(agent_id=agent, task_id=f"{self.run_id}-{self.report.task_runs}",
-                                     task_type="tick", status="failed" if failed else "succeeded",
-                                     started_at=started,
-                                     finished_at=started + timedelta(milliseconds=self.rng.randrange(40, 4000)),
-                                     error="upstream timeout" if failed else None)
+            await publisher.task_run(
+                agent_id=agent,
+                task_id=f"{self.run_id}-{self.report.task_runs}",
+                task_type="tick",
+                status="failed" if failed else "succeeded",
+                started_at=started,
+                finished_at=started + timedelta(milliseconds=self.rng.randrange(40, 4000)),
+                error="upstream timeout" if failed else None,
+            )
             self.report.task_runs += 1
 
     async def _facts(self, decision_type: str, subject: str, decided_at: datetime, works: bool) -> None:
@@ -221,11 +255,20 @@ class Fleet:
         if decision_type == "stall_response":
             sla = decided_at + timedelta(minutes=30)
             delivered = later if works else sla + timedelta(minutes=self.rng.randrange(5, 60))
-            event = {"subject_id": subject, "at": min(delivered, self.now).isoformat(), "status": "delivered",
-                     "delivered_at": min(delivered, self.now).isoformat(), "sla_due_at": sla.isoformat()}
+            event = {
+                "subject_id": subject,
+                "at": min(delivered, self.now).isoformat(),
+                "status": "delivered",
+                "delivered_at": min(delivered, self.now).isoformat(),
+                "sla_due_at": sla.isoformat(),
+            }
         elif works:
-            event = {"subject_id": subject, "at": later.isoformat(), "status": "assigned",
-                     "assigned_at": later.isoformat()}
+            event = {
+                "subject_id": subject,
+                "at": later.isoformat(),
+                "status": "assigned",
+                "assigned_at": later.isoformat(),
+            }
         else:
             event = {"subject_id": subject, "at": later.isoformat(), "status": "cancelled", "cancelled": True}
         reply = await self.http.post("/internal/facts", json=event, headers=self.internal)
@@ -254,12 +297,20 @@ class Fleet:
 
     async def _ask(self, client: PrecedentClient) -> None:
         answer = await client.precedents("stall_response", _stall_context(self.rng), k=10)
-        self.report.precedents = [{"action": p.action, "outcome": p.outcome, "similarity": round(p.similarity, 3),
-                                   "model": p.model} for p in answer.items]
-        self.report.precedent_summary = {"successes": answer.successes, "failures": answer.failures,
-                                         "success_rate": answer.success_rate, "available": answer.available}
-        for key, query in (("routing", {"decision_type": "stall_response", "seed": 7}),
-                           ("conversation_routing", {"skill": "order_intake_auto_schedule", "seed": 7})):
+        self.report.precedents = [
+            {"action": p.action, "outcome": p.outcome, "similarity": round(p.similarity, 3), "model": p.model}
+            for p in answer.items
+        ]
+        self.report.precedent_summary = {
+            "successes": answer.successes,
+            "failures": answer.failures,
+            "success_rate": answer.success_rate,
+            "available": answer.available,
+        }
+        for key, query in (
+            ("routing", {"decision_type": "stall_response", "seed": 7}),
+            ("conversation_routing", {"skill": "order_intake_auto_schedule", "seed": 7}),
+        ):
             reply = await self.http.get("/admin/ai/routing", params=query, headers=self.console)
             reply.raise_for_status()
             setattr(self.report, key, reply.json())
@@ -305,22 +356,30 @@ def render(report: DemoReport) -> str:
         f"sweeper judged       {report.judged}  {report.by_outcome}",
         f"precedents (judged only, nearest first): {report.precedent_summary}",
     ]
-    lines += [f"    {p['similarity']:.3f}  {p['outcome']:<7}  {p['action']:<16} {p['model']}" for p in report.precedents[:5]]
+    lines += [
+        f"    {p['similarity']:.3f}  {p['outcome']:<7}  {p['action']:<16} {p['model']}" for p in report.precedents[:5]
+    ]
     for key, title in (("routing", "routing for stall_response"), ("conversation_routing", "routing for console chat")):
         data = getattr(report, key)
         lines.append(f"{title}: pick {data.get('pick')}")
-        lines += [f"    {arm['model']:<20} mean {arm['posterior_mean']:.3f}  pick probability "
-                  f"{arm['pick_probability']:.2f}" for arm in data.get("arms", [])]
+        lines += [
+            f"    {arm['model']:<20} mean {arm['posterior_mean']:.3f}  pick probability {arm['pick_probability']:.2f}"
+            for arm in data.get("arms", [])
+        ]
     insights = report.insights
     lines.append(f"insights: receiving={insights.get('receiving')}")
-    lines += [f"    {a['agent_id']:<24} runs {a['runs']:>4}  failures {a['failures']:>3}  state {a.get('state')}"
-              for a in insights.get("agents", []) if a.get("runs") or a.get("state") not in (None, "silent")]
+    lines += [
+        f"    {a['agent_id']:<24} runs {a['runs']:>4}  failures {a['failures']:>3}  state {a.get('state')}"
+        for a in insights.get("agents", [])
+        if a.get("runs") or a.get("state") not in (None, "silent")
+    ]
     lines.append("all claims hold" if report.ok else "CLAIMS FAILED: " + "; ".join(report.failures))
     return "\n".join(lines)
 
 
-async def run_fleet(target: DemoTarget, *, scale: int = 120, seed: int = 11,
-                    out: Callable[[str], None] = print) -> DemoReport:
+async def run_fleet(
+    target: DemoTarget, *, scale: int = 120, seed: int = 11, out: Callable[[str], None] = print
+) -> DemoReport:
     out(f"simulating {scale} booking rounds with {STRONG_MODEL} and {WEAK_MODEL} against {target.gateway_url}")
     report = await Fleet(target, scale=scale, seed=seed, out=out).run()
     out(render(report))

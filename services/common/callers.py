@@ -185,16 +185,24 @@ def _opened(payload: str, signature: str, keys: tuple[str, ...]) -> tuple[int, C
         expires = int(body["exp"])
         person = None
         if "sub" in body:
-            person = Principal(sub=str(body["sub"]), email=str(body.get("email", "")), role=int(body["role"]),
-                               tenant_id=int(body["tenant"]))
+            person = Principal(
+                sub=str(body["sub"]),
+                email=str(body.get("email", "")),
+                role=int(body["role"]),
+                tenant_id=int(body["tenant"]),
+            )
         engine = body.get("engine")
     except (binascii.Error, ValueError, KeyError, TypeError):
         raise Refusal("unauthenticated", "the caller envelope cannot be read") from None
     return expires, Caller(kind="service", engine=str(engine) if engine is not None else None, principal=person)
 
 
-def identify(metadata: Iterable[tuple[str, str | bytes]], *, engine_keys: Mapping[str, tuple[str, ...]],
-             service_keys: tuple[str, ...]) -> Caller | None:
+def identify(
+    metadata: Iterable[tuple[str, str | bytes]],
+    *,
+    engine_keys: Mapping[str, tuple[str, ...]],
+    service_keys: tuple[str, ...],
+) -> Caller | None:
     """The caller these call metadata prove, or None when they prove nothing.
 
     Every key is compared in constant time, and an empty key never matches:
@@ -215,4 +223,3 @@ def identify(metadata: Iterable[tuple[str, str | bytes]], *, engine_keys: Mappin
             if any(hmac.compare_digest(presented.encode(), key.encode()) for key in keys if key):
                 return Caller(kind="engine", engine=name)
     return None
-

@@ -91,8 +91,11 @@ def tls_files(settings: Settings) -> TlsFiles | None:
         return None
     # With client auth on, each part presents its own serving certificate.
     client = settings.grpc_tls_client_auth
-    return TlsFiles(ca=settings.grpc_tls_ca, cert=settings.grpc_tls_cert if client else None,
-                    key=settings.grpc_tls_key if client else None)
+    return TlsFiles(
+        ca=settings.grpc_tls_ca,
+        cert=settings.grpc_tls_cert if client else None,
+        key=settings.grpc_tls_key if client else None,
+    )
 
 
 def service_channel(address: str, settings: Settings, *, health_checked: bool = True) -> grpc.aio.Channel:
@@ -116,8 +119,7 @@ class ContextClients:
         """A channel that reaches replicas whatever their health says: for
         asking the health service itself (see outrider.balancing)."""
         if context not in self._probes:
-            self._probes[context] = service_channel(self._settings.addr(context), self._settings,
-                                                    health_checked=False)
+            self._probes[context] = service_channel(self._settings.addr(context), self._settings, health_checked=False)
         return self._probes[context]
 
     def stub(self, context: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:

@@ -72,8 +72,10 @@ def preview(data: bytes, limit: int = PREVIEW_BYTES) -> str:
     line, and Postgres text cannot hold NUL at all.
     """
     text = data[:limit].decode("utf-8", "backslashreplace")
-    shown = "".join(char if char.isprintable() else f"\\x{ord(char):02x}" if ord(char) < 0x100
-                    else f"\\u{ord(char):04x}" for char in text)
+    shown = "".join(
+        char if char.isprintable() else f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+        for char in text
+    )
     return shown + ("…" if len(data) > limit else "")
 
 
@@ -113,7 +115,7 @@ async def write_apart(
         return [], []
     try:
         return [await write(items)], []
-    except Exception as error:  # noqa: BLE001 - sorted below into outage (raised) or bad data (narrowed)
+    except Exception as error:
         if not blames_the_data(error):
             raise
         if len(items) == 1:

@@ -13,10 +13,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import asyncpg
-from alembic.runtime.migration import MigrationContext
-from alembic.operations import Operations
-from alembic.script import ScriptDirectory
 from alembic.config import Config
+from alembic.operations import Operations
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import exc as sql_errors
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
@@ -61,8 +61,11 @@ def unreachable(error: BaseException) -> bool:
         if isinstance(current, sql_errors.DBAPIError) and current.connection_invalidated:
             return True
         state = getattr(current, "sqlstate", None)
-        if isinstance(state, str) and (state[:2] in _UNREACHABLE_CLASSES or state == _TOO_MANY_CONNECTIONS or (
-                state == _NOT_IN_PREREQUISITE_STATE and "accepting connections" in str(current))):
+        if isinstance(state, str) and (
+            state[:2] in _UNREACHABLE_CLASSES
+            or state == _TOO_MANY_CONNECTIONS
+            or (state == _NOT_IN_PREREQUISITE_STATE and "accepting connections" in str(current))
+        ):
             return True
         current = getattr(current, "orig", None) or current.__cause__
     return False

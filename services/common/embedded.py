@@ -115,13 +115,30 @@ class ClusterMember:
     routes: tuple[str, ...]
 
     def flags(self, host: str) -> list[str]:
-        return ["-n", self.server_name, "--cluster_name", self.cluster_name,
-                "--cluster", f"nats://{host}:{self.route_port}", "--routes", ",".join(self.routes)]
+        return [
+            "-n",
+            self.server_name,
+            "--cluster_name",
+            self.cluster_name,
+            "--cluster",
+            f"nats://{host}:{self.route_port}",
+            "--routes",
+            ",".join(self.routes),
+        ]
 
 
 class EmbeddedNats:
-    def __init__(self, data_dir: Path, port: int, host: str = "127.0.0.1", *, service: NatsUser,
-                 engine: NatsUser, tls: ServedTls | None = None, cluster: ClusterMember | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int,
+        host: str = "127.0.0.1",
+        *,
+        service: NatsUser,
+        engine: NatsUser,
+        tls: ServedTls | None = None,
+        cluster: ClusterMember | None = None,
+    ) -> None:
         self.store = data_dir / "nats"
         self.config = self.store / "outrider-nats.conf"
         self.host = host
@@ -133,9 +150,7 @@ class EmbeddedNats:
 
     def start(self, *, timeout: float = 15.0) -> str:
         if not port_free(self.host, self.port):
-            raise EmbeddedError(
-                f"port {self.port} is already in use; stop what holds it or set OUTRIDER_NATS_PORT"
-            )
+            raise EmbeddedError(f"port {self.port} is already in use; stop what holds it or set OUTRIDER_NATS_PORT")
         self.store.mkdir(parents=True, exist_ok=True)
         # nats-server reads JSON as its own format; json.dumps escapes the
         # quotes and backslashes a password may hold (ensure_ascii off: the
@@ -143,8 +158,19 @@ class EmbeddedNats:
         write_private(self.config, json.dumps(nats_config(*self._users, self._tls), indent=2, ensure_ascii=False))
         log = open(self.store / "nats-server.log", "ab")
         self._process = subprocess.Popen(
-            [nats_server_binary(), "-c", str(self.config), "-js", "-sd", str(self.store),
-             "-a", self.host, "-p", str(self.port), *(self._cluster.flags(self.host) if self._cluster else [])],
+            [
+                nats_server_binary(),
+                "-c",
+                str(self.config),
+                "-js",
+                "-sd",
+                str(self.store),
+                "-a",
+                self.host,
+                "-p",
+                str(self.port),
+                *(self._cluster.flags(self.host) if self._cluster else []),
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             # Its own process group: Ctrl-C reaches the supervisor, which then
@@ -154,7 +180,9 @@ class EmbeddedNats:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                raise EmbeddedError(f"nats-server exited with {self._process.returncode}; see {self.store}/nats-server.log")
+                raise EmbeddedError(
+                    f"nats-server exited with {self._process.returncode}; see {self.store}/nats-server.log"
+                )
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.5):
                     return f"{'tls' if self._tls else 'nats'}://{self.host}:{self.port}"
@@ -177,5 +205,3 @@ class EmbeddedNats:
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
-
-

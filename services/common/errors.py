@@ -35,8 +35,15 @@ class InvalidArgument(DomainError, ValueError):
 
     default_code = "INVALID_ARGUMENT"
 
-    def __init__(self, message: str, *, field: str | None = None, fields: Mapping[str, str] | None = None,
-                 code: str | None = None, details: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        fields: Mapping[str, str] | None = None,
+        code: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
         named = {**(details or {}).get("fields", {}), **(fields or {})}
         if field and field not in named:
             named[field] = message
@@ -47,8 +54,15 @@ class InvalidArgument(DomainError, ValueError):
 class FieldError(InvalidArgument):
     """One field breaks one rule: `field` names it, `problem` says how."""
 
-    def __init__(self, field: str, problem: str, *, code: str | None = None,
-                 details: Mapping[str, Any] | None = None, message: str | None = None) -> None:
+    def __init__(
+        self,
+        field: str,
+        problem: str,
+        *,
+        code: str | None = None,
+        details: Mapping[str, Any] | None = None,
+        message: str | None = None,
+    ) -> None:
         super().__init__(message or f"{field}: {problem}", fields={field: problem}, code=code, details=details)
         self.field = field
         self.problem = problem

@@ -90,8 +90,11 @@ def upstream_error(failure: ContextCallError) -> DomainError | None:
         details = json.loads(trailing.get(ERROR_DETAILS_KEY) or "{}")
     except ValueError:
         details = {}
-    return kind(failure.error.details() or "", code=trailing.get(ERROR_CODE_KEY) or None,
-                details=details if isinstance(details, dict) else {})
+    return kind(
+        failure.error.details() or "",
+        code=trailing.get(ERROR_CODE_KEY) or None,
+        details=details if isinstance(details, dict) else {},
+    )
 
 
 def error_metadata(error: DomainError) -> tuple[tuple[str, str], ...]:
@@ -113,8 +116,9 @@ def answerable(error: Exception) -> DomainError | None:
     if isinstance(error, ContextCallError):
         upgraded = upstream_error(error)
         if upgraded is not None:
-            _log.warning("a call to another context failed", extra={"upstream": error.context,
-                                                                   "grpc_code": error.status.name})
+            _log.warning(
+                "a call to another context failed", extra={"upstream": error.context, "grpc_code": error.status.name}
+            )
             error = upgraded
     if isinstance(error, DomainError):
         return error
@@ -137,8 +141,9 @@ async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) ->
 
 
 async def _refuse(refusal: Refusal, context: grpc.aio.ServicerContext) -> None:
-    status = grpc.StatusCode.UNAUTHENTICATED if refusal.status == "unauthenticated" else \
-        grpc.StatusCode.PERMISSION_DENIED
+    status = (
+        grpc.StatusCode.UNAUTHENTICATED if refusal.status == "unauthenticated" else grpc.StatusCode.PERMISSION_DENIED
+    )
     context.set_trailing_metadata(((ERROR_CODE_KEY, status.name),))
     await context.abort(status, refusal.message)
 
@@ -156,8 +161,9 @@ class _Gate:
                 # Served but not in the context's access table: refused
                 # until someone decides who may call it.
                 raise Refusal("permission_denied", "this method is not open to any caller")
-            caller = identify(context.invocation_metadata() or (), engine_keys=self.keys.engine,
-                              service_keys=self.keys.service)
+            caller = identify(
+                context.invocation_metadata() or (), engine_keys=self.keys.engine, service_keys=self.keys.service
+            )
             authorize(self.access, caller)
         except Refusal as refusal:
             await _refuse(refusal, context)
@@ -214,8 +220,9 @@ class _WatchLimit:
     def wrap(self, behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def call(request: Any, context: grpc.aio.ServicerContext) -> None:
             if self.open >= self.cap:
-                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"at most {self.cap} health watches at once; poll Check instead")
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {self.cap} health watches at once; poll Check instead"
+                )
             self.open += 1
             try:
                 # grpc_health's Watch writes with context.write and returns
@@ -261,8 +268,10 @@ class GuardInterceptor(grpc.aio.ServerInterceptor):
     def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         if method == HEALTH_WATCH:
             return grpc.unary_stream_rpc_method_handler(
-                self._watches.wrap(handler.unary_stream), request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer)
+                self._watches.wrap(handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
         if method.startswith(_OPEN_PREFIXES):
             return handler
         gate = _Gate(self._access.get(method), self._keys)
@@ -275,8 +284,11 @@ class GuardInterceptor(grpc.aio.ServerInterceptor):
         for kind, (make, wrap) in kinds.items():
             behavior = getattr(handler, kind)
             if behavior is not None:
-                return make(wrap(behavior), request_deserializer=handler.request_deserializer,
-                            response_serializer=handler.response_serializer)
+                return make(
+                    wrap(behavior),
+                    request_deserializer=handler.request_deserializer,
+                    response_serializer=handler.response_serializer,
+                )
         return handler
 
 
@@ -297,15 +309,19 @@ KEEPALIVE_OPTIONS = (
 )
 
 
-def build_server(access: Mapping[str, Access], keys: Keys, *, max_request_bytes: int = 1024 * 1024,
-                 max_concurrent_rpcs: int | None = None) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
+def build_server(
+    access: Mapping[str, Access],
+    keys: Keys,
+    *,
+    max_request_bytes: int = 1024 * 1024,
+    max_concurrent_rpcs: int | None = None,
+) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
     """A server refusing requests over `max_request_bytes` and calls past
     `max_concurrent_rpcs` (RESOURCE_EXHAUSTED), so one flood cannot take
     the memory every other caller needs."""
     server = grpc.aio.server(
         interceptors=[GuardInterceptor(access, keys)],
-        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_request_bytes),
-                 *KEEPALIVE_OPTIONS],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_request_bytes), *KEEPALIVE_OPTIONS],
         maximum_concurrent_rpcs=max_concurrent_rpcs,
     )
     health_servicer = health.aio.HealthServicer()
@@ -322,8 +338,11 @@ def enable_reflection(server: grpc.aio.Server, service_names: Iterable[str]) -> 
 def bind(server: grpc.aio.Server, address: str, credentials: grpc.ServerCredentials | None = None) -> int:
     """Bind (with TLS when given credentials) or fail naming the address; grpc's own error is a bare 0."""
     try:
-        port = server.add_secure_port(address, credentials) if credentials is not None else \
-            server.add_insecure_port(address)
+        port = (
+            server.add_secure_port(address, credentials)
+            if credentials is not None
+            else server.add_insecure_port(address)
+        )
     except RuntimeError as exc:
         raise PortInUse(f"cannot listen on {address}: port already in use") from exc
     if port == 0:

@@ -15,8 +15,13 @@ from typing import Any, TextIO
 
 _RESERVED = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
 
-_COLOURS = {"DEBUG": "\x1b[2m", "INFO": "\x1b[36m", "WARNING": "\x1b[33m", "ERROR": "\x1b[31m",
-            "CRITICAL": "\x1b[1;31m"}
+_COLOURS = {
+    "DEBUG": "\x1b[2m",
+    "INFO": "\x1b[36m",
+    "WARNING": "\x1b[33m",
+    "ERROR": "\x1b[31m",
+    "CRITICAL": "\x1b[1;31m",
+}
 _DIM, _RESET = "\x1b[2m", "\x1b[0m"
 
 
@@ -57,8 +62,10 @@ class TextFormatter(logging.Formatter):
         level = record.levelname[:4]
         extras = " ".join(f"{key}={value}" for key, value in _extras(record).items())
         if self.colour:
-            line = (f"{_DIM}{stamp}{_RESET} {self.role:<10} {_COLOURS.get(record.levelname, '')}{level:<4}{_RESET} "
-                    f"{record.getMessage()}" + (f"  {_DIM}{extras}{_RESET}" if extras else ""))
+            line = (
+                f"{_DIM}{stamp}{_RESET} {self.role:<10} {_COLOURS.get(record.levelname, '')}{level:<4}{_RESET} "
+                f"{record.getMessage()}" + (f"  {_DIM}{extras}{_RESET}" if extras else "")
+            )
         else:
             line = f"{stamp} {self.role:<10} {level:<4} {record.getMessage()}" + (f"  {extras}" if extras else "")
         if record.exc_info:

@@ -57,13 +57,19 @@ class NatsUser:
 def authorization(service: NatsUser, engine: NatsUser) -> dict[str, object]:
     """nats-server's `authorization` block: the services' user unrestricted,
     the engines' user held to ENGINE_PUBLISHES and its inboxes."""
-    return {"users": [
-        {"user": service.name, "password": service.password},
-        {"user": engine.name, "password": engine.password, "permissions": {
-            "publish": {"allow": list(ENGINE_PUBLISHES)},
-            "subscribe": {"allow": [f"{ENGINE_INBOX_PREFIX}.>"]},
-        }},
-    ]}
+    return {
+        "users": [
+            {"user": service.name, "password": service.password},
+            {
+                "user": engine.name,
+                "password": engine.password,
+                "permissions": {
+                    "publish": {"allow": list(ENGINE_PUBLISHES)},
+                    "subscribe": {"allow": [f"{ENGINE_INBOX_PREFIX}.>"]},
+                },
+            },
+        ]
+    }
 
 
 def service_user(settings: Settings) -> NatsUser:
@@ -76,27 +82,42 @@ def engine_user(settings: Settings) -> NatsUser:
     return NatsUser(settings.nats_engine_user, settings.nats_engine_password)
 
 
-async def connect(url: str, *, name: str, user: str | None = None, password: str | None = None,
-                  tls_ca: Path | None = None, timeout: float = 10.0) -> Client:
+async def connect(
+    url: str,
+    *,
+    name: str,
+    user: str | None = None,
+    password: str | None = None,
+    tls_ca: Path | None = None,
+    timeout: float = 10.0,
+) -> Client:
     """Connect, or fail with the setting and address named instead of retrying forever."""
     try:
         return await open_connection(url, name=name, user=user, password=password, tls_ca=tls_ca, timeout=timeout)
     except CredentialRefused as exc:
-        raise Unavailable(f"{exc}: check OUTRIDER_NATS_USER and OUTRIDER_NATS_PASSWORD",
-                          code="NATS_CREDENTIALS_REFUSED") from exc
+        raise Unavailable(
+            f"{exc}: check OUTRIDER_NATS_USER and OUTRIDER_NATS_PASSWORD", code="NATS_CREDENTIALS_REFUSED"
+        ) from exc
     except TimeoutError as exc:
         raise Unavailable(f"NATS_URL is unreachable: {exc}", code="NATS_UNREACHABLE") from exc
-    except Exception as exc:  # noqa: BLE001 - the caller needs one clear reason
-        raise Unavailable(f"NATS_URL is unreachable at {shown(url)}: {type(exc).__name__}: {exc}",
-                          code="NATS_UNREACHABLE") from exc
+    except Exception as exc:
+        raise Unavailable(
+            f"NATS_URL is unreachable at {shown(url)}: {type(exc).__name__}: {exc}", code="NATS_UNREACHABLE"
+        ) from exc
 
 
 async def connect_service(settings: Settings, *, name: str, timeout: float = 10.0) -> Client:
     """The services' connection: their own credential, TLS as the settings say."""
     if not settings.nats_url:
         raise SettingsError("NATS_URL is not set (outrider up provides the embedded one)")
-    return await connect(settings.nats_url, name=name, user=settings.nats_user, password=settings.nats_password,
-                         tls_ca=settings.nats_tls_ca, timeout=timeout)
+    return await connect(
+        settings.nats_url,
+        name=name,
+        user=settings.nats_user,
+        password=settings.nats_password,
+        tls_ca=settings.nats_tls_ca,
+        timeout=timeout,
+    )
 
 
 async def warn_if_open(settings: Settings) -> bool:
@@ -106,14 +127,17 @@ async def warn_if_open(settings: Settings) -> bool:
     if not settings.nats_url:
         return False
     try:
-        client = await open_connection(shown(settings.nats_url), name="outrider-open-probe",
-                                       tls_ca=settings.nats_tls_ca, timeout=3.0)
+        client = await open_connection(
+            shown(settings.nats_url), name="outrider-open-probe", tls_ca=settings.nats_tls_ca, timeout=3.0
+        )
     except Exception:  # noqa: BLE001 - refused (as it should be) or unreachable: nothing to warn of
         return False
     await client.close()
-    _log.error("NATS accepts connections without credentials: anyone who reaches it can publish facts and"
-               " telemetry; configure users on the server (see README, NATS credentials)",
-               extra={"nats_url": shown(settings.nats_url)})
+    _log.error(
+        "NATS accepts connections without credentials: anyone who reaches it can publish facts and"
+        " telemetry; configure users on the server (see README, NATS credentials)",
+        extra={"nats_url": shown(settings.nats_url)},
+    )
     return True
 
 
@@ -128,8 +152,11 @@ class StreamLimits:
 
     @classmethod
     def of(cls, settings: Settings) -> StreamLimits:
-        return cls(max_age_s=settings.stream_max_age_hours * 3600.0, max_bytes=settings.stream_max_mb * 2**20,
-                   replicas=settings.nats_replicas)
+        return cls(
+            max_age_s=settings.stream_max_age_hours * 3600.0,
+            max_bytes=settings.stream_max_mb * 2**20,
+            replicas=settings.nats_replicas,
+        )
 
 
 def new_stream(spec: StreamSpec, limits: StreamLimits) -> StreamConfig:
@@ -139,14 +166,22 @@ def new_stream(spec: StreamSpec, limits: StreamLimits) -> StreamConfig:
     # left to the server's default: publishers size their retries to it.
     # The durable consumers inherit the stream's replicas (they set none), so
     # their positions survive the loss of a server as the messages do.
-    return StreamConfig(name=spec.name, subjects=list(spec.subjects), storage=StorageType.FILE,
-                        max_age=limits.max_age_s, max_bytes=limits.max_bytes, discard=DiscardPolicy.NEW,
-                        num_replicas=limits.replicas, duplicate_window=DUPLICATE_WINDOW_S)
+    return StreamConfig(
+        name=spec.name,
+        subjects=list(spec.subjects),
+        storage=StorageType.FILE,
+        max_age=limits.max_age_s,
+        max_bytes=limits.max_bytes,
+        discard=DiscardPolicy.NEW,
+        num_replicas=limits.replicas,
+        duplicate_window=DUPLICATE_WINDOW_S,
+    )
 
 
 def heartbeat_bucket(limits: StreamLimits) -> KeyValueConfig:
-    return KeyValueConfig(bucket=HEARTBEAT_BUCKET, ttl=HEARTBEAT_TTL_S, storage=StorageType.FILE, history=1,
-                          replicas=limits.replicas)
+    return KeyValueConfig(
+        bucket=HEARTBEAT_BUCKET, ttl=HEARTBEAT_TTL_S, storage=StorageType.FILE, history=1, replicas=limits.replicas
+    )
 
 
 def merged_stream(existing: StreamConfig, spec: StreamSpec) -> StreamConfig | None:
@@ -180,12 +215,23 @@ async def ensure_topology(js: JetStreamContext, limits: StreamLimits) -> None:
         if merged is not None:
             await js.update_stream(merged)
         kept = info.config
-        if (kept.max_age, kept.max_bytes, kept.num_replicas or 1) != (limits.max_age_s, limits.max_bytes,
-                                                                     limits.replicas):
-            _log.info("stream keeps the limits it has", extra={
-                "stream": spec.name, "max_age_s": kept.max_age, "max_bytes": kept.max_bytes,
-                "replicas": kept.num_replicas, "configured_max_age_s": limits.max_age_s,
-                "configured_max_bytes": limits.max_bytes, "configured_replicas": limits.replicas})
+        if (kept.max_age, kept.max_bytes, kept.num_replicas or 1) != (
+            limits.max_age_s,
+            limits.max_bytes,
+            limits.replicas,
+        ):
+            _log.info(
+                "stream keeps the limits it has",
+                extra={
+                    "stream": spec.name,
+                    "max_age_s": kept.max_age,
+                    "max_bytes": kept.max_bytes,
+                    "replicas": kept.num_replicas,
+                    "configured_max_age_s": limits.max_age_s,
+                    "configured_max_bytes": limits.max_bytes,
+                    "configured_replicas": limits.replicas,
+                },
+            )
     try:
         await js.key_value(HEARTBEAT_BUCKET)
     except BucketNotFoundError:

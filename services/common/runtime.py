@@ -24,9 +24,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider import balancing
 from services.common import nats as nats_helper
+from services.common.callers import Access
 from services.common.clients import ContextClients
 from services.common.db import answers, context_engine, migrate, wait_reachable
-from services.common.callers import Access
 from services.common.grpc_server import Keys, bind, build_server, enable_reflection
 from services.common.settings import CONTEXTS, Settings, SettingsError
 
@@ -54,8 +54,9 @@ DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
 
 def access_table(module: ModuleType) -> dict[str, Access]:
     """Full method path → who may call it, from the context's ACCESS table."""
-    return {f"/{service}/{method}": access for service in module.SERVICE_NAMES
-            for method, access in module.ACCESS.items()}
+    return {
+        f"/{service}/{method}": access for service in module.SERVICE_NAMES for method, access in module.ACCESS.items()
+    }
 
 
 def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -113,8 +114,11 @@ class Runtime:
         # Background jobs run for the life of the context; one that returns,
         # raises or is cancelled from outside has stopped doing its work.
         error = None if task.cancelled() else task.exception()
-        _log.error("background job ended; the context is no longer serving", exc_info=error,
-                   extra={"job": task.get_name(), "cancelled": task.cancelled()})
+        _log.error(
+            "background job ended; the context is no longer serving",
+            exc_info=error,
+            extra={"job": task.get_name(), "cancelled": task.cancelled()},
+        )
         self.failed.set()
 
 
@@ -150,8 +154,10 @@ class ContextServer:
 
         server, health_servicer = build_server(
             access_table(self.module),
-            Keys(engine=settings.engine_keys,
-                 service=tuple(key for key in (settings.service_key, settings.service_key_previous) if key)),
+            Keys(
+                engine=settings.engine_keys,
+                service=tuple(key for key in (settings.service_key, settings.service_key_previous) if key),
+            ),
             max_request_bytes=getattr(self.module, "MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES),
             max_concurrent_rpcs=settings.grpc_max_concurrent_rpcs,
         )
@@ -166,15 +172,19 @@ class ContextServer:
         listen = address or f"{settings.grpc_host}:{settings.port(self.name)}"
         credentials = server_credentials(settings)
         if credentials is None and settings.production and not _loopback(listen):
-            _log.warning("gRPC listens beyond loopback WITHOUT TLS: keys and console identities travel in clear;"
-                         " set OUTRIDER_GRPC_TLS_CERT and OUTRIDER_GRPC_TLS_KEY", extra={"listen": listen})
+            _log.warning(
+                "gRPC listens beyond loopback WITHOUT TLS: keys and console identities travel in clear;"
+                " set OUTRIDER_GRPC_TLS_CERT and OUTRIDER_GRPC_TLS_KEY",
+                extra={"listen": listen},
+            )
         self.port = bind(server, listen, credentials)
         await server.start()
         for service in ("", *self.module.SERVICE_NAMES, LIVENESS_SERVICE):
             await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
         self._watch = asyncio.create_task(self._not_serving_when_failed(runtime), name=f"{self.name}.watch")
-        self._database_watch = asyncio.create_task(self._not_serving_without_database(runtime),
-                                                   name=f"{self.name}.database")
+        self._database_watch = asyncio.create_task(
+            self._not_serving_without_database(runtime), name=f"{self.name}.database"
+        )
         _log.info("serving", extra={"context": self.name, "port": self.port})
         return self.port
 
@@ -202,8 +212,9 @@ class ContextServer:
                 _log.info("database answers again; serving", extra={"context": self.name})
             else:
                 _log.warning("database does not answer; not serving", extra={"context": self.name})
-            await self._set_health(health_pb2.HealthCheckResponse.SERVING if now
-                                   else health_pb2.HealthCheckResponse.NOT_SERVING)
+            await self._set_health(
+                health_pb2.HealthCheckResponse.SERVING if now else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
 
     async def failure(self) -> None:
         """Return when a background job of this context has ended on its own."""

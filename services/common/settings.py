@@ -142,8 +142,9 @@ class Settings:
         own address instead."""
         ports = {int(address.rsplit(":", 1)[1]) for address in self.addr(context).split(",")}
         if len(ports) != 1:
-            raise SettingsError(f"OUTRIDER_{context.upper()}_ADDR lists several ports; start each replica with"
-                                " its own address")
+            raise SettingsError(
+                f"OUTRIDER_{context.upper()}_ADDR lists several ports; start each replica with its own address"
+            )
         return ports.pop()
 
 
@@ -277,14 +278,18 @@ def engine_key_map(raw: str) -> dict[str, tuple[str, ...]]:
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        raise ValueError(f'must be a JSON object of engine name to key or [key, previous key] ({exc})') from None
+        raise ValueError(f"must be a JSON object of engine name to key or [key, previous key] ({exc})") from None
     if not isinstance(value, dict):
         raise ValueError("must be a JSON object of engine name to key or [key, previous key]")
     keys: dict[str, tuple[str, ...]] = {}
     for name, given in value.items():
         listed = [given] if isinstance(given, str) else given
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name) or not isinstance(listed, list) \
-                or not 1 <= len(listed) <= 2 or not all(isinstance(key, str) for key in listed):
+        if (
+            not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name)
+            or not isinstance(listed, list)
+            or not 1 <= len(listed) <= 2
+            or not all(isinstance(key, str) for key in listed)
+        ):
             raise ValueError(f"entry {name!r} must name an engine and give a key or [key, previous key]")
         try:
             keys[name] = tuple(secret_text(key) for key in listed)
@@ -336,152 +341,358 @@ class Family:
 
 
 DECLARED: tuple[Declared, ...] = (
-    Declared("OUTRIDER_ENV", "env", "`production` refuses to boot without its secrets set, and set well",
-             choice("development", "production"), "development"),
-    Declared("OUTRIDER_DATA_DIR", "data_dir", "embedded Postgres and NATS data, and development secrets",
-             directory, Path(".outrider"), shown="`./.outrider`"),
+    Declared(
+        "OUTRIDER_ENV",
+        "env",
+        "`production` refuses to boot without its secrets set, and set well",
+        choice("development", "production"),
+        "development",
+    ),
+    Declared(
+        "OUTRIDER_DATA_DIR",
+        "data_dir",
+        "embedded Postgres and NATS data, and development secrets",
+        directory,
+        Path(".outrider"),
+        shown="`./.outrider`",
+    ),
     Declared("OUTRIDER_HTTP_HOST", "http_host", "interface the gateway listens on", text, "127.0.0.1"),
     Declared("OUTRIDER_HTTP_PORT", "http_port", "gateway port", integer(1, 65535), 8080),
     Declared("OUTRIDER_GRPC_HOST", "grpc_host", "interface the contexts listen on", text, "127.0.0.1"),
-    Declared("OUTRIDER_GRPC_PORT", "grpc_port",
-             "base port: registry +0, decisions +1, outcomes +2, playground +3, telemetry +4",
-             integer(1, 65535 - len(CONTEXTS)), 50051),
+    Declared(
+        "OUTRIDER_GRPC_PORT",
+        "grpc_port",
+        "base port: registry +0, decisions +1, outcomes +2, playground +3, telemetry +4",
+        integer(1, 65535 - len(CONTEXTS)),
+        50051,
+    ),
     Declared("OUTRIDER_NATS_PORT", "nats_port", "port of the embedded NATS server", integer(1, 65535), 4222),
     Declared("OUTRIDER_NATS_USER", "nats_user", "NATS user of the services (unrestricted)", text, "outrider"),
-    Declared("OUTRIDER_NATS_PASSWORD", "nats_password",
-             "its password, 32+ characters; production refuses to boot without it", secret_text,
-             shown="random per data dir", secret=True),
-    Declared("OUTRIDER_NATS_ENGINE_USER", "nats_engine_user",
-             "NATS user of engines: may publish telemetry and facts, nothing else", text, "engine"),
-    Declared("OUTRIDER_NATS_ENGINE_PASSWORD", "nats_engine_password",
-             "its password, 32+ characters; production with the embedded NATS refuses to boot without it",
-             secret_text, shown="random per data dir", secret=True),
-    Declared("OUTRIDER_NATS_TLS_CA", "nats_tls_ca",
-             "CA file NATS clients verify the server with; set (or a `tls://` NATS_URL), they connect over TLS",
-             readable_file),
-    Declared("OUTRIDER_NATS_TLS_CERT", "nats_tls_cert", "certificate the embedded NATS serves TLS with",
-             readable_file),
+    Declared(
+        "OUTRIDER_NATS_PASSWORD",
+        "nats_password",
+        "its password, 32+ characters; production refuses to boot without it",
+        secret_text,
+        shown="random per data dir",
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_NATS_ENGINE_USER",
+        "nats_engine_user",
+        "NATS user of engines: may publish telemetry and facts, nothing else",
+        text,
+        "engine",
+    ),
+    Declared(
+        "OUTRIDER_NATS_ENGINE_PASSWORD",
+        "nats_engine_password",
+        "its password, 32+ characters; production with the embedded NATS refuses to boot without it",
+        secret_text,
+        shown="random per data dir",
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_NATS_TLS_CA",
+        "nats_tls_ca",
+        "CA file NATS clients verify the server with; set (or a `tls://` NATS_URL), they connect over TLS",
+        readable_file,
+    ),
+    Declared("OUTRIDER_NATS_TLS_CERT", "nats_tls_cert", "certificate the embedded NATS serves TLS with", readable_file),
     Declared("OUTRIDER_NATS_TLS_KEY", "nats_tls_key", "private key of that certificate", readable_file),
-    Declared("OUTRIDER_NATS_REPLICAS", "nats_replicas",
-             "servers a new stream and the heartbeat bucket are stored on: 1 on one server, 3 on a cluster",
-             integer(1, 5), 1),
+    Declared(
+        "OUTRIDER_NATS_REPLICAS",
+        "nats_replicas",
+        "servers a new stream and the heartbeat bucket are stored on: 1 on one server, 3 on a cluster",
+        integer(1, 5),
+        1,
+    ),
     *(
-        Declared(f"OUTRIDER_{context.upper()}_ADDR", f"{context}_addr",
-                 f"where the {context} context is reached (`host:port`, a DNS name of every replica, or"
-                 " replicas' IP `host:port` comma-separated); compose sets these",
-                 replica_addresses, shown="derived")
+        Declared(
+            f"OUTRIDER_{context.upper()}_ADDR",
+            f"{context}_addr",
+            f"where the {context} context is reached (`host:port`, a DNS name of every replica, or"
+            " replicas' IP `host:port` comma-separated); compose sets these",
+            replica_addresses,
+            shown="derived",
+        )
         for context in CONTEXTS
     ),
-    Declared("DATABASE_URL", "database_url",
-             "`postgresql+asyncpg://user:pass@host:5432/db` or `…@/db?host=/socket/dir`",
-             optional_text, shown="embedded"),
-    Declared("NATS_URL", "nats_url",
-             "`nats://host:4222`, or a cluster's servers comma-separated (`nats://a:4222,nats://b:4222`)",
-             optional_text, shown="embedded"),
-    Declared("OUTRIDER_JWT_SECRET", "jwt_secret", "HS256 secret of console tokens; at least 32 characters",
-             secret_text, shown="random per data dir", secret=True),
-    Declared("OUTRIDER_INTERNAL_KEY", "internal_key",
-             "the engine key of the engine named `default` (sent as `X-Internal-Key`); at least 32 characters",
-             secret_text, shown="random per data dir", secret=True),
-    Declared("OUTRIDER_ENGINE_KEYS", "engine_keys",
-             'JSON `{"engine name": "key"}` (or `["key", "previous key"]` during a rollover): one key per engine,'
-             " so one can be revoked alone", engine_key_map, shown="unset", secret=True),
-    Declared("OUTRIDER_SERVICE_KEY", "service_key",
-             "what the gateway and the contexts present to each other; at least 32 characters", secret_text,
-             shown="random per data dir", secret=True),
-    Declared("OUTRIDER_SERVICE_KEY_PREVIOUS", "service_key_previous",
-             "also accepted while the parts move to a new service key", secret_text, secret=True),
-    Declared("OUTRIDER_JWT_SECRET_PREVIOUS", "jwt_secret_previous",
-             "also accepted for console tokens while they move to a new secret", secret_text, secret=True),
-    Declared("OUTRIDER_GRPC_TLS_CERT", "grpc_tls_cert", "PEM certificate the contexts serve gRPC with (TLS when set)",
-             readable_file),
+    Declared(
+        "DATABASE_URL",
+        "database_url",
+        "`postgresql+asyncpg://user:pass@host:5432/db` or `…@/db?host=/socket/dir`",
+        optional_text,
+        shown="embedded",
+    ),
+    Declared(
+        "NATS_URL",
+        "nats_url",
+        "`nats://host:4222`, or a cluster's servers comma-separated (`nats://a:4222,nats://b:4222`)",
+        optional_text,
+        shown="embedded",
+    ),
+    Declared(
+        "OUTRIDER_JWT_SECRET",
+        "jwt_secret",
+        "HS256 secret of console tokens; at least 32 characters",
+        secret_text,
+        shown="random per data dir",
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_INTERNAL_KEY",
+        "internal_key",
+        "the engine key of the engine named `default` (sent as `X-Internal-Key`); at least 32 characters",
+        secret_text,
+        shown="random per data dir",
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_ENGINE_KEYS",
+        "engine_keys",
+        'JSON `{"engine name": "key"}` (or `["key", "previous key"]` during a rollover): one key per engine,'
+        " so one can be revoked alone",
+        engine_key_map,
+        shown="unset",
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_SERVICE_KEY",
+        "service_key",
+        "what the gateway and the contexts present to each other; at least 32 characters",
+        secret_text,
+        shown="random per data dir",
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_SERVICE_KEY_PREVIOUS",
+        "service_key_previous",
+        "also accepted while the parts move to a new service key",
+        secret_text,
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_JWT_SECRET_PREVIOUS",
+        "jwt_secret_previous",
+        "also accepted for console tokens while they move to a new secret",
+        secret_text,
+        secret=True,
+    ),
+    Declared(
+        "OUTRIDER_GRPC_TLS_CERT",
+        "grpc_tls_cert",
+        "PEM certificate the contexts serve gRPC with (TLS when set)",
+        readable_file,
+    ),
     Declared("OUTRIDER_GRPC_TLS_KEY", "grpc_tls_key", "PEM private key of that certificate", readable_file),
-    Declared("OUTRIDER_GRPC_TLS_CA", "grpc_tls_ca",
-             "PEM CA the gateway and the contexts trust for each other's certificates", readable_file),
-    Declared("OUTRIDER_GRPC_TLS_CLIENT_AUTH", "grpc_tls_client_auth",
-             "require a client certificate from that CA (mutual TLS between the parts)", flag, False),
-    Declared("OUTRIDER_API_DOCS", "api_docs", "serve `/docs` and `/openapi.json`; switch off in production if wanted",
-             flag, True),
+    Declared(
+        "OUTRIDER_GRPC_TLS_CA",
+        "grpc_tls_ca",
+        "PEM CA the gateway and the contexts trust for each other's certificates",
+        readable_file,
+    ),
+    Declared(
+        "OUTRIDER_GRPC_TLS_CLIENT_AUTH",
+        "grpc_tls_client_auth",
+        "require a client certificate from that CA (mutual TLS between the parts)",
+        flag,
+        False,
+    ),
+    Declared(
+        "OUTRIDER_API_DOCS",
+        "api_docs",
+        "serve `/docs` and `/openapi.json`; switch off in production if wanted",
+        flag,
+        True,
+    ),
     Declared("ANTHROPIC_API_KEY", "anthropic_api_key", "the playground answers 503 without it", optional_text),
-    Declared("ANTHROPIC_BASE_URL", "anthropic_base_url", "another address for the model API (a proxy)",
-             optional_text),
-    Declared("OUTRIDER_PLAYGROUND_MODEL", "playground_model", "the playground's model when the agent pins none",
-             text, "claude-opus-5-5"),
-    Declared("OUTRIDER_ALLOWED_MODELS", "allowed_models", "comma-separated patterns a model pin must match",
-             text, "claude-*"),
-    Declared("AGENT_OUTCOME_WINDOW_HOURS", "outcome_window_hours",
-             "hours before a decision is judged; a bad value warns and uses 48", integer(1, 24 * 365),
-             DEFAULT_OUTCOME_WINDOW_HOURS, lenient=True),
-    Declared("AGENT_DECISION_RETENTION_DAYS", "decision_retention_days",
-             "days decisions are kept; a bad value warns and uses 180", integer(1, 3650), DEFAULT_RETENTION_DAYS,
-             lenient=True),
-    Declared("OUTRIDER_EMBEDDING_DIM", "embedding_dimension",
-             "fixed when the decisions schema is first migrated; other sizes are refused",
-             integer(1, MAX_EMBEDDING_DIM), 384),
-    Declared("OUTRIDER_SWEEP_INTERVAL_S", "sweep_interval_s", "seconds between outcome sweeps",
-             integer(1, 86_400), 60),
-    Declared("OUTRIDER_HUMAN_SOURCES", "human_sources",
-             'JSON: `{"<source>": {"url": …, "token": …, "timeout_s": …}}` feeds reconciled before a lease',
-             json_objects, shown="unset"),
-    Declared("OUTRIDER_LOG_LEVEL", "log_level", "DEBUG, INFO, WARNING or ERROR",
-             choice("DEBUG", "INFO", "WARNING", "ERROR", fold=str.upper), "INFO"),
-    Declared("OUTRIDER_LOG_FORMAT", "log_format",
-             "`auto`: readable lines on a terminal, JSON otherwise; or `json`, `text`",
-             choice("auto", "json", "text", fold=str.lower), "auto"),
-    Declared("OUTRIDER_TELEMETRY_BATCH_SIZE", "telemetry_batch_size",
-             "ingest batch: runs per write (whichever of size and wait comes first)",
-             integer(1, MAX_TELEMETRY_BATCH), 200),
-    Declared("OUTRIDER_TELEMETRY_BATCH_WAIT_MS", "telemetry_batch_wait_ms", "ingest batch: longest wait",
-             integer(10, 60_000), 2000),
-    Declared("OUTRIDER_TELEMETRY_ACK_WAIT_S", "telemetry_ack_wait_s",
-             "seconds before an unacked run is redelivered; must exceed the batch wait", integer(1, 3600), 30),
-    Declared("OUTRIDER_MAX_BODY_KB", "max_body_kb",
-             "KiB a request body may have before the gateway answers 413 without reading on (human inputs: 64)",
-             integer(1, 64 * 1024), 1024),
-    Declared("OUTRIDER_CALL_TIMEOUT_S", "call_timeout_s",
-             "deadline of a call between gateway and contexts; longer only for a playground run, a sweep, a lease",
-             integer(1, 300), 10),
-    Declared("OUTRIDER_GRPC_MAX_CONCURRENT_RPCS", "grpc_max_concurrent_rpcs",
-             "calls one context serves at once (open registry watches count); more are refused RESOURCE_EXHAUSTED",
-             integer(10, 100_000), 1000),
-    Declared("OUTRIDER_MAX_DELIVER", "max_deliver",
-             "deliveries of one event before a consumer gives up on it, terminates it and counts it dead-lettered",
-             integer(5, 10_000), 100),
-    Declared("OUTRIDER_STREAM_MAX_AGE_HOURS", "stream_max_age_hours",
-             "hours an event waits in a new stream for its consumer before it expires", integer(1, 24 * 365), 168),
-    Declared("OUTRIDER_STREAM_MAX_MB", "stream_max_mb",
-             "MiB a new stream holds; when full, new events are refused (the publisher is told), old ones kept",
-             integer(1, 1024 * 1024), 1024),
-    Declared("OUTRIDER_REDACT_KEYS", "redact_keys",
-             "comma-separated extra key words whose fields the playground redacts whole", words, (),
-             shown="unset"),
-    Declared("OUTRIDER_REDACT_PATTERNS", "redact_patterns",
-             'JSON `{"kind": "regex"}`: extra text the playground replaces with `<kind#n>`', redaction_patterns,
-             shown="unset"),
+    Declared("ANTHROPIC_BASE_URL", "anthropic_base_url", "another address for the model API (a proxy)", optional_text),
+    Declared(
+        "OUTRIDER_PLAYGROUND_MODEL",
+        "playground_model",
+        "the playground's model when the agent pins none",
+        text,
+        "claude-opus-5-5",
+    ),
+    Declared(
+        "OUTRIDER_ALLOWED_MODELS", "allowed_models", "comma-separated patterns a model pin must match", text, "claude-*"
+    ),
+    Declared(
+        "AGENT_OUTCOME_WINDOW_HOURS",
+        "outcome_window_hours",
+        "hours before a decision is judged; a bad value warns and uses 48",
+        integer(1, 24 * 365),
+        DEFAULT_OUTCOME_WINDOW_HOURS,
+        lenient=True,
+    ),
+    Declared(
+        "AGENT_DECISION_RETENTION_DAYS",
+        "decision_retention_days",
+        "days decisions are kept; a bad value warns and uses 180",
+        integer(1, 3650),
+        DEFAULT_RETENTION_DAYS,
+        lenient=True,
+    ),
+    Declared(
+        "OUTRIDER_EMBEDDING_DIM",
+        "embedding_dimension",
+        "fixed when the decisions schema is first migrated; other sizes are refused",
+        integer(1, MAX_EMBEDDING_DIM),
+        384,
+    ),
+    Declared("OUTRIDER_SWEEP_INTERVAL_S", "sweep_interval_s", "seconds between outcome sweeps", integer(1, 86_400), 60),
+    Declared(
+        "OUTRIDER_HUMAN_SOURCES",
+        "human_sources",
+        'JSON: `{"<source>": {"url": …, "token": …, "timeout_s": …}}` feeds reconciled before a lease',
+        json_objects,
+        shown="unset",
+    ),
+    Declared(
+        "OUTRIDER_LOG_LEVEL",
+        "log_level",
+        "DEBUG, INFO, WARNING or ERROR",
+        choice("DEBUG", "INFO", "WARNING", "ERROR", fold=str.upper),
+        "INFO",
+    ),
+    Declared(
+        "OUTRIDER_LOG_FORMAT",
+        "log_format",
+        "`auto`: readable lines on a terminal, JSON otherwise; or `json`, `text`",
+        choice("auto", "json", "text", fold=str.lower),
+        "auto",
+    ),
+    Declared(
+        "OUTRIDER_TELEMETRY_BATCH_SIZE",
+        "telemetry_batch_size",
+        "ingest batch: runs per write (whichever of size and wait comes first)",
+        integer(1, MAX_TELEMETRY_BATCH),
+        200,
+    ),
+    Declared(
+        "OUTRIDER_TELEMETRY_BATCH_WAIT_MS",
+        "telemetry_batch_wait_ms",
+        "ingest batch: longest wait",
+        integer(10, 60_000),
+        2000,
+    ),
+    Declared(
+        "OUTRIDER_TELEMETRY_ACK_WAIT_S",
+        "telemetry_ack_wait_s",
+        "seconds before an unacked run is redelivered; must exceed the batch wait",
+        integer(1, 3600),
+        30,
+    ),
+    Declared(
+        "OUTRIDER_MAX_BODY_KB",
+        "max_body_kb",
+        "KiB a request body may have before the gateway answers 413 without reading on (human inputs: 64)",
+        integer(1, 64 * 1024),
+        1024,
+    ),
+    Declared(
+        "OUTRIDER_CALL_TIMEOUT_S",
+        "call_timeout_s",
+        "deadline of a call between gateway and contexts; longer only for a playground run, a sweep, a lease",
+        integer(1, 300),
+        10,
+    ),
+    Declared(
+        "OUTRIDER_GRPC_MAX_CONCURRENT_RPCS",
+        "grpc_max_concurrent_rpcs",
+        "calls one context serves at once (open registry watches count); more are refused RESOURCE_EXHAUSTED",
+        integer(10, 100_000),
+        1000,
+    ),
+    Declared(
+        "OUTRIDER_MAX_DELIVER",
+        "max_deliver",
+        "deliveries of one event before a consumer gives up on it, terminates it and counts it dead-lettered",
+        integer(5, 10_000),
+        100,
+    ),
+    Declared(
+        "OUTRIDER_STREAM_MAX_AGE_HOURS",
+        "stream_max_age_hours",
+        "hours an event waits in a new stream for its consumer before it expires",
+        integer(1, 24 * 365),
+        168,
+    ),
+    Declared(
+        "OUTRIDER_STREAM_MAX_MB",
+        "stream_max_mb",
+        "MiB a new stream holds; when full, new events are refused (the publisher is told), old ones kept",
+        integer(1, 1024 * 1024),
+        1024,
+    ),
+    Declared(
+        "OUTRIDER_REDACT_KEYS",
+        "redact_keys",
+        "comma-separated extra key words whose fields the playground redacts whole",
+        words,
+        (),
+        shown="unset",
+    ),
+    Declared(
+        "OUTRIDER_REDACT_PATTERNS",
+        "redact_patterns",
+        'JSON `{"kind": "regex"}`: extra text the playground replaces with `<kind#n>`',
+        redaction_patterns,
+        shown="unset",
+    ),
     # OTLP traces in (POST /v1/traces).
-    Declared("OUTRIDER_OTLP_MAX_BODY_BYTES", "otlp_max_body_bytes",
-             "largest OTLP body `/v1/traces` takes, as sent and once decompressed; larger answers 413",
-             integer(1024, 256 * 1024 * 1024), 8 * 1024 * 1024),
-    Declared("OUTRIDER_MODEL_PRICES", "model_prices",
-             'JSON `{"<model or glob>": {"input": n, "output": n}}`, prices per million tokens: insights then '
-             "estimate cost (exact name first, else the longest matching glob)",
-             model_prices, MappingProxyType({}), shown="unset"),
-    Declared("OUTRIDER_PLAYGROUND_RUN_DEADLINE_S", "playground_run_deadline_s",
-             "seconds a playground run may take; past it the run ends, stored with `deadline`",
-             integer(1, 3600), 120),
-    Declared("OUTRIDER_PLAYGROUND_TOOL_CALLS_PER_TURN", "playground_tool_calls_per_turn",
-             "tool calls carried out per model turn; the model is told the rest were not run", integer(1, 64), 8),
-    Declared("OUTRIDER_PLAYGROUND_RESULT_BYTES_PER_RUN", "playground_result_bytes_per_run",
-             "tool-result bytes a run hands the model; once spent, further reads are refused and the model told",
-             integer(4096, 16 * 1024 * 1024), 128 * 1024),
-    Declared("OUTRIDER_PLAYGROUND_HTTP_READ_BYTES", "playground_http_read_bytes",
-             "bytes read of one HTTP tool's answer; a longer answer is refused unread past this",
-             integer(1024, 64 * 1024 * 1024), 1024 * 1024),
+    Declared(
+        "OUTRIDER_OTLP_MAX_BODY_BYTES",
+        "otlp_max_body_bytes",
+        "largest OTLP body `/v1/traces` takes, as sent and once decompressed; larger answers 413",
+        integer(1024, 256 * 1024 * 1024),
+        8 * 1024 * 1024,
+    ),
+    Declared(
+        "OUTRIDER_MODEL_PRICES",
+        "model_prices",
+        'JSON `{"<model or glob>": {"input": n, "output": n}}`, prices per million tokens: insights then '
+        "estimate cost (exact name first, else the longest matching glob)",
+        model_prices,
+        MappingProxyType({}),
+        shown="unset",
+    ),
+    Declared(
+        "OUTRIDER_PLAYGROUND_RUN_DEADLINE_S",
+        "playground_run_deadline_s",
+        "seconds a playground run may take; past it the run ends, stored with `deadline`",
+        integer(1, 3600),
+        120,
+    ),
+    Declared(
+        "OUTRIDER_PLAYGROUND_TOOL_CALLS_PER_TURN",
+        "playground_tool_calls_per_turn",
+        "tool calls carried out per model turn; the model is told the rest were not run",
+        integer(1, 64),
+        8,
+    ),
+    Declared(
+        "OUTRIDER_PLAYGROUND_RESULT_BYTES_PER_RUN",
+        "playground_result_bytes_per_run",
+        "tool-result bytes a run hands the model; once spent, further reads are refused and the model told",
+        integer(4096, 16 * 1024 * 1024),
+        128 * 1024,
+    ),
+    Declared(
+        "OUTRIDER_PLAYGROUND_HTTP_READ_BYTES",
+        "playground_http_read_bytes",
+        "bytes read of one HTTP tool's answer; a longer answer is refused unread past this",
+        integer(1024, 64 * 1024 * 1024),
+        1024 * 1024,
+    ),
 )
 
 FAMILIES: tuple[Family, ...] = (
-    Family("OUTRIDER_TOOL_BASE_URL_", "OUTRIDER_TOOL_BASE_URL_<KEY>",
-           "base URL an external read tool may call from the playground (GET only)"),
+    Family(
+        "OUTRIDER_TOOL_BASE_URL_",
+        "OUTRIDER_TOOL_BASE_URL_<KEY>",
+        "base URL an external read tool may call from the playground (GET only)",
+    ),
 )
 
 # Every variable load() reads; the compose test checks compose.yaml against it.
@@ -594,9 +805,15 @@ def _require_given_secrets(values: Mapping[str, Any]) -> None:
     only with the embedded server, which admits engines with it; an external
     server's engine credential is handed to the engines, not to us.
     """
-    missing = [variable for variable, name in (
-        ("OUTRIDER_JWT_SECRET", "jwt_secret"), ("OUTRIDER_SERVICE_KEY", "service_key"),
-        ("OUTRIDER_NATS_PASSWORD", "nats_password")) if not values[name]]
+    missing = [
+        variable
+        for variable, name in (
+            ("OUTRIDER_JWT_SECRET", "jwt_secret"),
+            ("OUTRIDER_SERVICE_KEY", "service_key"),
+            ("OUTRIDER_NATS_PASSWORD", "nats_password"),
+        )
+        if not values[name]
+    ]
     if not values["internal_key"] and not values["engine_keys"]:
         missing.append("OUTRIDER_INTERNAL_KEY or OUTRIDER_ENGINE_KEYS")
     if not values["nats_url"] and not values["nats_engine_password"]:
@@ -607,8 +824,10 @@ def _require_given_secrets(values: Mapping[str, Any]) -> None:
 
 def _check_nats_users(values: Mapping[str, Any]) -> None:
     if values["nats_user"] == values["nats_engine_user"]:
-        raise SettingsError("OUTRIDER_NATS_ENGINE_USER must differ from OUTRIDER_NATS_USER: engines and"
-                            f" services hold different permissions, got {values['nats_user']!r} for both")
+        raise SettingsError(
+            "OUTRIDER_NATS_ENGINE_USER must differ from OUTRIDER_NATS_USER: engines and"
+            f" services hold different permissions, got {values['nats_user']!r} for both"
+        )
     if (values["nats_tls_cert"] is None) != (values["nats_tls_key"] is None):
         raise SettingsError("OUTRIDER_NATS_TLS_CERT and OUTRIDER_NATS_TLS_KEY go together: set both or neither")
 

@@ -10,7 +10,6 @@ from typing import Any
 
 from outrider.v1 import decisions_pb2
 from outrider.wire import MalformedJson, json_object, timestamp, timestamp_fields
-
 from services.common.errors import DomainError, InvalidArgument
 from services.common.grpc_server import status_of
 from services.decisions.rules import MAX_CONTEXT_BYTES, InvalidDecision, SimilarSummary
@@ -52,8 +51,11 @@ def record_results_to_proto(
     items = []
     for decision_id, outcome in results:
         if isinstance(outcome, DomainError):
-            items.append(decisions_pb2.RecordDecisionResult(id=decision_id, error_code=outcome.code,
-                                                            error_message=outcome.message))
+            items.append(
+                decisions_pb2.RecordDecisionResult(
+                    id=decision_id, error_code=outcome.code, error_message=outcome.message
+                )
+            )
         else:
             items.append(decisions_pb2.RecordDecisionResult(id=decision_id, created=outcome))
     return decisions_pb2.RecordDecisionsResponse(results=items)
@@ -92,11 +94,23 @@ def similar_to_proto(rows: Sequence[DecisionRow], summary: SimilarSummary) -> de
     message = decisions_pb2.FindSimilarResponse(summary=summary_to_proto(summary))
     add = message.items.add
     for row in rows:
-        add(id=str(row.id), decision_type=row.decision_type, agent_id=row.agent_id, subject_id=row.subject_id,
-            action=row.action, confidence=row.confidence, reasoning=row.reasoning, model=row.model,
-            decided_at=timestamp_fields(row.decided_at), outcome=row.outcome, outcome_reason=row.outcome_reason,
-            judged_at=timestamp_fields(row.judged_at), judged_by=row.judged_by, similarity=row.similarity,
-            context_json=row.context_json)
+        add(
+            id=str(row.id),
+            decision_type=row.decision_type,
+            agent_id=row.agent_id,
+            subject_id=row.subject_id,
+            action=row.action,
+            confidence=row.confidence,
+            reasoning=row.reasoning,
+            model=row.model,
+            decided_at=timestamp_fields(row.decided_at),
+            outcome=row.outcome,
+            outcome_reason=row.outcome_reason,
+            judged_at=timestamp_fields(row.judged_at),
+            judged_by=row.judged_by,
+            similarity=row.similarity,
+            context_json=row.context_json,
+        )
     return message
 
 
@@ -141,6 +155,10 @@ def precedent_refusal(tag: int, error: DomainError | None) -> decisions_pb2.Prec
     if error is None:
         refusal = decisions_pb2.SearchRefusal(status="INTERNAL", code="INTERNAL", message="internal error")
     else:
-        refusal = decisions_pb2.SearchRefusal(status=status_of(error).name, code=error.code, message=error.message,
-                                              details_json=json.dumps(error.details, default=str).encode())
+        refusal = decisions_pb2.SearchRefusal(
+            status=status_of(error).name,
+            code=error.code,
+            message=error.message,
+            details_json=json.dumps(error.details, default=str).encode(),
+        )
     return decisions_pb2.PrecedentAnswer(tag=tag, refused=refusal)

@@ -120,7 +120,7 @@ class DirectConnections:
         try:
             try:
                 conn = await asyncpg.connect(self._dsn, server_settings=self._server_settings)
-            except (OSError, asyncio.TimeoutError, asyncpg.PostgresError) as error:
+            except (TimeoutError, OSError, asyncpg.PostgresError) as error:
                 raise Unavailable(
                     f"the decisions database did not accept a connection: {type(error).__name__}",
                     code="DATABASE_UNAVAILABLE",
@@ -157,5 +157,5 @@ class DirectConnections:
         for held in idle:
             try:
                 await asyncio.wait_for(held.conn.close(), _CLOSE_TIMEOUT_S)
-            except (OSError, asyncio.TimeoutError, asyncpg.PostgresError):
+            except (TimeoutError, OSError, asyncpg.PostgresError):
                 held.conn.terminate()

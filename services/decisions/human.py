@@ -76,9 +76,7 @@ class SourceCursor:
 
 
 class HumanInputSource(Protocol):
-    async def fetch_after(
-        self, subject: Subject, cursor: SourceCursor
-    ) -> tuple[Sequence[HumanInput], SourceCursor]:
+    async def fetch_after(self, subject: Subject, cursor: SourceCursor) -> tuple[Sequence[HumanInput], SourceCursor]:
         """Inputs written after `cursor`, in the order they were written, and
         the cursor that covers them.
 
@@ -138,15 +136,13 @@ def classify(body: str, plan_ref: str | None) -> Classification:
     first_line = body.split("\n", 1)[0].strip()
     if not first_line.lower().startswith(VERIFY_PREFIX):
         return Classification(HumanDecisionKind.OPERATOR_INSTRUCTION)
-    step = first_line[len(VERIFY_PREFIX):].strip()
+    step = first_line[len(VERIFY_PREFIX) :].strip()
     if not step or not plan_ref:
         return Classification(HumanDecisionKind.OPERATOR_INSTRUCTION)
     return Classification(HumanDecisionKind.PLAN_STEP_APPROVAL, step=step, plan_ref=plan_ref)
 
 
-def human_decision(
-    human_input: HumanInput, *, plan_ref: str | None, observed_at: datetime
-) -> HumanDecision:
+def human_decision(human_input: HumanInput, *, plan_ref: str | None, observed_at: datetime) -> HumanDecision:
     """The decision to record for one input, its body kept verbatim.
 
     Extracting intent from free text is not attempted: a crude label on the

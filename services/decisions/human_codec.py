@@ -6,12 +6,10 @@ or written.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
+from datetime import UTC, datetime, timedelta
 
 from outrider.v1 import common_pb2, decisions_pb2
 from outrider.wire import timestamp
-
 from services.common import paging
 from services.common.errors import InvalidArgument
 from services.decisions.human import MAX_BODY_CHARS, HumanInput, Subject
@@ -57,7 +55,7 @@ def input_from_proto(request: decisions_pb2.RecordHumanInputRequest, *, now: dat
     subject = subject_id(request.subject_id)
     if not request.HasField("at"):
         raise InvalidArgument("at (when the person wrote it) is required", field="at")
-    written_at = request.at.ToDatetime(tzinfo=timezone.utc)
+    written_at = request.at.ToDatetime(tzinfo=UTC)
     if written_at > now + CLOCK_SKEW:
         raise InvalidArgument(f"at is in the future ({written_at.isoformat()})", field="at")
     if not request.body.strip():

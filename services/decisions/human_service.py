@@ -8,7 +8,6 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import decisions_pb2
-
 from services.common import paging
 from services.common.errors import Unavailable
 from services.common.settings import Settings, SettingsError

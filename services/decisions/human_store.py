@@ -154,8 +154,7 @@ async def owners_of(conn: AsyncConnection, *, provider: str, external_ids: Seque
         return {}
     rows = await conn.execute(
         text(
-            "select external_id, subject_id from human_decisions"
-            " where provider = :provider and external_id = any(:ids)"
+            "select external_id, subject_id from human_decisions where provider = :provider and external_id = any(:ids)"
         ),
         {"provider": provider, "ids": list(external_ids)},
     )

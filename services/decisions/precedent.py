@@ -103,8 +103,11 @@ class PrecedentSearch:
     async def _nearest(self, decision_type: str, embedding: bytes, k: int) -> list[DecisionRow]:
         type_rows, judged_rows = await self._counts.get(decision_type)
         plan = plan_search(
-            k=k, type_rows=type_rows, judged_rows=judged_rows,
-            exact_rows=self._exact_rows, ef_per_result=self._ef_per_result,
+            k=k,
+            type_rows=type_rows,
+            judged_rows=judged_rows,
+            exact_rows=self._exact_rows,
+            ef_per_result=self._ef_per_result,
         )
         if not plan.exact:
             rows = await self._find(decision_type, embedding, k, ef_search=plan.ef_search)
@@ -120,5 +123,6 @@ class PrecedentSearch:
 
     async def _find(self, decision_type: str, embedding: bytes, k: int, *, ef_search: int | None) -> list[DecisionRow]:
         async with self._connections.connection(ef_search=ef_search) as conn:
-            return await store.find_similar(conn, decision_type=decision_type, embedding=embedding, k=k,
-                                            exact=ef_search is None)
+            return await store.find_similar(
+                conn, decision_type=decision_type, embedding=embedding, k=k, exact=ef_search is None
+            )

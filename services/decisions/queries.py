@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from services.decisions import rules
 from services.common.paging import instant_and_uuid
+from services.decisions import rules
 from services.decisions.rules import InvalidDecision, Outcome
 
 DEFAULT_DETAIL_PRECEDENTS = 5

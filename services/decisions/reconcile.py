@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -40,7 +40,7 @@ Clock = Callable[[], datetime]
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def plan_in_force(history: Sequence[PlanChange], at: datetime) -> str | None:
@@ -74,9 +74,7 @@ async def register_subject(engine: AsyncEngine, subject: Subject) -> SubjectRow:
     """Create or replace a subject's source and accepted plan, keeping the plan history."""
     async with engine.begin() as conn:
         previous = await store.get_subject(conn, subject_id=subject.id, lock=True)
-        row = await store.upsert_subject(
-            conn, subject_id=subject.id, source=subject.source, plan_ref=subject.plan_ref
-        )
+        row = await store.upsert_subject(conn, subject_id=subject.id, source=subject.source, plan_ref=subject.plan_ref)
         if row.plan_ref != (previous.plan_ref if previous else None):
             await store.add_plan_change(conn, subject_id=subject.id, plan_ref=row.plan_ref)
     return row
@@ -126,7 +124,8 @@ async def _reconcile(
             # comment to another as an authoritative decision.
             raise Conflict(
                 f"lease refused: source {source} returned an input of {item.provider}/{item.subject_id}",
-                code="HUMAN_SOURCE_MISMATCH", details={**details, "external_id": item.external_id},
+                code="HUMAN_SOURCE_MISMATCH",
+                details={**details, "external_id": item.external_id},
             )
     owners = await store.owners_of(
         conn, provider=source, external_ids=[item.external_id for item in inputs if item.external_id.strip()]
@@ -139,7 +138,8 @@ async def _reconcile(
     except InvalidHumanInput as exc:
         raise Conflict(
             f"lease refused: human-input source {source} sent an input that cannot be imported: {exc}",
-            code="HUMAN_INPUT_INVALID", details={**details, "field": exc.field, "reason": exc.problem},
+            code="HUMAN_INPUT_INVALID",
+            details={**details, "field": exc.field, "reason": exc.problem},
         ) from None
 
     history = await store.list_plan_changes(conn, subject_id=subject.id)
@@ -176,7 +176,9 @@ async def record_input(
         row, created = await store.insert_decision(conn, decision=decision)
         if row.subject_id != item.subject_id:
             raise _owned_elsewhere(
-                item.provider, item.external_id, row.subject_id,
+                item.provider,
+                item.external_id,
+                row.subject_id,
                 {"subject_id": item.subject_id, "source": item.provider},
             )
     return row, created
@@ -198,7 +200,8 @@ async def list_page(
 def _unknown(subject_id: str) -> NotFound:
     return NotFound(
         f"subject {subject_id!r} is not registered; PUT /internal/subjects/{{id}} first",
-        code="SUBJECT_NOT_FOUND", details={"subject_id": subject_id},
+        code="SUBJECT_NOT_FOUND",
+        details={"subject_id": subject_id},
     )
 
 
@@ -208,21 +211,25 @@ def _refusal(error: SourceError, details: dict[str, str]) -> Unavailable | Confl
     if isinstance(error, SourceTimeout):
         return Unavailable(
             f"lease refused: human-input source {error.source} timed out ({error.reason})",
-            code="HUMAN_SOURCE_TIMEOUT", details=details,
+            code="HUMAN_SOURCE_TIMEOUT",
+            details=details,
         )
     if isinstance(error, SourceUnavailable):
         return Unavailable(
             f"lease refused: human-input source {error.source} is unavailable ({error.reason})",
-            code="HUMAN_SOURCE_UNAVAILABLE", details=details,
+            code="HUMAN_SOURCE_UNAVAILABLE",
+            details=details,
         )
     return Conflict(
         f"lease refused: human-input source {error.source} answered malformed ({error.reason})",
-        code="HUMAN_SOURCE_MALFORMED", details=details,
+        code="HUMAN_SOURCE_MALFORMED",
+        details=details,
     )
 
 
 def _owned_elsewhere(source: str, external_id: str, owner: str, details: dict[str, str]) -> Conflict:
     return Conflict(
         f"input {external_id!r} of {source} is already recorded for subject {owner!r}",
-        code="HUMAN_INPUT_OWNED_ELSEWHERE", details={**details, "external_id": external_id, "owner": owner},
+        code="HUMAN_INPUT_OWNED_ELSEWHERE",
+        details={**details, "external_id": external_id, "owner": owner},
     )

@@ -13,7 +13,7 @@ import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeGuard
 
@@ -284,7 +284,7 @@ def _idempotency_key(value: object) -> uuid.UUID | None:
 
 def _decided_at(value: object, now: datetime) -> datetime:
     if value is None:
-        return now.astimezone(timezone.utc)
+        return now.astimezone(UTC)
     if not isinstance(value, datetime):
         raise InvalidDecision("decided_at", f"must be a timestamp, got {type(value).__name__}")
     # A naive time names no instant: the same digits mean different moments
@@ -296,7 +296,7 @@ def _decided_at(value: object, now: datetime) -> datetime:
             "decided_at",
             f"is in the future ({value.isoformat()} is after {now.isoformat()})",
         )
-    return value.astimezone(timezone.utc)
+    return value.astimezone(UTC)
 
 
 def checked_context(value: object) -> Mapping[str, Any]:
@@ -347,9 +347,7 @@ def _embedding(value: object, dimension: int) -> tuple[float, ...] | None:
         # proto3 sends an empty repeated field when the caller gave none.
         return None
     if len(value) != dimension:
-        raise InvalidDecision(
-            "embedding", f"must have exactly {dimension} dimensions, got {len(value)}"
-        )
+        raise InvalidDecision("embedding", f"must have exactly {dimension} dimensions, got {len(value)}")
     if not all(_is_number(x) and _is_finite(x) for x in value):
         raise InvalidDecision("embedding", "must contain only finite numbers")
     vector = tuple(float(x) for x in value)
@@ -372,5 +370,6 @@ def check_magnitude(vector: Sequence[float]) -> None:
     length = math.hypot(*vector)
     if not MIN_EMBEDDING_LENGTH <= length <= MAX_EMBEDDING_LENGTH:
         raise InvalidDecision(
-            "embedding", f"must have a length between {MIN_EMBEDDING_LENGTH:g} and {MAX_EMBEDDING_LENGTH:g},"
-            f" got {length:g}")
+            "embedding",
+            f"must have a length between {MIN_EMBEDDING_LENGTH:g} and {MAX_EMBEDDING_LENGTH:g}, got {length:g}",
+        )

@@ -6,7 +6,6 @@ import grpc
 from sqlalchemy.engine import make_url
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.common.settings import Settings, SettingsError

@@ -10,14 +10,13 @@ import asyncio
 import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import grpc
 
-from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.rpc import batches
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import instant
-
 from services.common import callers, paging
 from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound, PermissionDenied
 from services.common.grpc_server import answerable
@@ -29,7 +28,6 @@ from services.decisions.human_service import HumanDecisionRpcs
 from services.decisions.precedent import PrecedentSearch
 from services.decisions.rules import JudgedBy, Outcome
 
-
 # Searches one SearchPrecedents stream may have running at once: enough to
 # keep an engine's concurrent decisions flowing, few enough that one stream
 # cannot hold every database connection.
@@ -37,7 +35,7 @@ STREAM_SEARCHES_IN_FLIGHT = 32
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _uuid(value: str, field: str) -> uuid.UUID:
@@ -169,11 +167,16 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
                 # A retry repeats the same decision; the same id on a
                 # different one is a caller reusing keys, and answering
                 # "already recorded" would silently drop the second decision.
-                results.append((text_id, Conflict(
-                    f"id {text_id} is already recorded for a different decision",
-                    code="DECISION_ID_REUSED",
-                    details={"id": text_id},
-                )))
+                results.append(
+                    (
+                        text_id,
+                        Conflict(
+                            f"id {text_id} is already recorded for a different decision",
+                            code="DECISION_ID_REUSED",
+                            details={"id": text_id},
+                        ),
+                    )
+                )
             else:
                 results.append((text_id, False))
         return results
@@ -230,8 +233,9 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
                 task.cancel()
 
     async def _find_similar(self, request: decisions_pb2.FindSimilarRequest) -> decisions_pb2.FindSimilarResponse:
-        return await find_precedents(request, dimension=self._dimension, embedder=self._embedder,
-                                     precedents=self._precedents)
+        return await find_precedents(
+            request, dimension=self._dimension, embedder=self._embedder, precedents=self._precedents
+        )
 
     async def SetOutcome(
         self, request: decisions_pb2.SetOutcomeRequest, context: grpc.aio.ServicerContext
@@ -248,8 +252,11 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         async with self._engine.begin() as conn:
             current = await store.get_decision(conn, id=decision_id, lock=True)
             if current is None:
-                raise NotFound(f"decision {decision_id} does not exist", code="DECISION_NOT_FOUND",
-                               details={"id": str(decision_id)})
+                raise NotFound(
+                    f"decision {decision_id} does not exist",
+                    code="DECISION_NOT_FOUND",
+                    details={"id": str(decision_id)},
+                )
             if current.outcome == outcome.value and current.outcome_reason == reason:
                 # The same verdict again is a retry, not a change: no history row.
                 return codec.decision_to_proto(current)
@@ -261,8 +268,13 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
                     details={"id": str(decision_id), "outcome": current.outcome, "judged_by": current.judged_by},
                 )
             row = await store.set_outcome(
-                conn, id=decision_id, old_outcome=current.outcome, outcome=outcome.value, reason=reason,
-                judged_by=judged_by.value, changed_by=person.sub if person else "",
+                conn,
+                id=decision_id,
+                old_outcome=current.outcome,
+                outcome=outcome.value,
+                reason=reason,
+                judged_by=judged_by.value,
+                changed_by=person.sub if person else "",
                 changed_by_email=person.email if person else "",
             )
         return codec.decision_to_proto(row)
@@ -278,9 +290,15 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         queries.decided_range(decided_from, decided_to)
         async with self._engine.connect() as conn:
             rows = await store.list_decisions(
-                conn, decision_type=request.decision_type or None, outcome=outcome,
-                agent_id=request.agent_id or None, after=after, limit=limit + 1,
-                model=request.model or None, decided_from=decided_from, decided_to=decided_to,
+                conn,
+                decision_type=request.decision_type or None,
+                outcome=outcome,
+                agent_id=request.agent_id or None,
+                after=after,
+                limit=limit + 1,
+                model=request.model or None,
+                decided_from=decided_from,
+                decided_to=decided_to,
             )
         page, cursor = paging.one_page(rows, limit, lambda row: (row.decided_at, row.id))
         return decisions_pb2.ListDecisionsResponse(
@@ -295,15 +313,19 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         async with self._engine.connect() as conn:
             row = await store.get_decision(conn, id=decision_id)
             if row is None:
-                raise NotFound(f"decision {decision_id} does not exist", code="DECISION_NOT_FOUND",
-                               details={"id": str(decision_id)})
+                raise NotFound(
+                    f"decision {decision_id} does not exist",
+                    code="DECISION_NOT_FOUND",
+                    details={"id": str(decision_id)},
+                )
             history = await store.outcome_history(conn, decision_id=decision_id)
             embedding = await store.get_embedding(conn, id=decision_id) if wanted else None
         precedents: list[store.DecisionRow] = []
         if embedding is not None:
             # One more than wanted: a judged decision is its own nearest neighbour.
-            nearest = await self._precedents.nearest(decision_type=row.decision_type,
-                                                     embedding=store.vector_bytes(embedding), k=wanted + 1)
+            nearest = await self._precedents.nearest(
+                decision_type=row.decision_type, embedding=store.vector_bytes(embedding), k=wanted + 1
+            )
             # The context holds rider and customer data; this answer is for the console.
             precedents = [dataclasses.replace(p, context_json=None) for p in nearest if p.id != decision_id][:wanted]
         summary = rules.similar_summary(p.outcome or "" for p in precedents)
@@ -325,8 +347,9 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         async with self._engine.connect() as conn:
             rows = await store.list_pending(conn, decided_before=before, after=after, limit=limit + 1)
         page, cursor = paging.one_page(rows, limit, lambda row: (row.decided_at, row.id))
-        return decisions_pb2.ListPendingResponse(items=[codec.pending_to_proto(row) for row in page],
-                                                 next_cursor=cursor)
+        return decisions_pb2.ListPendingResponse(
+            items=[codec.pending_to_proto(row) for row in page], next_cursor=cursor
+        )
 
     async def SetOutcomes(
         self, request: decisions_pb2.SetOutcomesRequest, context: grpc.aio.ServicerContext

@@ -99,10 +99,7 @@ def _decision(row: Any) -> DecisionRow:
 async def embedding_dimension(conn: AsyncConnection) -> int:
     """The vector size the schema was created with (fixed at first migration)."""
     value = await conn.scalar(
-        text(
-            "select atttypmod from pg_attribute"
-            " where attrelid = 'decisions'::regclass and attname = 'embedding'"
-        )
+        text("select atttypmod from pg_attribute where attrelid = 'decisions'::regclass and attname = 'embedding'")
     )
     return int(value)
 
@@ -349,8 +346,7 @@ def _jsonb_recv(data: bytes) -> bytes:
 async def prepare_direct(conn: asyncpg.Connection) -> None:
     """Codecs of a direct connection: vectors and jsonb pass as bytes, as above."""
     await conn.set_type_codec("vector", schema="public", encoder=bytes, decoder=bytes, format="binary")
-    await conn.set_type_codec("jsonb", schema="pg_catalog", encoder=_jsonb_send, decoder=_jsonb_recv,
-                              format="binary")
+    await conn.set_type_codec("jsonb", schema="pg_catalog", encoder=_jsonb_send, decoder=_jsonb_recv, format="binary")
 
 
 # Positional: $1 the query vector, $2 the decision type, $3 k. The columns

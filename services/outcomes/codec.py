@@ -24,7 +24,6 @@ from services.outcomes.facts import SubjectFacts
 from services.outcomes.ledger import Route
 from services.outcomes.sweeper import PendingDecision, SweepReport, Verdict
 
-
 _log = logging.getLogger(__name__)
 
 Reply = TypeVar("Reply")
@@ -35,9 +34,7 @@ Reply = TypeVar("Reply")
 # dropped connection, a decisions replica restarting) failing the sweep.
 RETRY_ATTEMPTS = 4
 RETRY_BASE_S = 0.05
-_RETRYABLE = frozenset(
-    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED}
-)
+_RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
 
 
 async def retrying(call: Callable[[], Awaitable[Reply]], *, what: str) -> Reply:

@@ -20,7 +20,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.publishing import TRANSIENT
 from services.common.consuming import Malformed, guarded, preview, printable, write_apart
-
 from services.outcomes import intake, store
 from services.outcomes.facts import BookingFactsEvent, decode_booking_event
 from services.outcomes.intake import check_storable
@@ -48,8 +47,9 @@ def read_event(data: bytes) -> BookingFactsEvent:
 
 
 class FactsConsumer:
-    def __init__(self, js: JetStreamContext, engine: AsyncEngine, *, batch: int = FETCH_BATCH,
-                 max_deliver: int = 100) -> None:
+    def __init__(
+        self, js: JetStreamContext, engine: AsyncEngine, *, batch: int = FETCH_BATCH, max_deliver: int = 100
+    ) -> None:
         self._js = js
         self._engine = engine
         self._batch = batch
@@ -121,8 +121,10 @@ class FactsConsumer:
         for message, _ in events:
             if id(message) not in refused_ids:
                 await message.ack()
-        rejected += [(message, Malformed("unstorable", printable(f"{type(error).__name__}: {error}")))
-                     for (message, _), error in refused]
+        rejected += [
+            (message, Malformed("unstorable", printable(f"{type(error).__name__}: {error}")))
+            for (message, _), error in refused
+        ]
         await self._reject(rejected)
 
     async def _merge(self, events: Sequence[tuple[Msg, BookingFactsEvent]]) -> None:
@@ -136,13 +138,23 @@ class FactsConsumer:
         failing to record a rejection must never cost the events beside it.
         """
         for message, problem in rejected:
-            _log.warning("malformed facts event terminated", extra={
-                "field": problem.field, "problem": printable(problem.problem), "subject": message.subject,
-                "payload": preview(message.data)})
+            _log.warning(
+                "malformed facts event terminated",
+                extra={
+                    "field": problem.field,
+                    "problem": printable(problem.problem),
+                    "subject": message.subject,
+                    "payload": preview(message.data),
+                },
+            )
             try:
                 async with self._engine.begin() as conn:
-                    await store.count_rejection(conn, field=problem.field, problem=printable(problem.problem),
-                                                payload=preview(message.data, PAYLOAD_SAMPLE))
+                    await store.count_rejection(
+                        conn,
+                        field=problem.field,
+                        problem=printable(problem.problem),
+                        payload=preview(message.data, PAYLOAD_SAMPLE),
+                    )
             except Exception:  # noqa: BLE001 - the event is terminated either way; the log keeps it
                 _log.exception("facts rejection not counted", extra={"field": problem.field})
             await message.term()
@@ -151,12 +163,18 @@ class FactsConsumer:
         """Nak for redelivery; an event at its last allowed delivery is dead-lettered instead."""
         for message in messages:
             if message.metadata.num_delivered >= self._max_deliver:
-                _log.error("facts event dead-lettered after its last delivery", extra={
-                    "max_deliver": self._max_deliver, "payload": preview(message.data)})
+                _log.error(
+                    "facts event dead-lettered after its last delivery",
+                    extra={"max_deliver": self._max_deliver, "payload": preview(message.data)},
+                )
                 try:
                     async with self._engine.begin() as conn:
-                        await store.count_rejection(conn, field="dead_lettered", problem="delivered too often",
-                                                    payload=preview(message.data, PAYLOAD_SAMPLE))
+                        await store.count_rejection(
+                            conn,
+                            field="dead_lettered",
+                            problem="delivered too often",
+                            payload=preview(message.data, PAYLOAD_SAMPLE),
+                        )
                 except Exception:  # noqa: BLE001 - the database is what failed; the line above keeps the event
                     _log.warning("dead letter not counted: the database is not answering")
                 await message.term()

@@ -164,10 +164,7 @@ class AssistantTurnOutcome:
 def _phrases(*phrases: str) -> re.Pattern[str]:
     # Whole words only ("no" must not fire inside "now"); the apostrophe is
     # optional because users type "thats wrong" as often as "that's wrong".
-    alternatives = (
-        r"\s+".join(re.escape(word).replace("'", "'?") for word in phrase.split())
-        for phrase in phrases
-    )
+    alternatives = (r"\s+".join(re.escape(word).replace("'", "'?") for word in phrase.split()) for phrase in phrases)
     return re.compile(r"(?<![\w'])(?:" + "|".join(alternatives) + r")(?![\w'])")
 
 
@@ -256,9 +253,7 @@ _ACKNOWLEDGEMENT = _phrases(
 
 # Short words that acknowledge only when they open the reply: "great, now the
 # tests" thanks us, "a good name for the flag" does not.
-_LEADING_ACKNOWLEDGEMENT = re.compile(
-    r"^(?:ok|okay|great|good|nice|cool|works|fixed|solved|yes|yep)(?![\w'])"
-)
+_LEADING_ACKNOWLEDGEMENT = re.compile(r"^(?:ok|okay|great|good|nice|cool|works|fixed|solved|yes|yep)(?![\w'])")
 
 
 def _normalise(text: str) -> str:
@@ -285,17 +280,149 @@ def _acknowledges(text: str) -> bool:
 # Function words and conversational filler: sharing them says nothing about
 # sharing an intent.
 _STOPWORDS = frozenset(
-    """
-    a about above after again all also am an and another any are as ask asked at
-    be been before being both but by can could did do does doing done each else
-    for from get got had has have having he her here him his how i if in instead
-    into is it its just let lets like make me meant mean might more most much must
-    my need new next no not now of ok okay on once one only or other our out over
-    please question really said say she should so some something still such than
-    thank thanks that the their them then there these they thing things this those
-    to too try under up us use very want was way we were what when where which
-    while who why will with would yes yet you your
-    """.split()
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "another",
+        "any",
+        "are",
+        "as",
+        "ask",
+        "asked",
+        "at",
+        "be",
+        "been",
+        "before",
+        "being",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "each",
+        "else",
+        "for",
+        "from",
+        "get",
+        "got",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "instead",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "let",
+        "lets",
+        "like",
+        "make",
+        "me",
+        "meant",
+        "mean",
+        "might",
+        "more",
+        "most",
+        "much",
+        "must",
+        "my",
+        "need",
+        "new",
+        "next",
+        "no",
+        "not",
+        "now",
+        "of",
+        "ok",
+        "okay",
+        "on",
+        "once",
+        "one",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "please",
+        "question",
+        "really",
+        "said",
+        "say",
+        "she",
+        "should",
+        "so",
+        "some",
+        "something",
+        "still",
+        "such",
+        "than",
+        "thank",
+        "thanks",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "thing",
+        "things",
+        "this",
+        "those",
+        "to",
+        "too",
+        "try",
+        "under",
+        "up",
+        "us",
+        "use",
+        "very",
+        "want",
+        "was",
+        "way",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "yes",
+        "yet",
+        "you",
+        "your",
+    ]
 )
 
 
@@ -538,9 +665,7 @@ def _close_episode(
         )
 
 
-def assign_credit_from_outcomes(
-    outcomes: Sequence[AssistantTurnOutcome], *, conversation_id: str
-) -> CreditAssignment:
+def assign_credit_from_outcomes(outcomes: Sequence[AssistantTurnOutcome], *, conversation_id: str) -> CreditAssignment:
     """Group chronological turn outcomes into episodes and credit each turn.
 
     Every outcome but a circle ends its episode; a circle means the user is
@@ -579,9 +704,7 @@ def assign_credit(
     same_intent_threshold: float = SAME_INTENT_THRESHOLD,
 ) -> CreditAssignment:
     """Classify a conversation's turns and credit every settled assistant turn."""
-    outcomes = classify_turns(
-        conversation.turns, similarity=similarity, same_intent_threshold=same_intent_threshold
-    )
+    outcomes = classify_turns(conversation.turns, similarity=similarity, same_intent_threshold=same_intent_threshold)
     return assign_credit_from_outcomes(outcomes, conversation_id=conversation.conversation_id)
 
 
@@ -626,7 +749,7 @@ def conversation_metrics(credits: Iterable[TurnCredit], *, pending: int) -> Conv
         attempts, _ = episodes.get(key, (0, credit.resolution))
         episodes[key] = (attempts + 1, credit.resolution)
 
-    counts = {resolution: 0 for resolution in Resolution}
+    counts = dict.fromkeys(Resolution, 0)
     resolved_attempts = 0
     first_turn = 0
     for attempts, resolution in episodes.values():

@@ -30,9 +30,7 @@ _TIMESTAMP_FIELDS = frozenset({"assigned_at", "delivered_at", "sla_due_at"})
 
 # RFC 3339 date-time. `datetime.fromisoformat` alone also takes dates without a
 # time, week dates and compact forms, which producers of this event never mean.
-_RFC3339 = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?P<offset>[Zz]|[+-]\d{2}:\d{2})?"
-)
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?P<offset>[Zz]|[+-]\d{2}:\d{2})?")
 
 
 class MalformedFacts(FieldError):
@@ -107,11 +105,7 @@ class BookingFactsEvent:
 
     def observations(self) -> dict[str, Observation[Any]]:
         """The fields this event speaks about, each stamped with its `at`."""
-        return {
-            name: Observation(value, self.at)
-            for name in FACT_FIELDS
-            if (value := getattr(self, name)) is not None
-        }
+        return {name: Observation(value, self.at) for name in FACT_FIELDS if (value := getattr(self, name)) is not None}
 
 
 def _subject_id(raw: Any) -> str:
@@ -187,9 +181,7 @@ class SubjectFacts:
     def merge(self, event: BookingFactsEvent) -> SubjectFacts:
         """This state with `event` folded in. Commutative and idempotent."""
         if event.subject_id != self.subject_id:
-            raise ValueError(
-                f"event for subject {event.subject_id!r} merged into facts of {self.subject_id!r}"
-            )
+            raise ValueError(f"event for subject {event.subject_id!r} merged into facts of {self.subject_id!r}")
         newer = {
             name: observation
             for name, observation in event.observations().items()
@@ -236,9 +228,7 @@ class SubjectFacts:
             # Re-validating through the event parser keeps one definition of a
             # well-formed value for both the wire and the store.
             try:
-                event = parse_booking_event(
-                    {"subject_id": subject_id, "at": entry["at"], name: entry["value"]}
-                )
+                event = parse_booking_event({"subject_id": subject_id, "at": entry["at"], name: entry["value"]})
             except MalformedFacts as error:
                 where = name if error.field == name else f"{name}.{error.field}"
                 raise MalformedFacts(where, error.problem) from error

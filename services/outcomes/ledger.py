@@ -32,9 +32,7 @@ from services.outcomes.credit import (
 
 def turn_digest(turn: Turn) -> str:
     """A fingerprint of everything about a turn that its credit depends on."""
-    canonical = json.dumps(
-        [turn.role.value, turn.ref, turn.text, turn.model, turn.trace_id], separators=(",", ":")
-    )
+    canonical = json.dumps([turn.role.value, turn.ref, turn.text, turn.model, turn.trace_id], separators=(",", ":"))
     return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
 
 
@@ -115,9 +113,7 @@ async def submit(conn: AsyncConnection, conversation: Conversation, route: Route
         )
         for c in assignment.credits
     ]
-    booked = await store.insert_credits(
-        conn, credits=rows, skill=settled.skill, decision_type=settled.decision_type
-    )
+    booked = await store.insert_credits(conn, credits=rows, skill=settled.skill, decision_type=settled.decision_type)
     await store.resolve_deferred(conn, conversation_id=conversation.conversation_id)
     await store.insert_deferred(
         conn,

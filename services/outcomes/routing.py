@@ -105,9 +105,7 @@ def accumulate(
     return posteriors
 
 
-def credit_observations(
-    credits: Iterable[TurnCredit], *, key: str
-) -> Iterator[tuple[Arm, Evidence]]:
+def credit_observations(credits: Iterable[TurnCredit], *, key: str) -> Iterator[tuple[Arm, Evidence]]:
     """Episode credits as evidence for `key`'s arms.
 
     A credit with no model is skipped: there is no arm to blame or praise.
@@ -138,9 +136,7 @@ def thompson_pick(posteriors: Mapping[str, BetaPosterior], rng: random.Random) -
     return best_model
 
 
-def pick_probabilities(
-    posteriors: Mapping[str, BetaPosterior], *, draws: int, seed: int
-) -> dict[str, float]:
+def pick_probabilities(posteriors: Mapping[str, BetaPosterior], *, draws: int, seed: int) -> dict[str, float]:
     """Each model's estimated chance of being picked, from `draws` seeded picks."""
     if draws <= 0:
         raise ValueError("draws must be positive")

@@ -60,9 +60,7 @@ async def save_facts(conn: AsyncConnection, *, documents: dict[str, dict[str, An
 
 
 async def get_facts(conn: AsyncConnection, *, subject_id: str) -> dict[str, Any] | None:
-    row = (
-        await conn.execute(text("select facts from subject_facts where subject_id = :s"), {"s": subject_id})
-    ).first()
+    row = (await conn.execute(text("select facts from subject_facts where subject_id = :s"), {"s": subject_id})).first()
     return None if row is None else row.facts
 
 
@@ -278,9 +276,7 @@ async def resolve_deferred(conn: AsyncConnection, *, conversation_id: str) -> No
     )
 
 
-async def count_pending(
-    conn: AsyncConnection, *, model: str | None = None, conversation_id: str | None = None
-) -> int:
+async def count_pending(conn: AsyncConnection, *, model: str | None = None, conversation_id: str | None = None) -> int:
     """Deferred turns still waiting for a verdict, optionally of one model or conversation."""
     value = await conn.scalar(
         text(

@@ -57,9 +57,7 @@ class Verdict:
 class DecisionsApi(Protocol):
     """The two calls of the decisions context a sweep needs."""
 
-    async def list_pending(
-        self, *, before: datetime, cursor: str, limit: int
-    ) -> tuple[list[PendingDecision], str]:
+    async def list_pending(self, *, before: datetime, cursor: str, limit: int) -> tuple[list[PendingDecision], str]:
         """One page of pending decisions decided before `before`, and the next cursor ("" at the end)."""
 
     async def set_outcomes(self, verdicts: Sequence[Verdict], *, judged_by: str) -> set[str]:

@@ -16,7 +16,6 @@ from services.playground.rules import SkillChoice
 from services.playground.store import RunRow
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
 
-
 _KINDS = frozenset(kind.value for kind in ToolKind)
 _EXECUTORS = frozenset(executor.value for executor in ToolExecutor)
 
@@ -107,5 +106,3 @@ def run_to_proto(row: RunRow) -> playground_pb2.RunTrace:
         redactions=row.redactions,
         status=row.status,
     )
-
-

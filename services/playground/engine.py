@@ -43,7 +43,6 @@ from services.playground.tool_policy import (
     proposal_payload,
 )
 
-
 _log = logging.getLogger(__name__)
 
 
@@ -171,8 +170,15 @@ async def run(
 class RunLoop:
     """One run: its conversation with the model, and the trace it has so far."""
 
-    def __init__(self, plan: RunPlan, *, client: anthropic.AsyncAnthropic, execute: Executor,
-                 limits: RunLimits = RunLimits(), redactor: Redactor | None = None) -> None:
+    def __init__(
+        self,
+        plan: RunPlan,
+        *,
+        client: anthropic.AsyncAnthropic,
+        execute: Executor,
+        limits: RunLimits = RunLimits(),
+        redactor: Redactor | None = None,
+    ) -> None:
         self.plan, self.client, self.execute, self.limits = plan, client, execute, limits
         self.redactor = redactor or Redactor()
         self.prompt = storable(self.redactor.text(plan.prompt))
@@ -290,8 +296,9 @@ class RunLoop:
         spec = self.plan.catalog.get(name)
         name = storable(name)
         limits = self.limits
-        allowance = result_allowance(self.result_bytes, limits.result_bytes_per_run, DEFAULT_RESULT_LIMIT,
-                                     SMALLEST_RESULT)
+        allowance = result_allowance(
+            self.result_bytes, limits.result_bytes_per_run, DEFAULT_RESULT_LIMIT, SMALLEST_RESULT
+        )
         if over_turn_limit:
             decision = ToolDecision(
                 ToolOutcome.REJECTED,
@@ -370,8 +377,9 @@ class RunLoop:
         return shown if isinstance(shown, dict) else {}
 
 
-def _decide(name: str, spec: ToolSpec | None, skill_tool_names: Collection[str],
-            base_urls: Mapping[str, str]) -> ToolDecision:
+def _decide(
+    name: str, spec: ToolSpec | None, skill_tool_names: Collection[str], base_urls: Mapping[str, str]
+) -> ToolDecision:
     if spec is None and name not in skill_tool_names:
         # Unknown to this agent's registry entry as well as outside the
         # skill: the skill is what grants, so that is the reason given.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 import httpx
@@ -34,8 +34,14 @@ MAX_PRECEDENTS = 20
 class ToolExecutors:
     """Runs one executed read; the loop has already decided it may run."""
 
-    def __init__(self, *, http: httpx.AsyncClient, base_urls: Mapping[str, str],
-                 decisions: decisions_pb2_grpc.DecisionsStub, max_body_bytes: int = HTTP_READ_BYTES) -> None:
+    def __init__(
+        self,
+        *,
+        http: httpx.AsyncClient,
+        base_urls: Mapping[str, str],
+        decisions: decisions_pb2_grpc.DecisionsStub,
+        max_body_bytes: int = HTTP_READ_BYTES,
+    ) -> None:
         self._http = http
         self._base_urls = base_urls
         self._decisions = decisions
@@ -65,7 +71,10 @@ class ToolExecutors:
             # and a redirect could lead anywhere. Identity encoding, so the
             # cap counts the bytes that arrive, not what they inflate to.
             async with self._http.stream(
-                "GET", base.rstrip("/") + path, params=query, follow_redirects=False,
+                "GET",
+                base.rstrip("/") + path,
+                params=query,
+                follow_redirects=False,
                 headers={"Accept-Encoding": "identity"},
             ) as reply:
                 if reply.status_code != 200:
@@ -117,7 +126,7 @@ def _precedent(decision: decisions_pb2.Decision) -> dict[str, Any]:
         "confidence": decision.confidence,
         "similarity": round(decision.similarity, 4),
         "outcome": decision.outcome,
-        "decided_at": decision.decided_at.ToDatetime(tzinfo=timezone.utc).isoformat(),
+        "decided_at": decision.decided_at.ToDatetime(tzinfo=UTC).isoformat(),
     }
 
 

@@ -13,7 +13,9 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 MAX_RETRIES = 2
 
 
-def model_client(settings: Settings, *, http_client: httpx2.AsyncClient | None = None) -> anthropic.AsyncAnthropic | None:
+def model_client(
+    settings: Settings, *, http_client: httpx2.AsyncClient | None = None
+) -> anthropic.AsyncAnthropic | None:
     """The client for the configured API key, or None when there is none.
 
     The base URL is always passed: left out, the SDK would fall back to the

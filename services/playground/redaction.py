@@ -48,7 +48,7 @@ from services.playground.pii_patterns import (
     phone_canonical,
 )
 
-JsonValue: TypeAlias = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 
 DEFAULT_RESULT_LIMIT = 16 * 1024
 
@@ -162,12 +162,13 @@ class Redactor:
         chunks: list[tuple[str, bool]] = []
         start = 0
         for found in PLACEHOLDER.finditer(text):
-            chunks += [(text[start:found.start()], False), (found.group(), True)]
+            chunks += [(text[start : found.start()], False), (found.group(), True)]
             start = found.end()
         chunks.append((text[start:], False))
         digits = sum(map(str.isdigit, text))
-        passes = [self._rule_pass(rule) for rule in self._rules.text_rules
-                  if digits >= rule.min_digits and rule.needs in text]
+        passes = [
+            self._rule_pass(rule) for rule in self._rules.text_rules if digits >= rule.min_digits and rule.needs in text
+        ]
         if digits >= 5 and "." in text:
             # An exact coordinate has four decimals and a whole part.
             passes.insert(0, self._coordinates)
@@ -230,7 +231,7 @@ class Redactor:
     def _number(self, number: int) -> int | str:
         # A phone, Aadhaar or card number stored as a JSON number is the
         # same identifier; it comes back as its placeholder string.
-        if -10**7 < number < 10**7 and not self._rules.custom_text:
+        if -(10**7) < number < 10**7 and not self._rules.custom_text:
             # Seven digits or fewer: no built-in pattern is that short.
             return number
         written = str(number)
@@ -279,8 +280,10 @@ class Redactor:
                     # candidate never hides a real match that overlaps it.
                     search = found.start() + 1
                     continue
-                pieces += [(text[start:found.start()], False),
-                           (self._placeholder(rule.kind, rule.canonical(matched)), True)]
+                pieces += [
+                    (text[start : found.start()], False),
+                    (self._placeholder(rule.kind, rule.canonical(matched)), True),
+                ]
                 start = search = found.end()
             pieces.append((text[start:], False))
             return pieces
@@ -290,7 +293,7 @@ class Redactor:
     def _coordinates(self, text: str) -> list[tuple[str, bool]]:
         def pair(found: re.Match[str]) -> str:
             first, second = float(found.group(1)), float(found.group(3))
-            if not (abs(first) <= 90 and abs(second) <= 180 or abs(first) <= 180 and abs(second) <= 90):
+            if not ((abs(first) <= 90 and abs(second) <= 180) or (abs(first) <= 180 and abs(second) <= 90)):
                 return found.group()
             return self._round_text(found.group(1)) + found.group(2) + self._round_text(found.group(3))
 
@@ -316,7 +319,7 @@ class Redactor:
                 continue
             styled = str.isupper if honorific.isupper() else str.istitle
             for follower in range(index + 1, min(index + 4, len(tokens))):
-                gap = text[tokens[follower - 1].end():tokens[follower].start()]
+                gap = text[tokens[follower - 1].end() : tokens[follower].start()]
                 spaced = _HONORIFIC_GAP.fullmatch(gap) if follower == index + 1 else _SPACES.fullmatch(gap)
                 if not spaced or not styled(tokens[follower].group()):
                     break
@@ -329,15 +332,21 @@ class Redactor:
                 index += 1
                 continue
             last = index
-            while last + 1 < len(tokens) and named[last + 1] and \
-                    _SPACES.fullmatch(text[tokens[last].end():tokens[last + 1].start()]):
+            while (
+                last + 1 < len(tokens)
+                and named[last + 1]
+                and _SPACES.fullmatch(text[tokens[last].end() : tokens[last + 1].start()])
+            ):
                 last += 1
             following = last + 1
             # The name right before a place word belongs to the place ("Anna
             # Nagar"); any name before it is still a person's.
             end_of_run = last
-            if following < len(tokens) and tokens[following].group().casefold() in PLACE_WORDS and \
-                    _SPACES.fullmatch(text[tokens[last].end():tokens[following].start()]):
+            if (
+                following < len(tokens)
+                and tokens[following].group().casefold() in PLACE_WORDS
+                and _SPACES.fullmatch(text[tokens[last].end() : tokens[following].start()])
+            ):
                 end_of_run -= 1
             if end_of_run >= index:
                 begin, end = tokens[index].start(), _name_end(tokens[end_of_run])
@@ -404,7 +413,7 @@ def _key_kind(rules: tuple[KeyRule, ...], words: tuple[str, ...]) -> str | None:
         if size > len(words):
             continue
         if rule.anywhere:
-            if any(words[i:i + size] == rule.words for i in range(len(words) - size + 1)):
+            if any(words[i : i + size] == rule.words for i in range(len(words) - size + 1)):
                 return rule.kind
         elif words[-size:] == rule.words:
             if rule.words in (("name",), ("names",)) and len(words) > 1 and words[-2] in NAMED_THINGS:
@@ -444,5 +453,5 @@ def _coordinate_pair(value: list[Any] | tuple[Any, ...]) -> bool:
     if len(value) != 2 or not all(isinstance(v, float) for v in value):
         return False
     first, second = value
-    in_range = abs(first) <= 90 and abs(second) <= 180 or abs(first) <= 180 and abs(second) <= 90
+    in_range = (abs(first) <= 90 and abs(second) <= 180) or (abs(first) <= 180 and abs(second) <= 90)
     return in_range and max(_places(first), _places(second)) >= _EXACT_PLACES

@@ -93,8 +93,9 @@ class PlaygroundInputError(FieldError):
     console shows it.
     """
 
-    def __init__(self, field: str, message: str, *, code: str | None = None,
-                 details: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, field: str, message: str, *, code: str | None = None, details: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(field, message, code=code, details=details, message=message)
 
 

@@ -21,7 +21,7 @@ import math
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import anthropic
 import grpc
@@ -73,16 +73,16 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         self._model = model
         self._execute = execute
         self._limits = limits
-        self._redaction = RedactionRules.build(
-            extra_keys=settings.redact_keys, extra_patterns=settings.redact_patterns
-        )
+        self._redaction = RedactionRules.build(extra_keys=settings.redact_keys, extra_patterns=settings.redact_patterns)
         # Runs admitted whose end is not written yet, each with the event
         # its write sets; and the writes themselves, held so none is
         # collected while a cancelled call no longer awaits it.
         self._unended: dict[uuid.UUID, asyncio.Event] = {}
         self._ending: set[asyncio.Task[None]] = set()
 
-    async def Run(self, request: playground_pb2.RunRequest, context: grpc.aio.ServicerContext) -> playground_pb2.RunTrace:
+    async def Run(
+        self, request: playground_pb2.RunRequest, context: grpc.aio.ServicerContext
+    ) -> playground_pb2.RunTrace:
         admitted = await self._admit(request)
         return await self._run(admitted, on_step=None)
 
@@ -122,12 +122,14 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         async with self._db.connect() as conn:
             rows = await store.list_runs(conn, after=after, limit=limit + 1)
         page, cursor = paging.one_page(rows, limit, lambda row: (row.created_at, row.id))
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         return playground_pb2.ListRunsResponse(
             items=[codec.run_to_proto(self._as_seen(row, now)) for row in page], next_cursor=cursor
         )
 
-    async def GetRun(self, request: playground_pb2.GetRunRequest, context: grpc.aio.ServicerContext) -> playground_pb2.RunTrace:
+    async def GetRun(
+        self, request: playground_pb2.GetRunRequest, context: grpc.aio.ServicerContext
+    ) -> playground_pb2.RunTrace:
         try:
             run_id = uuid.UUID(request.id)
         except ValueError:
@@ -136,7 +138,7 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             row = await store.get_run(conn, id=run_id)
         if row is None:
             raise NotFound(f"playground run {run_id} does not exist", code="RUN_NOT_FOUND", details={"id": str(run_id)})
-        return codec.run_to_proto(self._as_seen(row, datetime.now(timezone.utc)))
+        return codec.run_to_proto(self._as_seen(row, datetime.now(UTC)))
 
     async def close(self) -> None:
         """Wait, within a bound, for every admitted run's end to be written.
@@ -159,8 +161,12 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
         status = rules.run_status(row.status, row.created_at, now, self._limits.deadline_s)
         if status != rules.INTERRUPTED:
             return row
-        return replace(row, status=status, stop_reason=rules.INTERRUPTED,
-                       error="the playground stopped before this run ended; its steps up to then are kept")
+        return replace(
+            row,
+            status=status,
+            stop_reason=rules.INTERRUPTED,
+            error="the playground stopped before this run ended; its steps up to then are kept",
+        )
 
     def _client(self) -> anthropic.AsyncAnthropic:
         if self._model is None:
@@ -192,14 +198,15 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             catalog=found.catalog,
             base_urls=self._settings.tool_base_urls,
         )
-        loop = RunLoop(plan, client=self._client(), execute=self._execute, limits=self._limits,
-                       redactor=Redactor(self._redaction))
+        loop = RunLoop(
+            plan, client=self._client(), execute=self._execute, limits=self._limits, redactor=Redactor(self._redaction)
+        )
         admitted = Admitted(
             id=uuid.uuid4(),
             plan=plan,
             created_by=person.sub,
             created_by_email=person.email,
-            created_at=datetime.now(timezone.utc),
+            created_at=datetime.now(UTC),
             loop=loop,
         )
         # The admission and the run's row are one transaction: a spent run
@@ -237,8 +244,12 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             progress = loop.progress()
             async with self._db.begin() as conn:
                 await store.record_step(
-                    conn, id=admitted.id, step=codec.step_to_json(step), turns=progress.turns,
-                    input_tokens=progress.input_tokens, output_tokens=progress.output_tokens,
+                    conn,
+                    id=admitted.id,
+                    step=codec.step_to_json(step),
+                    turns=progress.turns,
+                    input_tokens=progress.input_tokens,
+                    output_tokens=progress.output_tokens,
                     redactions=dict(progress.redactions),
                 )
             if on_step is not None:
@@ -258,11 +269,21 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
             row = await self._end(admitted, trace)
         except Exception as exc:  # noqa: BLE001 - the driver's text quotes the row
             raise self._failed("playground run not stored", admitted.id, exc) from None
-        _log.info("playground run", extra={
-            "run_id": str(row.id), "agent_id": row.agent_id, "skill_id": row.skill_id, "model": row.model,
-            "turns": row.turns, "steps": row.step_count, "stop_reason": row.stop_reason, "error": row.error,
-            "total_ms": row.total_ms, "redactions": row.redactions,
-        })
+        _log.info(
+            "playground run",
+            extra={
+                "run_id": str(row.id),
+                "agent_id": row.agent_id,
+                "skill_id": row.skill_id,
+                "model": row.model,
+                "turns": row.turns,
+                "steps": row.step_count,
+                "stop_reason": row.stop_reason,
+                "error": row.error,
+                "total_ms": row.total_ms,
+                "redactions": row.redactions,
+            },
+        )
         return codec.run_to_proto(row)
 
     async def _end(self, admitted: Admitted, trace: Trace) -> store.RunRow:

@@ -123,8 +123,16 @@ async def start_run(conn: AsyncConnection, *, row: RunRow) -> None:
     )
 
 
-async def record_step(conn: AsyncConnection, *, id: uuid.UUID, step: dict[str, Any], turns: int,
-                      input_tokens: int, output_tokens: int, redactions: dict[str, int]) -> None:
+async def record_step(
+    conn: AsyncConnection,
+    *,
+    id: uuid.UUID,
+    step: dict[str, Any],
+    turns: int,
+    input_tokens: int,
+    output_tokens: int,
+    redactions: dict[str, int],
+) -> None:
     """Add one step to a running run, with what the run has used so far.
 
     The step is appended, not the list rewritten: a run's steps are written
@@ -139,8 +147,14 @@ async def record_step(conn: AsyncConnection, *, id: uuid.UUID, step: dict[str, A
             where id = :id and status = 'running'
             """
         ),
-        {"id": id, "step": json.dumps(step), "turns": turns, "input_tokens": input_tokens,
-         "output_tokens": output_tokens, "redactions": json.dumps(redactions)},
+        {
+            "id": id,
+            "step": json.dumps(step),
+            "turns": turns,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "redactions": json.dumps(redactions),
+        },
     )
 
 

@@ -9,14 +9,12 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import registry_pb2
 from outrider.wire import MalformedJson, json_bytes, json_value
-
 from services.common import callers
 from services.common.errors import InvalidArgument, PermissionDenied
 from services.registry.inventory import Surface
 from services.registry.rules import Tool
 from services.registry.snapshot import EncodedSnapshot
 from services.registry.store import Actor, AgentRow, AuditRow, SkillRow
-
 
 # ─── Out ───────────────────────────────────────────────────────────────────
 
@@ -146,7 +144,7 @@ def actor() -> Actor:
 
 def skill_patch(request: registry_pb2.UpdateSkillRequest) -> dict[str, Any]:
     """The patch exactly as sent: only the fields present, unknown ones included for the rules to name."""
-    patch: dict[str, Any] = {name: None for name in request.unknown_fields}
+    patch: dict[str, Any] = dict.fromkeys(request.unknown_fields)
     if request.HasField("enabled"):
         patch["enabled"] = request.enabled
     if request.thresholds_json:
@@ -157,7 +155,7 @@ def skill_patch(request: registry_pb2.UpdateSkillRequest) -> dict[str, Any]:
 
 
 def agent_patch(request: registry_pb2.UpdateAgentRequest) -> dict[str, Any]:
-    patch: dict[str, Any] = {name: None for name in request.unknown_fields}
+    patch: dict[str, Any] = dict.fromkeys(request.unknown_fields)
     if request.HasField("autonomous"):
         patch["autonomous"] = request.autonomous
     if request.HasField("model"):
@@ -167,7 +165,7 @@ def agent_patch(request: registry_pb2.UpdateAgentRequest) -> dict[str, Any]:
 
 def skill_draft(request: registry_pb2.CreateSkillRequest) -> dict[str, Any]:
     """A new skill as drafted; an empty text field counts as not sent, so the rules say "required"."""
-    draft: dict[str, Any] = {name: None for name in request.unknown_fields}
+    draft: dict[str, Any] = dict.fromkeys(request.unknown_fields)
     for name in ("id", "agent_id", "title", "category", "description", "sample_prompt"):
         value = getattr(request, name)
         if value:

@@ -299,8 +299,19 @@ def _agent(entry: tuple[str, int, object], problems: list[str]) -> Agent | None:
         section=section,
         index=index,
         key="id",
-        required=("id", "name", "class_ref", "runtime", "purpose", "wake_on", "writes_to", "status", "status_note",
-                  "has_autonomy_gate", "autonomous"),
+        required=(
+            "id",
+            "name",
+            "class_ref",
+            "runtime",
+            "purpose",
+            "wake_on",
+            "writes_to",
+            "status",
+            "status_note",
+            "has_autonomy_gate",
+            "autonomous",
+        ),
         optional=("model",),
         problems=problems,
     )
@@ -338,8 +349,16 @@ def _tool(entry: tuple[str, int, object], problems: list[str]) -> Tool | None:
         section=section,
         index=index,
         key="name",
-        required=("name", "description", "kind", "target", "input_schema", "implemented_at", "owner_agents",
-                  "executor"),
+        required=(
+            "name",
+            "description",
+            "kind",
+            "target",
+            "input_schema",
+            "implemented_at",
+            "owner_agents",
+            "executor",
+        ),
         optional=("base_url_key", "http_path"),
         problems=problems,
     )
@@ -424,8 +443,18 @@ def _skill(entry: tuple[str, int, object], problems: list[str]) -> Skill | None:
         section=section,
         index=index,
         key="id",
-        required=("id", "agent_id", "title", "category", "description", "sample_prompt", "source", "enabled",
-                  "thresholds_schema", "tool_names"),
+        required=(
+            "id",
+            "agent_id",
+            "title",
+            "category",
+            "description",
+            "sample_prompt",
+            "source",
+            "enabled",
+            "thresholds_schema",
+            "tool_names",
+        ),
         optional=("disabled_reason", "thresholds"),
         problems=problems,
     )
@@ -510,8 +539,10 @@ def _integrity_problems(
         if agent is None:
             problems.append(f"{label}: agent {skill.agent_id!r} does not exist")
         elif agent.runtime.value != skill.source.value:
-            problems.append(f"{label}: {skill.source} skills belong to {skill.source} agents, "
-                            f"and {agent.id} runs in the {agent.runtime}")
+            problems.append(
+                f"{label}: {skill.source} skills belong to {skill.source} agents, "
+                f"and {agent.id} runs in the {agent.runtime}"
+            )
         unknown = [name for name in skill.tool_names if name not in tool_names]
         if unknown:
             problems.append(f"{label}: tools do not exist: {', '.join(unknown)}")
@@ -529,8 +560,10 @@ def _integrity_problems(
         if not users[tool.name]:
             problems.append(f"{label}: no skill uses it")
         elif set(tool.owner_agents) != users[tool.name]:
-            problems.append(f"{label}: owner_agents are {', '.join(sorted(tool.owner_agents))}, but the skills "
-                            f"using it belong to {', '.join(sorted(users[tool.name]))}")
+            problems.append(
+                f"{label}: owner_agents are {', '.join(sorted(tool.owner_agents))}, but the skills "
+                f"using it belong to {', '.join(sorted(users[tool.name]))}"
+            )
 
     for surface in surfaces:
         unknown = [agent_id for agent_id in surface.agent_ids if agent_id not in agents_by_id]

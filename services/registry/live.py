@@ -157,4 +157,3 @@ async def _close_quietly(conn: asyncpg.Connection) -> None:
         await asyncio.wait_for(conn.close(), 2.0)
     except Exception:  # noqa: BLE001 - the connection is already gone
         conn.terminate()
-

@@ -58,7 +58,10 @@ async def seed(conn: AsyncConnection, inventory: Inventory) -> dict[str, int]:
         if target != stored:
             await store.replace_agent(conn, agent=target)
             await store.insert_audit(
-                conn, entity="agent", entity_id=agent.id, changes=_changes(stored, target, AGENT_OPERATOR_FIELDS),
+                conn,
+                entity="agent",
+                entity_id=agent.id,
+                changes=_changes(stored, target, AGENT_OPERATOR_FIELDS),
                 actor=SEED_ACTOR,
             )
             changed = True
@@ -79,9 +82,7 @@ async def seed(conn: AsyncConnection, inventory: Inventory) -> dict[str, int]:
             # An engine holding the old version must not overwrite the fitted values.
             target_skill = replace(target_skill, version=stored_skill.version + 1)
         if target_skill != stored_skill:
-            await store.replace_skill(
-                conn, skill=target_skill, updated_by=SEED_ACTOR.sub if operator_changes else None
-            )
+            await store.replace_skill(conn, skill=target_skill, updated_by=SEED_ACTOR.sub if operator_changes else None)
             await store.insert_audit(
                 conn, entity="skill", entity_id=skill.id, changes=operator_changes, actor=SEED_ACTOR
             )

@@ -7,7 +7,6 @@ import logging
 import grpc
 
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.registry.inventory import load_inventory

@@ -15,7 +15,6 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-
 from services.common import paging
 from services.common.settings import Settings
 from services.registry import codec, rules, store
@@ -102,8 +101,12 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
         before = paging.decode_cursor(request.page.cursor, codec.audit_position)
         async with self._engine.connect() as conn:
             rows = await store.list_audit(
-                conn, entity=entity, entity_id=request.entity_id or None, actor=request.actor or None,
-                before_id=before, limit=limit + 1,
+                conn,
+                entity=entity,
+                entity_id=request.entity_id or None,
+                actor=request.actor or None,
+                before_id=before,
+                limit=limit + 1,
             )
         page, cursor = paging.one_page(rows, limit, lambda row: (row.id,))
         return registry_pb2.ListAuditResponse(items=[codec.audit_to_proto(row) for row in page], next_cursor=cursor)

@@ -323,8 +323,9 @@ async def get_skill(conn: AsyncConnection, *, skill_id: str, lock: bool = False)
     """
     if lock:
         row = (
-            await conn.execute(text(f"select {_SKILL_FIELDS} from skills s where s.id = :id for update"),
-                               {"id": skill_id})
+            await conn.execute(
+                text(f"select {_SKILL_FIELDS} from skills s where s.id = :id for update"), {"id": skill_id}
+            )
         ).first()
         if row is None:
             return None
@@ -336,8 +337,9 @@ async def get_skill(conn: AsyncConnection, *, skill_id: str, lock: bool = False)
         ).scalars()
         return _skill_row(row, list(names))
     row = (
-        await conn.execute(text(f"select {_SKILL_FIELDS}, {_SKILL_TOOLS} from skills s where s.id = :id"),
-                           {"id": skill_id})
+        await conn.execute(
+            text(f"select {_SKILL_FIELDS}, {_SKILL_TOOLS} from skills s where s.id = :id"), {"id": skill_id}
+        )
     ).first()
     return None if row is None else _skill_row(row, row.tool_names)
 
@@ -423,7 +425,9 @@ async def set_skill_tools(conn: AsyncConnection, *, skill_id: str, tool_names: S
     )
 
 
-async def update_skill(conn: AsyncConnection, *, row: SkillRow, changes: Sequence[FieldChange], actor: Actor) -> SkillRow:
+async def update_skill(
+    conn: AsyncConnection, *, row: SkillRow, changes: Sequence[FieldChange], actor: Actor
+) -> SkillRow:
     """Apply planned changes to a locked skill, bump its version, and return the skill as stored now."""
     values = {change.field: change.new for change in changes}
     _check_columns(values, {"enabled", "thresholds"})
@@ -438,7 +442,7 @@ async def update_skill(conn: AsyncConnection, *, row: SkillRow, changes: Sequenc
     result = await conn.execute(
         text(
             f"""
-            update skills set {', '.join(assignments)}, version = version + 1, updated_by = :updated_by,
+            update skills set {", ".join(assignments)}, version = version + 1, updated_by = :updated_by,
                    updated_at = now()
              where id = :id
             returning version, updated_at

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
-
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from outrider.wire import timestamp
-
 from services.telemetry import rules
 
 

@@ -37,12 +37,16 @@ READ_TIMEOUT_S = 2.0
 # What a JetStream publish to the heartbeat subject gets back instead of the
 # acknowledgement it waits for: the shape nats clients read as an API error,
 # so the engine author sees the reason at once rather than a timeout.
-JETSTREAM_REFUSAL = json.dumps({"error": {
-    "code": 400,
-    "err_code": 10_400,
-    "description": "heartbeats go over core NATS, not JetStream: publish to telemetry.agent without"
-                   " waiting for an ack (outrider.client.TelemetryPublisher.heartbeat does); nothing was recorded",
-}}).encode()
+JETSTREAM_REFUSAL = json.dumps(
+    {
+        "error": {
+            "code": 400,
+            "err_code": 10_400,
+            "description": "heartbeats go over core NATS, not JetStream: publish to telemetry.agent without"
+            " waiting for an ack (outrider.client.TelemetryPublisher.heartbeat does); nothing was recorded",
+        }
+    }
+).encode()
 
 
 class HeartbeatSink:
@@ -72,9 +76,15 @@ class HeartbeatSink:
         if parsed.value is None:
             problem = parsed.malformed
             self._counters.count_malformed(problem.field)
-            _log.warning("malformed heartbeat dropped", extra={
-                "subject": msg.subject, "field": problem.field, "reason": printable(problem.problem),
-                "payload": preview(msg.data)})
+            _log.warning(
+                "malformed heartbeat dropped",
+                extra={
+                    "subject": msg.subject,
+                    "field": problem.field,
+                    "reason": printable(problem.problem),
+                    "payload": preview(msg.data),
+                },
+            )
             return
         beat = parsed.value
         try:

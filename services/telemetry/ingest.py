@@ -59,16 +59,20 @@ class IngestConfig:
 
     def __post_init__(self) -> None:
         if not 1 <= self.batch_size <= MAX_BATCH_SIZE:
-            raise SettingsError(f"OUTRIDER_TELEMETRY_BATCH_SIZE must be between 1 and {MAX_BATCH_SIZE}, "
-                                f"got {self.batch_size}")
+            raise SettingsError(
+                f"OUTRIDER_TELEMETRY_BATCH_SIZE must be between 1 and {MAX_BATCH_SIZE}, got {self.batch_size}"
+            )
         if not 0.01 <= self.batch_wait_s <= 60:
-            raise SettingsError(f"OUTRIDER_TELEMETRY_BATCH_WAIT_MS must be between 10 and 60000, "
-                                f"got {self.batch_wait_s * 1000:.0f}")
+            raise SettingsError(
+                f"OUTRIDER_TELEMETRY_BATCH_WAIT_MS must be between 10 and 60000, got {self.batch_wait_s * 1000:.0f}"
+            )
         # A batch may be held for its whole wait before it is written; an ack
         # wait shorter than that would redeliver every quiet-hour batch.
         if self.ack_wait_s <= self.batch_wait_s:
-            raise SettingsError(f"OUTRIDER_TELEMETRY_ACK_WAIT_S ({self.ack_wait_s:g}) must exceed the batch wait "
-                                f"({self.batch_wait_s:g} s)")
+            raise SettingsError(
+                f"OUTRIDER_TELEMETRY_ACK_WAIT_S ({self.ack_wait_s:g}) must exceed the batch wait "
+                f"({self.batch_wait_s:g} s)"
+            )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> IngestConfig:
@@ -80,8 +84,9 @@ class IngestConfig:
         )
 
 
-async def ensure_consumer(js: JetStreamContext, config: IngestConfig, *, durable: str = DURABLE,
-                          subject: str = SUBJECT) -> None:
+async def ensure_consumer(
+    js: JetStreamContext, config: IngestConfig, *, durable: str = DURABLE, subject: str = SUBJECT
+) -> None:
     """Create a shared durable consumer, or bring its settings to ours.
 
     Malformed runs are terminated at once and runs the database refuses are
@@ -200,8 +205,9 @@ async def _settle(messages: Iterable[Msg], how: str, delay: float | None = None)
             else:
                 await msg.term()
     except Exception as error:  # noqa: BLE001 - unsettled means redelivered, and a duplicate is harmless
-        _log.warning("could not settle telemetry messages; they will be redelivered",
-                     extra={"how": how, "error": repr(error)})
+        _log.warning(
+            "could not settle telemetry messages; they will be redelivered", extra={"how": how, "error": repr(error)}
+        )
 
 
 class Ingest:
@@ -210,8 +216,9 @@ class Ingest:
     subject = SUBJECT
     durable = DURABLE
 
-    def __init__(self, nc: NatsClient, js: JetStreamContext, engine: AsyncEngine, counters: Counters,
-                 config: IngestConfig) -> None:
+    def __init__(
+        self, nc: NatsClient, js: JetStreamContext, engine: AsyncEngine, counters: Counters, config: IngestConfig
+    ) -> None:
         self._js = js
         self._engine = engine
         self._counters = counters
@@ -287,9 +294,15 @@ class Ingest:
             problem = parsed.malformed
             counters.count_malformed(problem.field)
             malformed.append(msg)
-            _log.warning("malformed task run terminated", extra={
-                "field": problem.field, "reason": printable(problem.problem), "payload": preview(msg.data),
-                "stream_seq": msg.metadata.sequence.stream})
+            _log.warning(
+                "malformed task run terminated",
+                extra={
+                    "field": problem.field,
+                    "reason": printable(problem.problem),
+                    "payload": preview(msg.data),
+                    "stream_seq": msg.metadata.sequence.stream,
+                },
+            )
         # Terminated, not nak'd: a message that is malformed now is malformed
         # on every redelivery, and retrying it forever would hide the others.
         await _settle(malformed, "term")
@@ -301,17 +314,25 @@ class Ingest:
             await _settle([msg for msg, _ in runs], "nak")
             raise
         except Exception as error:  # noqa: BLE001 - an outage: nothing was committed, the batch goes back
-            _log.warning("telemetry batch not written; it goes back to the stream",
-                         extra={"runs": len(runs), "error": printable(f"{type(error).__name__}: {error}")})
+            _log.warning(
+                "telemetry batch not written; it goes back to the stream",
+                extra={"runs": len(runs), "error": printable(f"{type(error).__name__}: {error}")},
+            )
             await self._give_back([msg for msg, _ in runs])
             return False
         counters.inserted += sum(inserted)
         counters.duplicates += len(runs) - len(failed) - sum(inserted)
         for (msg, run), error in failed:
             counters.count_malformed("unstorable")
-            _log.warning("task run the database refuses terminated", extra={
-                "agent_id": printable(run.agent_id), "task_id": printable(run.task_id),
-                "error": printable(f"{type(error).__name__}: {error}"), "payload": preview(msg.data)})
+            _log.warning(
+                "task run the database refuses terminated",
+                extra={
+                    "agent_id": printable(run.agent_id),
+                    "task_id": printable(run.task_id),
+                    "error": printable(f"{type(error).__name__}: {error}"),
+                    "payload": preview(msg.data),
+                },
+            )
         refused = {id(msg) for (msg, _), _ in failed}
         await _settle([msg for (msg, _), _ in failed], "term")
         await _settle([msg for msg, _ in runs if id(msg) not in refused], "ack")
@@ -332,9 +353,14 @@ class Ingest:
         final = {id(msg) for msg in last}
         if last:
             self._counters.dead_lettered += len(last)
-            _log.error("telemetry runs dead-lettered after their last delivery", extra={
-                "runs": len(last), "max_deliver": self._config.max_deliver,
-                "payloads": [preview(msg.data, 60) for msg in last[:5]]})
+            _log.error(
+                "telemetry runs dead-lettered after their last delivery",
+                extra={
+                    "runs": len(last),
+                    "max_deliver": self._config.max_deliver,
+                    "payloads": [preview(msg.data, 60) for msg in last[:5]],
+                },
+            )
             await _settle(last, "term")
         await _settle([msg for msg in messages if id(msg) not in final], "nak", self._config.retry_delay_s)
 

@@ -374,4 +374,3 @@ def status(code: int, message: str, *, json_encoded: bool) -> bytes:
     if json_encoded:
         return json_format.MessageToJson(answer, indent=None).encode()
     return answer.SerializeToString()
-

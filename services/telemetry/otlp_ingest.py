@@ -65,14 +65,18 @@ class OtlpIngest(Ingest):
             except MalformedTelemetry as error:
                 counters.otlp_malformed += 1
                 malformed.append(msg)
-                _log.warning("malformed OTLP message terminated", extra={
-                    "field": error.field, "reason": error.problem, "stream_seq": msg.metadata.sequence.stream})
+                _log.warning(
+                    "malformed OTLP message terminated",
+                    extra={"field": error.field, "reason": error.problem, "stream_seq": msg.metadata.sequence.stream},
+                )
                 continue
             if records.rejected:
                 counters.otlp_spans_rejected += len(records.rejected)
                 first = records.rejected[0]
-                _log.warning("OTLP spans skipped", extra={
-                    "spans": len(records.rejected), "field": first.field, "reason": first.problem})
+                _log.warning(
+                    "OTLP spans skipped",
+                    extra={"spans": len(records.rejected), "field": first.field, "reason": first.problem},
+                )
             mapped.append((msg, records))
         # Terminated, not nak'd: undecodable now is undecodable on every redelivery.
         await _settle(malformed, "term")
@@ -84,8 +88,10 @@ class OtlpIngest(Ingest):
             await _settle([msg for msg, _ in mapped], "nak")
             raise
         except Exception as error:  # noqa: BLE001 - whatever failed, the batch is not committed
-            _log.warning("OTLP batch not written; writing its messages one by one",
-                         extra={"messages": len(mapped), "error": f"{type(error).__name__}: {error}"[:500]})
+            _log.warning(
+                "OTLP batch not written; writing its messages one by one",
+                extra={"messages": len(mapped), "error": f"{type(error).__name__}: {error}"[:500]},
+            )
             return await self._write_each(mapped)
         await _settle([msg for msg, _ in mapped], "ack")
         return True
@@ -109,9 +115,14 @@ class OtlpIngest(Ingest):
                     return False
                 if delivery_count(msg) >= MAX_WRITE_DELIVERIES:
                     self._counters.otlp_unwritable += 1
-                    _log.error("OTLP message could not be written; terminated", extra={
-                        "stream_seq": msg.metadata.sequence.stream, "deliveries": delivery_count(msg),
-                        "error": f"{type(error).__name__}: {error}"[:500]})
+                    _log.error(
+                        "OTLP message could not be written; terminated",
+                        extra={
+                            "stream_seq": msg.metadata.sequence.stream,
+                            "deliveries": delivery_count(msg),
+                            "error": f"{type(error).__name__}: {error}"[:500],
+                        },
+                    )
                     await _settle([msg], "term")
                 else:
                     await _settle([msg], "nak", self._config.retry_delay_s)

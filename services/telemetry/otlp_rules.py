@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from services.telemetry.rules import MAX_ERROR_LENGTH, MAX_ID_LENGTH, MalformedTelemetry, TaskRun
 
@@ -48,10 +48,22 @@ MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "em
 
 # The agent is looked up in this order, on the span and then on its resource.
 AGENT_KEYS = (AGENT_NAME, AGENT_ID)
-SPAN_ATTRIBUTES = frozenset({
-    OPERATION, AGENT_NAME, AGENT_ID, PROVIDER, LEGACY_PROVIDER, REQUEST_MODEL, RESPONSE_MODEL,
-    INPUT_TOKENS, OUTPUT_TOKENS, LEGACY_INPUT_TOKENS, LEGACY_OUTPUT_TOKENS, ERROR_TYPE,
-})
+SPAN_ATTRIBUTES = frozenset(
+    {
+        OPERATION,
+        AGENT_NAME,
+        AGENT_ID,
+        PROVIDER,
+        LEGACY_PROVIDER,
+        REQUEST_MODEL,
+        RESPONSE_MODEL,
+        INPUT_TOKENS,
+        OUTPUT_TOKENS,
+        LEGACY_INPUT_TOKENS,
+        LEGACY_OUTPUT_TOKENS,
+        ERROR_TYPE,
+    }
+)
 RESOURCE_ATTRIBUTES = frozenset({SERVICE_NAME, AGENT_NAME, AGENT_ID})
 
 TRACE_ID_BYTES = 16
@@ -177,7 +189,7 @@ def _tokens(span: Span, key: str, legacy: str) -> int | None:
 
 def _instant(nanos: int) -> datetime:
     seconds, rest = divmod(nanos, 10**9)
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(microsecond=rest // 1000)
+    return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rest // 1000)
 
 
 def map_span(span: Span) -> Mapped:

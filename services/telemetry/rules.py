@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -160,7 +160,9 @@ class OutcomeCount:
 
 def _decode(raw: bytes | str) -> Mapping[str, Any]:
     if len(raw) > MAX_MESSAGE_BYTES:
-        raise MalformedTelemetry("payload", f"is {len(raw):,} bytes; a telemetry message is at most {MAX_MESSAGE_BYTES:,}")
+        raise MalformedTelemetry(
+            "payload", f"is {len(raw):,} bytes; a telemetry message is at most {MAX_MESSAGE_BYTES:,}"
+        )
     try:
         payload = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -389,8 +391,12 @@ def _agent_usage(rows: Iterable[ModelUsage]) -> dict[str, _AgentUsage]:
         # One unpriced model leaves the agent's total unknown: a sum that
         # silently skips a model would understate what the agent spends.
         cost = None if before.cost is None or row.estimated_cost is None else before.cost + row.estimated_cost
-        totals[stat.agent_id] = _AgentUsage(before.calls + stat.calls, before.input_tokens + stat.input_tokens,
-                                            before.output_tokens + stat.output_tokens, cost)
+        totals[stat.agent_id] = _AgentUsage(
+            before.calls + stat.calls,
+            before.input_tokens + stat.input_tokens,
+            before.output_tokens + stat.output_tokens,
+            cost,
+        )
     return totals
 
 
@@ -478,7 +484,7 @@ def series_window(now: datetime, days: int) -> SeriesWindow:
     now_epoch = int(now.timestamp())
     start_epoch = (now_epoch - span) // width * width
     end_epoch = (now_epoch // width + 1) * width
-    zone = now.tzinfo or timezone.utc
+    zone = now.tzinfo or UTC
     return SeriesWindow(
         start=datetime.fromtimestamp(start_epoch, tz=zone),
         end=datetime.fromtimestamp(end_epoch, tz=zone),
@@ -487,9 +493,7 @@ def series_window(now: datetime, days: int) -> SeriesWindow:
     )
 
 
-def dense_series(
-    window: SeriesWindow, counts: Iterable[tuple[str, int, int, int]]
-) -> dict[str, list[SeriesPoint]]:
+def dense_series(window: SeriesWindow, counts: Iterable[tuple[str, int, int, int]]) -> dict[str, list[SeriesPoint]]:
     """Per agent, every bucket of the window in order, from sparse
     (agent_id, bucket index, runs, failures) counts; buckets outside the
     window are ignored."""
@@ -514,4 +518,3 @@ def fold_outcomes(items: Iterable[tuple[str, str, int]]) -> list[OutcomeCount]:
         key = (decision_type, outcome or "pending")
         totals[key] = totals.get(key, 0) + count
     return [OutcomeCount(t, o, n) for (t, o), n in sorted(totals.items())]
-

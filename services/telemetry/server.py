@@ -6,7 +6,6 @@ from __future__ import annotations
 import grpc
 
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.telemetry import retention, rules
@@ -44,6 +43,8 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     runtime.on_close(sink.stop)
     runtime.spawn(retention.run(runtime.engine), name="retention")
     telemetry_pb2_grpc.add_TelemetryServicer_to_server(
-        TelemetryService(runtime.engine, runtime.js, runtime.clients, counters,
-                         rules.price_table(runtime.settings.model_prices)), server
+        TelemetryService(
+            runtime.engine, runtime.js, runtime.clients, counters, rules.price_table(runtime.settings.model_prices)
+        ),
+        server,
     )

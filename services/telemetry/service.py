@@ -21,7 +21,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import decisions_pb2_grpc, registry_pb2, registry_pb2_grpc, telemetry_pb2, telemetry_pb2_grpc
-
 from services.common.clients import ContextCallError, ContextClients
 from services.common.errors import Unavailable
 from services.telemetry import codec, heartbeats, rules, store
@@ -53,8 +52,14 @@ async def _optional(source: str, call: Awaitable[T], degraded: dict[str, str]) -
 
 
 class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
-    def __init__(self, engine: AsyncEngine, js: JetStreamContext, clients: ContextClients, counters: Counters,
-                 prices: Mapping[str, rules.Price] | None = None) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        js: JetStreamContext,
+        clients: ContextClients,
+        counters: Counters,
+        prices: Mapping[str, rules.Price] | None = None,
+    ) -> None:
         self._engine = engine
         self._js = js
         self._clients = clients
@@ -80,10 +85,14 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         registry = self._clients.stub("registry", registry_pb2_grpc.RegistryStub)
         decisions = self._clients.stub("decisions", decisions_pb2_grpc.DecisionsStub)
         agents_reply, outcomes_reply, live = await asyncio.gather(
-            _optional("registry", registry.ListAgents(registry_pb2.ListAgentsRequest(), timeout=UPSTREAM_TIMEOUT_S),
-                      degraded),
-            _optional("decisions", decisions.CountOutcomes(codec.decided_since(now - timedelta(days=days)),
-                                                           timeout=UPSTREAM_TIMEOUT_S), degraded),
+            _optional(
+                "registry", registry.ListAgents(registry_pb2.ListAgentsRequest(), timeout=UPSTREAM_TIMEOUT_S), degraded
+            ),
+            _optional(
+                "decisions",
+                decisions.CountOutcomes(codec.decided_since(now - timedelta(days=days)), timeout=UPSTREAM_TIMEOUT_S),
+                degraded,
+            ),
             _optional("heartbeats", heartbeats.read_live(self._js), degraded),
         )
         registry_agents = codec.registry_agents(agents_reply) if agents_reply is not None else None
@@ -107,8 +116,9 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         try:
             async with self._engine.connect() as conn:
                 window = rules.series_window(await store.database_now(conn), days)
-                counts = await store.run_counts(conn, start=window.start, end=window.end,
-                                                bucket_seconds=window.bucket_seconds)
+                counts = await store.run_counts(
+                    conn, start=window.start, end=window.end, bucket_seconds=window.bucket_seconds
+                )
         except (SQLAlchemyError, OSError) as error:
             raise Unavailable("the telemetry database is not answering", code="DATABASE_UNAVAILABLE") from error
         return codec.series_to_proto(days, window, rules.dense_series(window, counts))
@@ -117,4 +127,3 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         self, request: telemetry_pb2.GetCountersRequest, context: grpc.aio.ServicerContext
     ) -> telemetry_pb2.Counters:
         return codec.counters_to_proto(self._counters.snapshot())
-

@@ -40,8 +40,13 @@ from tests.integration.playground.scripted import Backend, ScriptedModel, servin
 
 ARTIFACTS = ROOT / "artifacts" / "console"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 # The operator sits in India; times must show in this zone with UTC on hover.
 OPERATOR_ZONE = "Asia/Kolkata"
@@ -53,8 +58,16 @@ class Platform:
     settings: Settings
     model: ScriptedModel
 
-    def link(self, *, role: int = 1, tenant: int = 0, email: str = "ops@example.com", sub: str = "u-ops",
-             ttl_s: int = 3600, path: str = "/console/") -> str:
+    def link(
+        self,
+        *,
+        role: int = 1,
+        tenant: int = 0,
+        email: str = "ops@example.com",
+        sub: str = "u-ops",
+        ttl_s: int = 3600,
+        path: str = "/console/",
+    ) -> str:
         token = issue_token(JWT_SECRET, sub=sub, role=role, tenant_id=tenant, email=email, ttl_s=ttl_s)
         return f"{self.base}{path}#token={token}"
 
@@ -69,12 +82,16 @@ async def platform(template, *, demo: bool, model_key: bool = True) -> AsyncIter
         backend_url = await stack.enter_async_context(serving(backend.app()))
         port = free_port()
         settings = with_env(
-            make_settings(template, database), http_port=port, anthropic_api_key="test-anthropic-key" if model_key else None,
-            anthropic_base_url=model_url, tool_base_urls={"doormile_api": backend_url},
+            make_settings(template, database),
+            http_port=port,
+            anthropic_api_key="test-anthropic-key" if model_key else None,
+            anthropic_base_url=model_url,
+            tool_base_urls={"doormile_api": backend_url},
         )
         await stack.enter_async_context(running(settings, CONTEXTS))
-        server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
-                                               log_config=None, access_log=False))
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_config=None, access_log=False)
+        )
         serving_task = asyncio.create_task(server.serve())
         try:
             while not server.started:
@@ -83,10 +100,15 @@ async def platform(template, *, demo: bool, model_key: bool = True) -> AsyncIter
                 await asyncio.sleep(0.05)
             base = f"http://127.0.0.1:{port}"
             if demo:
-                target = DemoTarget(gateway_url=base, decisions_addr=settings.addr("decisions"),
-                                    nats_url=settings.nats_url, internal_key=INTERNAL_KEY,
-                                    console_token=issue_token(JWT_SECRET, sub="demo", role=1),
-                                    nats_user=NATS_ENGINE.name, nats_password=NATS_ENGINE.password)
+                target = DemoTarget(
+                    gateway_url=base,
+                    decisions_addr=settings.addr("decisions"),
+                    nats_url=settings.nats_url,
+                    internal_key=INTERNAL_KEY,
+                    console_token=issue_token(JWT_SECRET, sub="demo", role=1),
+                    nats_user=NATS_ENGINE.name,
+                    nats_password=NATS_ENGINE.password,
+                )
                 report = await run_fleet(target, scale=30, seed=7, out=lambda _: None)
                 assert report.ok, report.failures
             yield Platform(base, settings, model)
@@ -114,8 +136,9 @@ async def browser() -> AsyncIterator[Browser]:
 
 @pytest.fixture
 async def page(browser: Browser) -> AsyncIterator[Page]:
-    context = await browser.new_context(viewport={"width": 1360, "height": 900}, timezone_id=OPERATOR_ZONE,
-                                        locale="en-GB")
+    context = await browser.new_context(
+        viewport={"width": 1360, "height": 900}, timezone_id=OPERATOR_ZONE, locale="en-GB"
+    )
     opened = await context.new_page()
     opened.set_default_timeout(15_000)
     try:

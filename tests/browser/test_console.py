@@ -24,7 +24,9 @@ async def accessible(page: Page, axe_source: str) -> None:
     assert found == [], pretty(found)
 
 
-async def test_a_sign_in_link_opens_the_first_agent_with_skills_and_shows_badges(demo: Platform, page: Page, axe_source):
+async def test_a_sign_in_link_opens_the_first_agent_with_skills_and_shows_badges(
+    demo: Platform, page: Page, axe_source
+):
     await page.goto(demo.link())
     await expect(page.get_by_role("heading", name=re.compile("^Console assistant"))).to_be_visible()
     # The token left the address bar at once; it lives in this tab's session storage.
@@ -32,9 +34,15 @@ async def test_a_sign_in_link_opens_the_first_agent_with_skills_and_shows_badges
     assert await page.evaluate("Object.keys(sessionStorage)") == ["outrider.console.token"]
     agents = page.locator(AGENT_LIST)
     await expect(agents.locator(".badge-simulation")).to_have_count(3)
-    for name, status in (("Hub agent", "simulation"), ("Order agent", "broken"), ("Jarvis", "partial"),
-                         ("Exception agent", "live")):
-        await expect(agents.get_by_role("link", name=re.compile(f"^{name}")).locator(".badge-status")).to_have_text(status)
+    for name, status in (
+        ("Hub agent", "simulation"),
+        ("Order agent", "broken"),
+        ("Jarvis", "partial"),
+        ("Exception agent", "live"),
+    ):
+        await expect(agents.get_by_role("link", name=re.compile(f"^{name}")).locator(".badge-status")).to_have_text(
+            status
+        )
     # A simulation is drawn unlike a live agent: never the live badge's look.
     live = await agents.locator(".badge-live").first.evaluate("e => getComputedStyle(e).backgroundColor")
     simulated = await agents.locator(".badge-simulation").first.evaluate("e => getComputedStyle(e).backgroundImage")
@@ -170,14 +178,20 @@ async def test_autonomy_needs_the_agent_id_typed_out(demo: Platform, page: Page,
     await confirm.click()
     await expect(dialog).to_be_hidden()
     await expect(switch).to_have_attribute("aria-checked", "true")
-    await expect(page.locator(AGENT_LIST).get_by_role("link", name=re.compile("^Dispatch agent"))).to_contain_text("autonomous")
+    await expect(page.locator(AGENT_LIST).get_by_role("link", name=re.compile("^Dispatch agent"))).to_contain_text(
+        "autonomous"
+    )
     await switch.click()
     await expect(switch).to_have_attribute("aria-checked", "false")
     model = page.get_by_label("Model")
     await model.select_option("claude-opus-4-8")
-    await expect(page.locator(AGENT_LIST).get_by_role("link", name=re.compile("^Dispatch agent"))).to_contain_text("claude-opus-4-8")
+    await expect(page.locator(AGENT_LIST).get_by_role("link", name=re.compile("^Dispatch agent"))).to_contain_text(
+        "claude-opus-4-8"
+    )
     await model.select_option("")
-    await expect(page.locator(AGENT_LIST).get_by_role("link", name=re.compile("^Dispatch agent"))).to_contain_text("engine default")
+    await expect(page.locator(AGENT_LIST).get_by_role("link", name=re.compile("^Dispatch agent"))).to_contain_text(
+        "engine default"
+    )
 
 
 async def test_a_new_skill_comes_from_the_console_agents_own_tools(demo: Platform, page: Page, axe_source):
@@ -190,7 +204,9 @@ async def test_a_new_skill_comes_from_the_console_agents_own_tools(demo: Platfor
     await page.get_by_label(re.compile("^scan_bookings")).check()
     await page.get_by_role("button", name="Create skill").click()
     await expect(page.get_by_role("heading", name="Late pickup watch")).to_be_visible()
-    await expect(page.locator("article.skill", has=page.get_by_role("heading", name="Late pickup watch"))).to_contain_text("source custom")
+    await expect(
+        page.locator("article.skill", has=page.get_by_role("heading", name="Late pickup watch"))
+    ).to_contain_text("source custom")
     await page.goto(demo.link(path="/console/agents/EXCEPTION_AGENT"))
     await expect(page.get_by_role("heading", name="Skills")).to_be_visible()
     await expect(page.get_by_role("link", name="New skill")).to_have_count(0)
@@ -294,11 +310,17 @@ async def test_decisions_page_by_keyset_and_a_person_rejudges(demo: Platform, pa
     async with httpx.AsyncClient(base_url=demo.base, headers=internal_headers()) as client:
         registered = await client.put(f"/internal/subjects/{subject}", json={})
         assert registered.status_code == 200, registered.text
-        pushed = await client.post("/internal/human-inputs", json={
-            "provider": "linear:ops/dispatch", "external_id": "c-1", "subject_id": subject,
-            "author": "Priya (dispatch lead)", "at": "2026-09-29T15:27:00+00:00",
-            "body": "Hold this booking for the customer; do not reassign.",
-        })
+        pushed = await client.post(
+            "/internal/human-inputs",
+            json={
+                "provider": "linear:ops/dispatch",
+                "external_id": "c-1",
+                "subject_id": subject,
+                "author": "Priya (dispatch lead)",
+                "at": "2026-09-29T15:27:00+00:00",
+                "body": "Hold this booking for the customer; do not reassign.",
+            },
+        )
     assert pushed.status_code == 201, pushed.text
     await page.reload()
     item = page.locator(".timeline-item")
@@ -352,7 +374,9 @@ async def test_the_playground_trace_streams_step_by_step(demo: Platform, page: P
     await expect(page.get_by_role("status").filter(has_text="Running…")).to_be_visible()
     await expect(steps.nth(1)).to_contain_text("proposal — not executed")
     await expect(page.get_by_role("status").filter(has_text="Finished in")).to_be_visible()
-    await expect(page.get_by_text("Booking 1001 is in transit; I proposed a message to the customer.").first).to_be_visible()
+    await expect(
+        page.get_by_text("Booking 1001 is in transit; I proposed a message to the customer.").first
+    ).to_be_visible()
     await expect(page.locator("dl.facts")).to_contain_text("in ·")
     result = await steps.first.locator("pre").nth(1).inner_text()
     assert "Ananya" not in result and "<person#1>" in result

@@ -54,7 +54,8 @@ def test_nats_servers_form_one_cluster_the_parts_know_whole():
         assert flag(command, "--cluster_name") == "outrider"
         route_port = flag(command, "--cluster").rsplit(":", 1)[1]
         assert set(flag(command, "--routes").split(",")) == {
-            f"nats://{other}:{route_port}" for other in NATS_SERVERS if other != name}
+            f"nats://{other}:{route_port}" for other in NATS_SERVERS if other != name
+        }
     for name, spec in OUTRIDER_SERVICES.items():
         settings = load(resolved_env(spec))
         assert settings.nats_url.split(",") == [f"nats://{server}:4222" for server in NATS_SERVERS]
@@ -73,8 +74,11 @@ def test_nats_admits_the_users_the_code_admits_with_the_same_permissions(server)
     service_password = "${OUTRIDER_NATS_PASSWORD:?set OUTRIDER_NATS_PASSWORD}"
     engine_password = "${OUTRIDER_NATS_ENGINE_PASSWORD:?set OUTRIDER_NATS_ENGINE_PASSWORD}"
     defaults = Settings()
-    assert config == {"authorization": authorization(NatsUser(defaults.nats_user, service_password),
-                                                     NatsUser(defaults.nats_engine_user, engine_password))}
+    assert config == {
+        "authorization": authorization(
+            NatsUser(defaults.nats_user, service_password), NatsUser(defaults.nats_engine_user, engine_password)
+        )
+    }
     # The contexts log in with the password the server was given.
     for spec in OUTRIDER_SERVICES.values():
         assert spec["environment"]["OUTRIDER_NATS_PASSWORD"] == service_password

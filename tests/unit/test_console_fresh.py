@@ -26,16 +26,37 @@ def tree(root: Path) -> dict[str, bytes]:
 def test_api_types_match_the_gateways_openapi(tmp_path):
     node_modules()
     out = tmp_path / "schema.d.ts"
-    subprocess.run([sys.executable, str(SCRIPT), "--types-only", "--types-out", str(out),
-                    "--openapi-out", str(tmp_path / "openapi.json")], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--types-only",
+            "--types-out",
+            str(out),
+            "--openapi-out",
+            str(tmp_path / "openapi.json"),
+        ],
+        check=True,
+    )
     assert out.read_text() == COMMITTED_TYPES.read_text(), "stale console API types: run `make console`"
 
 
 def test_committed_bundle_is_what_the_sources_build(tmp_path):
     node_modules()
     out = tmp_path / "dist"
-    subprocess.run([str(CONSOLE / "node_modules" / ".bin" / "vite"), "build", "--outDir", str(out), "--emptyOutDir",
-                    "--logLevel", "warn"], cwd=CONSOLE, check=True)
+    subprocess.run(
+        [
+            str(CONSOLE / "node_modules" / ".bin" / "vite"),
+            "build",
+            "--outDir",
+            str(out),
+            "--emptyOutDir",
+            "--logLevel",
+            "warn",
+        ],
+        cwd=CONSOLE,
+        check=True,
+    )
     built, committed = tree(out), tree(COMMITTED_BUNDLE)
     assert sorted(built) == sorted(committed), "the console bundle is stale: run `make console`"
     stale = [name for name in built if built[name] != committed[name]]
@@ -44,15 +65,20 @@ def test_committed_bundle_is_what_the_sources_build(tmp_path):
 
 def test_the_consoles_pure_logic_passes_vitest():
     node_modules()
-    run = subprocess.run([str(CONSOLE / "node_modules" / ".bin" / "vitest"), "run", "--reporter=dot"], cwd=CONSOLE,
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [str(CONSOLE / "node_modules" / ".bin" / "vitest"), "run", "--reporter=dot"],
+        cwd=CONSOLE,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
 
 
 def test_the_console_type_checks():
     node_modules()
-    run = subprocess.run([str(CONSOLE / "node_modules" / ".bin" / "tsc"), "--noEmit"], cwd=CONSOLE,
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [str(CONSOLE / "node_modules" / ".bin" / "tsc"), "--noEmit"], cwd=CONSOLE, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stdout[-4000:]
 
 

@@ -146,9 +146,10 @@ def test_nats_servers_are_the_ones_the_clients_and_routes_name():
 def test_nats_admits_the_users_the_code_admits_with_the_same_permissions():
     conf = json.loads(re.sub(r"\$([A-Z_]+)", r'"$\1"', nats_conf()))
     defaults = Settings()
-    assert conf["authorization"] == authorization(NatsUser(defaults.nats_user, "$OUTRIDER_NATS_PASSWORD"),
-                                                  NatsUser(defaults.nats_engine_user,
-                                                           "$OUTRIDER_NATS_ENGINE_PASSWORD"))
+    assert conf["authorization"] == authorization(
+        NatsUser(defaults.nats_user, "$OUTRIDER_NATS_PASSWORD"),
+        NatsUser(defaults.nats_engine_user, "$OUTRIDER_NATS_ENGINE_PASSWORD"),
+    )
     # Each variable the configuration reads is in the server's environment.
     given = {entry["name"] for entry in container(NATS)["env"]}
     assert set(re.findall(r"\$([A-Z_]+)", nats_conf())) <= given
@@ -157,12 +158,22 @@ def test_nats_admits_the_users_the_code_admits_with_the_same_permissions():
 def test_the_real_nats_server_accepts_the_configuration(tmp_path):
     path = tmp_path / "nats.conf"
     path.write_text(nats_conf())
-    env = {**os.environ, "POD_NAME": "outrider-nats-0",
-           "OUTRIDER_NATS_PASSWORD": "s" * 40, "OUTRIDER_NATS_ENGINE_PASSWORD": "e" * 40}
-    checked = subprocess.run([nats_server_binary(), "-c", str(path), "-t"], env=env, capture_output=True, text=True,
-                             timeout=30)
+    env = {
+        **os.environ,
+        "POD_NAME": "outrider-nats-0",
+        "OUTRIDER_NATS_PASSWORD": "s" * 40,
+        "OUTRIDER_NATS_ENGINE_PASSWORD": "e" * 40,
+    }
+    checked = subprocess.run(
+        [nats_server_binary(), "-c", str(path), "-t"], env=env, capture_output=True, text=True, timeout=30
+    )
     assert checked.returncode == 0 and "is valid" in checked.stderr + checked.stdout, checked.stderr
     # Without the secrets it refuses, rather than start with empty passwords.
-    refused = subprocess.run([nats_server_binary(), "-c", str(path), "-t"], env={"POD_NAME": "outrider-nats-0"},
-                             capture_output=True, text=True, timeout=30)
+    refused = subprocess.run(
+        [nats_server_binary(), "-c", str(path), "-t"],
+        env={"POD_NAME": "outrider-nats-0"},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert refused.returncode != 0 and "OUTRIDER_NATS_PASSWORD" in refused.stderr

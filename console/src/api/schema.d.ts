@@ -3926,7 +3926,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description decisions per round trip */
-                batch_size?: number;
+                batch_size?: number | null;
             };
             header?: never;
             path?: never;

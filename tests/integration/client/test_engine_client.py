@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
@@ -24,8 +24,15 @@ CONTEXT = {"stall_minutes": 14, "zone": "hsr"}
 
 
 def record(recorder: DecisionRecorder, **overrides) -> str:
-    fields = dict(decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id="BK-1",
-                  action="reassign", confidence=0.8, context=CONTEXT, model="claude-sonnet-4-5")
+    fields = {
+        "decision_type": "stall_response",
+        "agent_id": "EXCEPTION_AGENT",
+        "subject_id": "BK-1",
+        "action": "reassign",
+        "confidence": 0.8,
+        "context": CONTEXT,
+        "model": "claude-sonnet-4-5",
+    }
     fields.update(overrides)
     return recorder.record(**fields)
 
@@ -39,8 +46,14 @@ async def count_decisions(dsn: str) -> int:
 
 
 async def test_recorder_with_outrider_down_never_blocks_and_bounds_memory():
-    recorder = DecisionRecorder(f"127.0.0.1:{free_port()}", INTERNAL_KEY, max_queue=10, max_attempts=2,
-                                backoff_s=(0.01, 0.02), call_timeout_s=0.2)
+    recorder = DecisionRecorder(
+        f"127.0.0.1:{free_port()}",
+        INTERNAL_KEY,
+        max_queue=10,
+        max_attempts=2,
+        backoff_s=(0.01, 0.02),
+        call_timeout_s=0.2,
+    )
     started = time.monotonic()
     ids = [record(recorder, subject_id=f"BK-{i}") for i in range(200)]
     elapsed = time.monotonic() - started
@@ -56,8 +69,9 @@ async def test_recorder_with_outrider_down_never_blocks_and_bounds_memory():
 
 
 async def test_retries_after_an_outage_record_each_decision_once(settings, template, database):
-    recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY, max_attempts=40,
-                                backoff_s=(0.05, 0.2), call_timeout_s=0.5)
+    recorder = DecisionRecorder(
+        settings.addr("decisions"), INTERNAL_KEY, max_attempts=40, backoff_s=(0.05, 0.2), call_timeout_s=0.5
+    )
     first = record(recorder, subject_id="BK-outage-1")
     second = record(recorder, subject_id="BK-outage-2")
     await asyncio.sleep(0.3)
@@ -78,7 +92,7 @@ async def test_a_refused_decision_is_dropped_not_retried(settings):
     async with running(settings, ["decisions"]):
         recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY)
         record(recorder, confidence=1.7)
-        record(recorder, decided_at=datetime.now(timezone.utc) + timedelta(hours=2))
+        record(recorder, decided_at=datetime.now(UTC) + timedelta(hours=2))
         await recorder.close()
     assert recorder.counters.dropped["rejected"] == 2
     assert recorder.counters.retried == 0
@@ -96,16 +110,20 @@ async def test_precedents_answer_safely_when_outrider_is_down():
 async def test_precedents_return_judged_decisions_only(settings):
     async with running(settings, ["decisions"]):
         recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY)
-        ids = [record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": 10 + i})
-               for i in range(4)]
+        ids = [record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": 10 + i}) for i in range(4)]
         await recorder.close()
         async with service_channel(settings, "decisions") as ch:
             stub = decisions_pb2_grpc.DecisionsStub(ch)
-            await stub.SetOutcomes(decisions_pb2.SetOutcomesRequest(
-                verdicts=[decisions_pb2.OutcomeVerdict(id=ids[0], outcome="success"),
-                          decisions_pb2.OutcomeVerdict(id=ids[1], outcome="failure"),
-                          decisions_pb2.OutcomeVerdict(id=ids[2], outcome="unknown")],
-                judged_by="sweeper"))
+            await stub.SetOutcomes(
+                decisions_pb2.SetOutcomesRequest(
+                    verdicts=[
+                        decisions_pb2.OutcomeVerdict(id=ids[0], outcome="success"),
+                        decisions_pb2.OutcomeVerdict(id=ids[1], outcome="failure"),
+                        decisions_pb2.OutcomeVerdict(id=ids[2], outcome="unknown"),
+                    ],
+                    judged_by="sweeper",
+                )
+            )
         client = PrecedentClient(settings.addr("decisions"), INTERNAL_KEY, timeout_s=5)
         answer = await client.precedents("stall_response", CONTEXT, k=10)
         await client.close()
@@ -128,18 +146,31 @@ async def test_lease_refuses_when_the_subject_is_unknown(settings):
 
 
 async def test_a_republished_task_run_is_one_row_and_heartbeats_reach_the_bucket(settings, template, database):
-    started = datetime.now(timezone.utc) - timedelta(seconds=3)
+    started = datetime.now(UTC) - timedelta(seconds=3)
     async with running(settings, ["telemetry"]):
-        publisher = await TelemetryPublisher.connect(settings.nats_url, user=NATS_ENGINE.name,
-                                                     password=NATS_ENGINE.password)
+        publisher = await TelemetryPublisher.connect(
+            settings.nats_url, user=NATS_ENGINE.name, password=NATS_ENGINE.password
+        )
         try:
             for _ in range(2):
                 # A publish retried after a lost ack: same agent and task.
-                await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-1", task_type="stall_check",
-                                         status="succeeded", started_at=started, finished_at=started + timedelta(seconds=1))
-            await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-2", task_type="stall_check",
-                                     status="failed", started_at=started, finished_at=started + timedelta(seconds=2),
-                                     error="upstream timeout")
+                await publisher.task_run(
+                    agent_id="EXCEPTION_AGENT",
+                    task_id="t-1",
+                    task_type="stall_check",
+                    status="succeeded",
+                    started_at=started,
+                    finished_at=started + timedelta(seconds=1),
+                )
+            await publisher.task_run(
+                agent_id="EXCEPTION_AGENT",
+                task_id="t-2",
+                task_type="stall_check",
+                status="failed",
+                started_at=started,
+                finished_at=started + timedelta(seconds=2),
+                error="upstream timeout",
+            )
             await publisher.heartbeat(agent_id="EXCEPTION_AGENT", state="watching stalls")
         finally:
             await publisher.close()
@@ -160,14 +191,21 @@ async def test_the_human_gate_answers_newest_intent_last(settings):
         async with service_channel(settings, "decisions") as ch:
             stub = decisions_pb2_grpc.DecisionsStub(ch)
             await stub.RegisterSubject(decisions_pb2.RegisterSubjectRequest(id="BK-77", plan_ref="plan-3"))
-            now = datetime.now(timezone.utc)
+            now = datetime.now(UTC)
             for n, body in enumerate(("hold until the customer calls back", "outrider verify step-2")):
                 # Written after the plan was accepted: a verify binds to the
                 # plan in force when the person wrote it.
                 at = timestamp(now + timedelta(seconds=n))
-                await stub.RecordHumanInput(decisions_pb2.RecordHumanInputRequest(
-                    provider="tracker:ops/bookings", external_id=f"c-{n}", subject_id="BK-77",
-                    author="ops@example.com", at=at, body=body))
+                await stub.RecordHumanInput(
+                    decisions_pb2.RecordHumanInputRequest(
+                        provider="tracker:ops/bookings",
+                        external_id=f"c-{n}",
+                        subject_id="BK-77",
+                        author="ops@example.com",
+                        at=at,
+                        body=body,
+                    )
+                )
         gate = SubjectGate(settings.addr("decisions"), INTERNAL_KEY)
         lease = await gate.lease("BK-77")
         await gate.close()
@@ -178,16 +216,15 @@ async def test_the_human_gate_answers_newest_intent_last(settings):
 
 async def test_ten_thousand_decisions_through_the_recorder_land_exactly_once(settings, template, database):
     async with running(settings, ["decisions"]):
-        recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY, max_queue=10_000,
-                                    call_timeout_s=30)
-        ids = [record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": i % 90})
-               for i in range(10_000)]
+        recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY, max_queue=10_000, call_timeout_s=30)
+        ids = [
+            record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": i % 90}) for i in range(10_000)
+        ]
         assert await recorder.flush(timeout_s=120)
         # The engine retrying a tenth of them by id (a restart that replays
         # its log) changes nothing in decision memory.
         for i in range(0, 10_000, 10):
-            record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": i % 90},
-                   decision_id=ids[i])
+            record(recorder, subject_id=f"BK-{i}", context={**CONTEXT, "stall_minutes": i % 90}, decision_id=ids[i])
         await recorder.close(timeout_s=60)
     assert recorder.counters.sent == 11_000
     assert not recorder.counters.dropped

@@ -43,9 +43,12 @@ def pki(tmp_path):
 
 def _tls_settings(template, database, pki, *, client_auth: bool):
     return make_settings(
-        template, database,
-        OUTRIDER_GRPC_TLS_CERT=str(pki["cert"]), OUTRIDER_GRPC_TLS_KEY=str(pki["key"]),
-        OUTRIDER_GRPC_TLS_CA=str(pki["ca"]), OUTRIDER_GRPC_TLS_CLIENT_AUTH="true" if client_auth else "false",
+        template,
+        database,
+        OUTRIDER_GRPC_TLS_CERT=str(pki["cert"]),
+        OUTRIDER_GRPC_TLS_KEY=str(pki["key"]),
+        OUTRIDER_GRPC_TLS_CA=str(pki["ca"]),
+        OUTRIDER_GRPC_TLS_CLIENT_AUTH="true" if client_auth else "false",
     )
 
 
@@ -76,8 +79,15 @@ async def test_an_engine_trusting_the_ca_is_served_and_plaintext_or_a_wrong_ca_i
             await registry.close()
 
         recorder = DecisionRecorder(settings.addr("decisions"), INTERNAL_KEY, tls=TlsFiles(ca=pki["ca"]))
-        recorder.record(decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id="BK-TLS",
-                        action="reassign", confidence=0.8, context={"stall_minutes": 14}, model="m")
+        recorder.record(
+            decision_type="stall_response",
+            agent_id="EXCEPTION_AGENT",
+            subject_id="BK-TLS",
+            action="reassign",
+            confidence=0.8,
+            context={"stall_minutes": 14},
+            model="m",
+        )
         assert await recorder.flush(timeout_s=15)
         await recorder.close()
         assert recorder.counters.sent == 1 and not recorder.counters.dropped
@@ -108,5 +118,10 @@ async def test_the_tls_settings_come_as_a_pair_and_client_auth_needs_a_ca(templa
     with pytest.raises(SettingsError, match="OUTRIDER_GRPC_TLS_CERT and OUTRIDER_GRPC_TLS_KEY"):
         make_settings(template, database, OUTRIDER_GRPC_TLS_CERT=str(pki["cert"]))
     with pytest.raises(SettingsError, match="OUTRIDER_GRPC_TLS_CLIENT_AUTH needs OUTRIDER_GRPC_TLS_CA"):
-        make_settings(template, database, OUTRIDER_GRPC_TLS_CERT=str(pki["cert"]),
-                      OUTRIDER_GRPC_TLS_KEY=str(pki["key"]), OUTRIDER_GRPC_TLS_CLIENT_AUTH="true")
+        make_settings(
+            template,
+            database,
+            OUTRIDER_GRPC_TLS_CERT=str(pki["cert"]),
+            OUTRIDER_GRPC_TLS_KEY=str(pki["key"]),
+            OUTRIDER_GRPC_TLS_CLIENT_AUTH="true",
+        )

@@ -41,10 +41,15 @@ class NatsCluster:
         self.down: set[str] = set()
         for index, (port, route_port) in enumerate(zip(ports, route_ports, strict=True)):
             name = f"nats-{index}"
-            member = ClusterMember(CLUSTER_NAME, name, route_port,
-                                   tuple(f"nats://127.0.0.1:{peer}" for peer in route_ports if peer != route_port))
-            self.nodes[name] = EmbeddedNats(data_dir / name, port, service=NATS_SERVICE, engine=NATS_ENGINE,
-                                            cluster=member)
+            member = ClusterMember(
+                CLUSTER_NAME,
+                name,
+                route_port,
+                tuple(f"nats://127.0.0.1:{peer}" for peer in route_ports if peer != route_port),
+            )
+            self.nodes[name] = EmbeddedNats(
+                data_dir / name, port, service=NATS_SERVICE, engine=NATS_ENGINE, cluster=member
+            )
 
     @property
     def url(self) -> str:
@@ -72,20 +77,28 @@ class NatsCluster:
         self.down.discard(name)
 
     async def service(self) -> Client:
-        return await open_connection(self.url, name="cluster-test-service", user=NATS_SERVICE.name,
-                                     password=NATS_SERVICE.password, timeout=15)
+        return await open_connection(
+            self.url, name="cluster-test-service", user=NATS_SERVICE.name, password=NATS_SERVICE.password, timeout=15
+        )
 
     async def engine(self) -> Client:
-        return await open_connection(self.url, name="cluster-test-engine", user=NATS_ENGINE.name,
-                                     password=NATS_ENGINE.password, inbox_prefix=ENGINE_INBOX_PREFIX, timeout=15)
+        return await open_connection(
+            self.url,
+            name="cluster-test-engine",
+            user=NATS_ENGINE.name,
+            password=NATS_ENGINE.password,
+            inbox_prefix=ENGINE_INBOX_PREFIX,
+            timeout=15,
+        )
 
     async def wait_for_jetstream(self, *, timeout: float = 30.0) -> None:
         """Until the cluster can place a stream on every server: it has elected
         a JetStream leader and all its peers have joined."""
         client = await self.service()
         js = client.jetstream(timeout=2)
-        probe = StreamConfig(name="CLUSTER_READY", subjects=["cluster.ready"], storage=StorageType.MEMORY,
-                             num_replicas=len(self.nodes))
+        probe = StreamConfig(
+            name="CLUSTER_READY", subjects=["cluster.ready"], storage=StorageType.MEMORY, num_replicas=len(self.nodes)
+        )
 
         async def placed() -> bool:
             try:
@@ -112,8 +125,9 @@ class NatsCluster:
                 await client.request(f"$JS.API.STREAM.LEADER.STEPDOWN.{stream}", request, timeout=2)
             return current
 
-        await eventually(leader, lambda current: current == server, timeout=20, step=0.5,
-                         what=f"{stream} led by {server}")
+        await eventually(
+            leader, lambda current: current == server, timeout=20, step=0.5, what=f"{stream} led by {server}"
+        )
 
 
 # Runs the embedded Postgres in a process of its own, taking "start" and
@@ -140,8 +154,12 @@ class SeparatePostgres:
 
     def __init__(self, data_dir: Path) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, "-c", _POSTGRES_CONTROLLER, str(data_dir)], cwd=Path(__file__).resolve().parents[3],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            [sys.executable, "-c", _POSTGRES_CONTROLLER, str(data_dir)],
+            cwd=Path(__file__).resolve().parents[3],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
 
     async def _ask(self, command: str) -> str:
         def ask() -> str:
@@ -171,8 +189,9 @@ class SeparatePostgres:
 
 
 @asynccontextmanager
-async def replicas(settings: Settings, contexts: Iterable[str], count: int = 2
-                   ) -> AsyncIterator[dict[str, list[ContextServer]]]:
+async def replicas(
+    settings: Settings, contexts: Iterable[str], count: int = 2
+) -> AsyncIterator[dict[str, list[ContextServer]]]:
     """`count` servers of each context on ports of their own, all against one
     database and one NATS cluster, as a deployment runs them."""
     servers: dict[str, list[ContextServer]] = {}
@@ -205,8 +224,13 @@ def _platform_env(template, database: str, data_dir, extra_env: dict[str, str]) 
 
 @contextmanager
 def _process(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen([sys.executable, "-m", "outrider.cli", *command], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "outrider.cli", *command],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         yield process
     finally:
@@ -220,21 +244,25 @@ def _process(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Pop
 
 
 @contextmanager
-def replica(context: str, template, database: str, port: int, data_dir, **extra_env: str
-            ) -> Iterator[subprocess.Popen[bytes]]:
+def replica(
+    context: str, template, database: str, port: int, data_dir, **extra_env: str
+) -> Iterator[subprocess.Popen[bytes]]:
     """`outrider serve <context>` in a process of its own, so a test can kill it."""
-    env = _platform_env(template, database, data_dir,
-                        {f"OUTRIDER_{context.upper()}_ADDR": f"127.0.0.1:{port}", **extra_env})
+    env = _platform_env(
+        template, database, data_dir, {f"OUTRIDER_{context.upper()}_ADDR": f"127.0.0.1:{port}", **extra_env}
+    )
     with _process(["serve", context], env) as process:
         yield process
 
 
 @contextmanager
-def gateway_process(template, database: str, port: int, data_dir, **extra_env: str
-                    ) -> Iterator[subprocess.Popen[bytes]]:
+def gateway_process(
+    template, database: str, port: int, data_dir, **extra_env: str
+) -> Iterator[subprocess.Popen[bytes]]:
     """`outrider gateway` on `port` in a process of its own, so a test can kill it."""
-    env = _platform_env(template, database, data_dir,
-                        {"OUTRIDER_HTTP_HOST": "127.0.0.1", "OUTRIDER_HTTP_PORT": str(port), **extra_env})
+    env = _platform_env(
+        template, database, data_dir, {"OUTRIDER_HTTP_HOST": "127.0.0.1", "OUTRIDER_HTTP_PORT": str(port), **extra_env}
+    )
     with _process(["gateway"], env) as process:
         yield process
 
@@ -250,13 +278,21 @@ async def serving(port: int) -> None:
             return health_pb2.HealthCheckResponse.UNKNOWN
 
     try:
-        await eventually(status, lambda s: s == health_pb2.HealthCheckResponse.SERVING, timeout=60, step=0.2,
-                         what=f"replica on {port} serving")
+        await eventually(
+            status,
+            lambda s: s == health_pb2.HealthCheckResponse.SERVING,
+            timeout=60,
+            step=0.2,
+            what=f"replica on {port} serving",
+        )
     finally:
         await channel.close()
 
 
 def connected_ports(ports: set[int]) -> set[int]:
     """Which of `ports` this process holds an established connection to."""
-    return {conn.raddr.port for conn in psutil.Process().net_connections(kind="tcp")
-            if conn.raddr and conn.raddr.port in ports and conn.status == psutil.CONN_ESTABLISHED}
+    return {
+        conn.raddr.port
+        for conn in psutil.Process().net_connections(kind="tcp")
+        if conn.raddr and conn.raddr.port in ports and conn.status == psutil.CONN_ESTABLISHED
+    }

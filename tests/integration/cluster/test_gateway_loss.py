@@ -72,6 +72,7 @@ class EitherGateway:
 
 async def gateway_ready(url: str) -> None:
     async with httpx.AsyncClient(timeout=1.0) as client:
+
         async def healthy() -> bool:
             try:
                 return (await client.get(url + "/healthz")).status_code == 200
@@ -84,8 +85,7 @@ async def gateway_ready(url: str) -> None:
 async def replica_etag(port: int) -> str:
     channel = keyed_channel(f"127.0.0.1:{port}", INTERNAL_KEY, health_checked=False)
     try:
-        reply = await registry_pb2_grpc.RegistryStub(channel).GetSnapshot(registry_pb2.GetSnapshotRequest(),
-                                                                         timeout=5)
+        reply = await registry_pb2_grpc.RegistryStub(channel).GetSnapshot(registry_pb2.GetSnapshotRequest(), timeout=5)
     finally:
         await channel.close()
     return reply.snapshot.etag
@@ -100,13 +100,21 @@ async def test_a_client_resending_through_the_other_gateway_loses_nothing(templa
     failures: list[str] = []
     recorded: list[str] = []
     async with replicas(settings, ["registry", "outcomes"]) as servers:
-        addresses = {f"OUTRIDER_{name.upper()}_ADDR": ",".join(f"127.0.0.1:{server.port}" for server in started)
-                     for name, started in servers.items()}
-        env = {**addresses, "NATS_URL": template.nats_url, "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
-               "OUTRIDER_NATS_ENGINE_PASSWORD": NATS_ENGINE.password}
+        addresses = {
+            f"OUTRIDER_{name.upper()}_ADDR": ",".join(f"127.0.0.1:{server.port}" for server in started)
+            for name, started in servers.items()
+        }
+        env = {
+            **addresses,
+            "NATS_URL": template.nats_url,
+            "OUTRIDER_NATS_PASSWORD": NATS_SERVICE.password,
+            "OUTRIDER_NATS_ENGINE_PASSWORD": NATS_ENGINE.password,
+        }
         registry_ports = [server.port for server in servers["registry"]]
-        with gateway_process(template, database, gateway_ports[0], tmp_path, **env) as victim, \
-                gateway_process(template, database, gateway_ports[1], tmp_path, **env):
+        with (
+            gateway_process(template, database, gateway_ports[0], tmp_path, **env) as victim,
+            gateway_process(template, database, gateway_ports[1], tmp_path, **env),
+        ):
             for url in urls:
                 await gateway_ready(url)
             async with httpx.AsyncClient(timeout=10.0) as http:
@@ -119,13 +127,17 @@ async def test_a_client_resending_through_the_other_gateway_loses_nothing(templa
                     n = 0
                     while not stop.is_set():
                         subject = f"BK-{worker}-{n}"
-                        for event in ({"status": "created", "at": "2026-09-29T10:00:00Z",
-                                       "sla_due_at": "2026-09-29T14:00:00Z"},
-                                      {"status": "assigned", "at": "2026-09-29T10:05:00Z"}):
+                        for event in (
+                            {"status": "created", "at": "2026-09-29T10:00:00Z", "sla_due_at": "2026-09-29T14:00:00Z"},
+                            {"status": "assigned", "at": "2026-09-29T10:05:00Z"},
+                        ):
                             # Facts merge: a fact sent twice is stored once.
                             reply = await engine.request(
-                                "POST", "/internal/facts", headers=internal_headers(),
-                                content=json.dumps({"subject_id": subject, **event}).encode())
+                                "POST",
+                                "/internal/facts",
+                                headers=internal_headers(),
+                                content=json.dumps({"subject_id": subject, **event}).encode(),
+                            )
                             calls["facts"] += 1
                             if reply.status_code != 200:
                                 failures.append(f"facts {reply.status_code} {reply.text[:120]}")
@@ -139,14 +151,17 @@ async def test_a_client_resending_through_the_other_gateway_loses_nothing(templa
                         if reply.status_code != 200:
                             failures.append(f"snapshot {reply.status_code} {reply.text[:120]}")
 
-                load = [*(asyncio.create_task(record(w)) for w in range(WORKERS)),
-                        *(asyncio.create_task(poll()) for _ in range(WORKERS))]
+                load = [
+                    *(asyncio.create_task(record(w)) for w in range(WORKERS)),
+                    *(asyncio.create_task(poll()) for _ in range(WORKERS)),
+                ]
                 await asyncio.sleep(BEFORE_KILL_S)
                 os.kill(victim.pid, signal.SIGKILL)
                 # A registry change while one gateway is gone: setting a
                 # threshold is the same change however often it is sent.
-                change = await engine.request("PATCH", SKILL, json={"thresholds": {"stallMinutes": 27}},
-                                              headers=bearer())
+                change = await engine.request(
+                    "PATCH", SKILL, json={"thresholds": {"stallMinutes": 27}}, headers=bearer()
+                )
                 calls["registry_write"] += 1
                 await asyncio.sleep(AFTER_KILL_S)
                 stop.set()
@@ -159,29 +174,45 @@ async def test_a_client_resending_through_the_other_gateway_loses_nothing(templa
             with gateway_process(template, database, gateway_ports[0], tmp_path, **env):
                 await gateway_ready(urls[0])
                 async with httpx.AsyncClient(timeout=10.0) as http:
-                    async def gateway_etags() -> list[str]:
-                        return [(await http.get(url + "/internal/ai/registry", headers=internal_headers())
-                                 ).headers["etag"].strip('"') for url in urls]
 
-                    etags = await eventually(gateway_etags, lambda seen: len(set(seen)) == 1, timeout=10,
-                                             what="both gateways serving one snapshot")
+                    async def gateway_etags() -> list[str]:
+                        return [
+                            (await http.get(url + "/internal/ai/registry", headers=internal_headers()))
+                            .headers["etag"]
+                            .strip('"')
+                            for url in urls
+                        ]
+
+                    etags = await eventually(
+                        gateway_etags,
+                        lambda seen: len(set(seen)) == 1,
+                        timeout=10,
+                        what="both gateways serving one snapshot",
+                    )
                     document = (await http.get(urls[0] + "/internal/ai/registry", headers=internal_headers())).json()
         replica_etags = [await replica_etag(port) for port in registry_ports]
 
     db = await asyncpg.connect(template.raw_dsn(database))
     try:
         stored = await db.fetch(
-            "select subject_id, facts from outcomes.subject_facts where subject_id = any($1::text[])", recorded)
+            "select subject_id, facts from outcomes.subject_facts where subject_id = any($1::text[])", recorded
+        )
     finally:
         await db.close()
-    complete = [row["subject_id"] for row in stored
-                if json.loads(row["facts"])["status"]["value"] == "assigned"
-                and "sla_due_at" in json.loads(row["facts"])]
-    figures = {"calls": dict(calls), "resent_through_other_gateway": dict(resent),
-               "failed_to_caller": len(failures),
-               "bookings": len(recorded), "landed": len(complete),
-               "duplicated": len(stored) - len({row["subject_id"] for row in stored}),
-               "distinct_etags": len({*etags, *replica_etags})}
+    complete = [
+        row["subject_id"]
+        for row in stored
+        if json.loads(row["facts"])["status"]["value"] == "assigned" and "sla_due_at" in json.loads(row["facts"])
+    ]
+    figures = {
+        "calls": dict(calls),
+        "resent_through_other_gateway": dict(resent),
+        "failed_to_caller": len(failures),
+        "bookings": len(recorded),
+        "landed": len(complete),
+        "duplicated": len(stored) - len({row["subject_id"] for row in stored}),
+        "distinct_etags": len({*etags, *replica_etags}),
+    }
     print("gateway loss figures:", json.dumps(figures))
     assert failures == [], failures[:5]
     assert sum(resent.values()) > 0, "the kill was felt by the client"

@@ -13,7 +13,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
@@ -45,14 +45,19 @@ class Tally:
 
 
 async def publish_runs(publisher: TelemetryPublisher, ids: asyncio.Queue[int], tally: Tally) -> None:
-    started = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    started = datetime(2026, 1, 1, tzinfo=UTC)
     while not ids.empty():
         n = ids.get_nowait()
         began = time.monotonic()
         try:
-            await publisher.task_run(agent_id=AGENT, task_id=f"run-{n}", task_type="cluster_check",
-                                     status="succeeded", started_at=started,
-                                     finished_at=started + timedelta(milliseconds=n))
+            await publisher.task_run(
+                agent_id=AGENT,
+                task_id=f"run-{n}",
+                task_type="cluster_check",
+                status="succeeded",
+                started_at=started,
+                finished_at=started + timedelta(milliseconds=n),
+            )
             tally.sent += 1
         except Exception as error:  # noqa: BLE001 - counted: the test fails on any
             tally.failed.append(f"run-{n}: {type(error).__name__}")
@@ -83,8 +88,9 @@ def queue_of(count: int) -> asyncio.Queue[int]:
 
 
 async def test_a_nats_node_lost_mid_stream_loses_and_doubles_nothing(cluster: NatsCluster, template, database):
-    settings = make_settings(template, database, NATS_URL=cluster.url, OUTRIDER_NATS_REPLICAS="3",
-                             OUTRIDER_TELEMETRY_BATCH_WAIT_MS="100")
+    settings = make_settings(
+        template, database, NATS_URL=cluster.url, OUTRIDER_NATS_REPLICAS="3", OUTRIDER_TELEMETRY_BATCH_WAIT_MS="100"
+    )
     runs, facts = Tally(), Tally()
     async with replicas(settings, ["telemetry", "outcomes"], 2):
         watcher = await cluster.service()
@@ -104,8 +110,12 @@ async def test_a_nats_node_lost_mid_stream_loses_and_doubles_nothing(cluster: Na
                 *(asyncio.create_task(publish_runs(publisher, run_ids, runs)) for _ in range(PUBLISHERS)),
                 *(asyncio.create_task(publish_facts(engine_js, fact_ids, facts)) for _ in range(PUBLISHERS // 2)),
             ]
-            await eventually(lambda: _value(runs.sent), lambda sent: sent >= RUNS // 3, timeout=30,
-                             what="a third of the runs published")
+            await eventually(
+                lambda: _value(runs.sent),
+                lambda sent: sent >= RUNS // 3,
+                timeout=30,
+                what="a third of the runs published",
+            )
             sent_before_kill = (runs.sent, facts.sent)
             cluster.kill(victim)
             await asyncio.sleep(DOWN_S)
@@ -120,13 +130,22 @@ async def test_a_nats_node_lost_mid_stream_loses_and_doubles_nothing(cluster: Na
             try:
                 landed_runs = await eventually(
                     lambda: db.fetchval("select count(*) from telemetry.runs where agent_id = $1", AGENT),
-                    lambda count: count >= RUNS, timeout=60, what="every run in Postgres")
+                    lambda count: count >= RUNS,
+                    timeout=60,
+                    what="every run in Postgres",
+                )
                 landed_facts = await eventually(
-                    lambda: db.fetchval("select count(*) from outcomes.subject_facts"
-                                        " where subject_id like 'cluster-%' and facts->'status'->>'value' = 'assigned'"),
-                    lambda count: count >= FACTS, timeout=60, what="every fact in Postgres")
+                    lambda: db.fetchval(
+                        "select count(*) from outcomes.subject_facts"
+                        " where subject_id like 'cluster-%' and facts->'status'->>'value' = 'assigned'"
+                    ),
+                    lambda count: count >= FACTS,
+                    timeout=60,
+                    what="every fact in Postgres",
+                )
                 distinct_runs = await db.fetchval(
-                    "select count(distinct task_id) from telemetry.runs where agent_id = $1", AGENT)
+                    "select count(distinct task_id) from telemetry.runs where agent_id = $1", AGENT
+                )
             finally:
                 await db.close()
         finally:
@@ -135,12 +154,22 @@ async def test_a_nats_node_lost_mid_stream_loses_and_doubles_nothing(cluster: Na
 
     figures = {
         "victim": victim,
-        "runs": {"sent": runs.sent, "sent_while_down": sent_while_down[0], "stored_in_stream": stored["TELEMETRY"],
-                 "landed": landed_runs, "duplicated": landed_runs - distinct_runs,
-                 "longest_publish_s": round(runs.longest_s, 2)},
-        "facts": {"sent": facts.sent, "sent_while_down": sent_while_down[1], "stored_in_stream": stored["FACTS"],
-                  "landed": landed_facts, "duplicate_acks": facts.duplicate_acks,
-                  "longest_publish_s": round(facts.longest_s, 2)},
+        "runs": {
+            "sent": runs.sent,
+            "sent_while_down": sent_while_down[0],
+            "stored_in_stream": stored["TELEMETRY"],
+            "landed": landed_runs,
+            "duplicated": landed_runs - distinct_runs,
+            "longest_publish_s": round(runs.longest_s, 2),
+        },
+        "facts": {
+            "sent": facts.sent,
+            "sent_while_down": sent_while_down[1],
+            "stored_in_stream": stored["FACTS"],
+            "landed": landed_facts,
+            "duplicate_acks": facts.duplicate_acks,
+            "longest_publish_s": round(facts.longest_s, 2),
+        },
     }
     print("node loss figures:", json.dumps(figures))
     # The stream stored each message once (a retry of one stored after all

@@ -9,7 +9,7 @@ import json
 import shutil
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import asyncpg
@@ -72,21 +72,31 @@ async def test_contexts_ride_through_a_postgres_restart(own_postgres):
     settings = make_settings(own, "outrider_template", OUTRIDER_TELEMETRY_BATCH_WAIT_MS="100")
     async with running(settings, ["registry", "telemetry"]) as servers:
         # Not health-checked: a replica that says NOT_SERVING must still be asked.
-        channels = {name: keyed_channel(settings.addr(name), INTERNAL_KEY, health_checked=False)
-                    for name in servers}
+        channels = {name: keyed_channel(settings.addr(name), INTERNAL_KEY, health_checked=False) for name in servers}
         stubs = {name: health_pb2_grpc.HealthStub(channel) for name, channel in channels.items()}
-        engine = await open_connection(own.nats_url, name="restart-test", user=NATS_ENGINE.name,
-                                       password=NATS_ENGINE.password, inbox_prefix=ENGINE_INBOX_PREFIX, timeout=10)
+        engine = await open_connection(
+            own.nats_url,
+            name="restart-test",
+            user=NATS_ENGINE.name,
+            password=NATS_ENGINE.password,
+            inbox_prefix=ENGINE_INBOX_PREFIX,
+            timeout=10,
+        )
         publisher = TelemetryPublisher(engine)
-        started = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        started = datetime(2026, 1, 1, tzinfo=UTC)
         sent = 0
 
         async def publish() -> None:
             nonlocal sent
             for n in range(RUNS):
-                await publisher.task_run(agent_id=AGENT, task_id=f"run-{n}", task_type="restart_check",
-                                         status="succeeded", started_at=started,
-                                         finished_at=started + timedelta(milliseconds=n))
+                await publisher.task_run(
+                    agent_id=AGENT,
+                    task_id=f"run-{n}",
+                    task_type="restart_check",
+                    status="succeeded",
+                    started_at=started,
+                    finished_at=started + timedelta(milliseconds=n),
+                )
                 sent += 1
                 await asyncio.sleep(0.02)
 
@@ -96,8 +106,12 @@ async def test_contexts_ride_through_a_postgres_restart(own_postgres):
             stopped_at = time.monotonic()
             await postgres.stop()
             for name, stub in stubs.items():
-                await eventually(lambda stub=stub: health(stub), lambda status: status == NOT_SERVING,
-                                 timeout=15, what=f"{name} NOT_SERVING without Postgres")
+                await eventually(
+                    lambda stub=stub: health(stub),
+                    lambda status: status == NOT_SERVING,
+                    timeout=15,
+                    what=f"{name} NOT_SERVING without Postgres",
+                )
                 # Alive all the same: nothing to restart.
                 assert await health(stub, LIVENESS_SERVICE) == SERVING
             noticed_s = time.monotonic() - stopped_at
@@ -115,15 +129,22 @@ async def test_contexts_ride_through_a_postgres_restart(own_postgres):
             await postgres.start()
             restarted_at = time.monotonic()
             for name, stub in stubs.items():
-                await eventually(lambda stub=stub: health(stub), lambda status: status == SERVING,
-                                 timeout=20, what=f"{name} SERVING again")
+                await eventually(
+                    lambda stub=stub: health(stub),
+                    lambda status: status == SERVING,
+                    timeout=20,
+                    what=f"{name} SERVING again",
+                )
             recovered_s = time.monotonic() - restarted_at
             await publishing
             db = await asyncpg.connect(own.raw_dsn("outrider_template"))
             try:
                 landed = await eventually(
                     lambda: db.fetchval("select count(*) from telemetry.runs where agent_id = $1", AGENT),
-                    lambda count: count >= RUNS, timeout=60, what="every run in Postgres")
+                    lambda count: count >= RUNS,
+                    timeout=60,
+                    what="every run in Postgres",
+                )
             finally:
                 await db.close()
             assert all(not server.runtime.failed.is_set() for server in servers.values())
@@ -132,8 +153,12 @@ async def test_contexts_ride_through_a_postgres_restart(own_postgres):
             for channel in channels.values():
                 await channel.close()
 
-    figures = {"runs_sent": sent, "landed": landed, "not_serving_after_s": round(noticed_s, 1),
-               "serving_again_after_s": round(recovered_s, 1)}
+    figures = {
+        "runs_sent": sent,
+        "landed": landed,
+        "not_serving_after_s": round(noticed_s, 1),
+        "serving_again_after_s": round(recovered_s, 1),
+    }
     print("postgres restart figures:", json.dumps(figures))
     assert (sent, landed) == (RUNS, RUNS), figures
 

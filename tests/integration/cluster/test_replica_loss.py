@@ -39,10 +39,11 @@ AFTER_KILL_S = 3.0
 
 async def test_idempotent_calls_survive_a_replica_killed_under_load(template, database, tmp_path):
     ports = [free_port(), free_port()]
-    settings = make_settings(template, database,
-                             OUTRIDER_REGISTRY_ADDR=",".join(f"127.0.0.1:{port}" for port in ports))
-    with replica("registry", template, database, ports[0], tmp_path) as victim, \
-            replica("registry", template, database, ports[1], tmp_path):
+    settings = make_settings(template, database, OUTRIDER_REGISTRY_ADDR=",".join(f"127.0.0.1:{port}" for port in ports))
+    with (
+        replica("registry", template, database, ports[0], tmp_path) as victim,
+        replica("registry", template, database, ports[1], tmp_path),
+    ):
         for port in ports:
             await serving(port)
         engine_channel = keyed_channel(settings.addr("registry"), INTERNAL_KEY)
@@ -52,6 +53,7 @@ async def test_idempotent_calls_survive_a_replica_killed_under_load(template, da
         stop = asyncio.Event()
         killed_at: list[float] = []
         async with gateway_client(settings) as client:
+
             async def through_gateway() -> None:
                 while not stop.is_set():
                     reply = await client.get("/admin/ai/agents", headers=bearer(role=3))
@@ -91,8 +93,10 @@ async def test_decisions_recorded_through_a_replica_kill_are_stored_once(templat
     address = ",".join(f"127.0.0.1:{port}" for port in ports)
     decided: list[str] = []
     searches: Counter[str] = Counter()
-    with replica("decisions", template, database, ports[0], tmp_path) as victim, \
-            replica("decisions", template, database, ports[1], tmp_path):
+    with (
+        replica("decisions", template, database, ports[0], tmp_path) as victim,
+        replica("decisions", template, database, ports[1], tmp_path),
+    ):
         for port in ports:
             await serving(port)
         recorder = DecisionRecorder(address, INTERNAL_KEY, call_timeout_s=2.0)
@@ -102,9 +106,16 @@ async def test_decisions_recorded_through_a_replica_kill_are_stored_once(templat
         async def record() -> None:
             n = 0
             while not stop.is_set():
-                decided.append(recorder.record(
-                    decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id=f"BK-{n}",
-                    context={"stall_minutes": n % 30, "zone": f"z{n % 4}"}, action="reassign", confidence=0.8))
+                decided.append(
+                    recorder.record(
+                        decision_type="stall_response",
+                        agent_id="EXCEPTION_AGENT",
+                        subject_id=f"BK-{n}",
+                        context={"stall_minutes": n % 30, "zone": f"z{n % 4}"},
+                        action="reassign",
+                        confidence=0.8,
+                    )
+                )
                 n += 1
                 await asyncio.sleep(0.01)
 
@@ -126,15 +137,21 @@ async def test_decisions_recorded_through_a_replica_kill_are_stored_once(templat
 
     db = await asyncpg.connect(template.raw_dsn(database))
     try:
-        stored = await db.fetch("select id::text as id from decisions.decisions where id::text = any($1::text[])",
-                                decided)
+        stored = await db.fetch(
+            "select id::text as id from decisions.decisions where id::text = any($1::text[])", decided
+        )
     finally:
         await db.close()
     ids = [row["id"] for row in stored]
     # Stored twice cannot happen (the id is the key); what counts is that a
     # retried record was stored, and nothing more than what was recorded.
-    figures = {"decisions_recorded": len(decided), "stored": len(ids), "retried_by_recorder": counters.retried,
-               "dropped": dict(counters.dropped), "searches": dict(searches)}
+    figures = {
+        "decisions_recorded": len(decided),
+        "stored": len(ids),
+        "retried_by_recorder": counters.retried,
+        "dropped": dict(counters.dropped),
+        "searches": dict(searches),
+    }
     print("decisions replica loss figures:", json.dumps(figures))
     assert counters.dropped == Counter(), figures
     assert sorted(ids) == sorted(decided), figures

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -32,11 +32,18 @@ class Feed:
         self.answers_before_failing = 0
         self.delay_s = 0.0
 
-    def add(self, subject: str, external_id: str | int | None, body: str | None, *, author: str = "priya",
-            written_at: datetime | None = None) -> None:
+    def add(
+        self,
+        subject: str,
+        external_id: str | int | None,
+        body: str | None,
+        *,
+        author: str = "priya",
+        written_at: datetime | None = None,
+    ) -> None:
         item: dict[str, Any] = {
             "author": author,
-            "written_at": (written_at or datetime.now(timezone.utc)).isoformat(),
+            "written_at": (written_at or datetime.now(UTC)).isoformat(),
             "body": body,
         }
         if external_id is not None:
@@ -75,14 +82,14 @@ class Feed:
         if delay:
             time.sleep(delay)
         start = int(after.removeprefix("pos-")) if after else 0
-        page = items[start:start + self.page_size]
+        page = items[start : start + self.page_size]
         end = start + len(page)
         return 200, {"items": page, "next_cursor": f"pos-{end}", "has_more": end < len(items)}
 
 
 def _handler(feed: Feed) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             status, payload = feed.answer(parse_qs(urlsplit(self.path).query), self.headers.get("Authorization"))
             body = json.dumps(payload).encode()
             self.send_response(status)
@@ -91,7 +98,7 @@ def _handler(feed: Feed) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
     return Handler

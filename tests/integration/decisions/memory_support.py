@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import asyncpg
 
@@ -52,7 +52,7 @@ async def insert_rows(conn: asyncpg.Connection, rows: list[dict]) -> list[uuid.U
                 row.get("action", "reassign"),
                 row.get("confidence", 0.7),
                 vector_text(row["embedding"]),
-                row.get("decided_at", datetime.now(timezone.utc)),
+                row.get("decided_at", datetime.now(UTC)),
                 outcome,
                 "sweeper" if outcome else None,
             )

@@ -5,7 +5,7 @@ time filters."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from tests.harness import bearer, gateway_client, internal_headers, running
 from tests.integration.decisions.memory_support import (
@@ -29,20 +29,28 @@ async def _seed(template, database, rows: list[dict]) -> list[str]:
 async def test_detail_carries_history_and_nearest_precedents_without_context(settings, template, database):
     base = unit_vector(1)
     context = f'{{"rider": {{"phone": "{SECRET}"}}}}'
-    target, close, far, other_type, pending = await _seed(template, database, [
-        {"embedding": base, "context": context},
-        {"embedding": near(base, 2, 0.1), "outcome": "success", "context": context},
-        {"embedding": near(base, 3, 1.5), "outcome": "failure", "context": context},
-        {"embedding": near(base, 4, 0.05), "outcome": "success", "decision_type": "assignment_failure"},
-        {"embedding": near(base, 5, 0.05)},
-    ])
+    target, close, far, other_type, pending = await _seed(
+        template,
+        database,
+        [
+            {"embedding": base, "context": context},
+            {"embedding": near(base, 2, 0.1), "outcome": "success", "context": context},
+            {"embedding": near(base, 3, 1.5), "outcome": "failure", "context": context},
+            {"embedding": near(base, 4, 0.05), "outcome": "success", "decision_type": "assignment_failure"},
+            {"embedding": near(base, 5, 0.05)},
+        ],
+    )
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
-        machine = await client.patch(f"/internal/agent-decisions/{target}/outcome",
-                                     json={"outcome": "failure", "reason": "window closed late"},
-                                     headers=internal_headers())
-        human = await client.patch(f"/admin/ai/decisions/{target}/outcome",
-                                   json={"outcome": "success", "reason": "rider did arrive"},
-                                   headers=bearer(role=1, sub="u-9", email="judge@example.com"))
+        machine = await client.patch(
+            f"/internal/agent-decisions/{target}/outcome",
+            json={"outcome": "failure", "reason": "window closed late"},
+            headers=internal_headers(),
+        )
+        human = await client.patch(
+            f"/admin/ai/decisions/{target}/outcome",
+            json={"outcome": "success", "reason": "rider did arrive"},
+            headers=bearer(role=1, sub="u-9", email="judge@example.com"),
+        )
         detail = await client.get(f"/admin/ai/decisions/{target}", headers=bearer(role=3))
         one = await client.get(f"/admin/ai/decisions/{target}", params={"precedents": 1}, headers=bearer(role=4))
         none = await client.get(f"/admin/ai/decisions/{target}", params={"precedents": 0}, headers=bearer(role=4))
@@ -73,30 +81,39 @@ async def test_detail_carries_history_and_nearest_precedents_without_context(set
 
 
 async def test_listing_filters_by_model_and_time(settings, template, database):
-    now = datetime.now(timezone.utc)
-    ids = await _seed(template, database, [
-        {"embedding": unit_vector(i), "decided_at": now - timedelta(hours=i)} for i in range(6)
-    ])
+    now = datetime.now(UTC)
+    ids = await _seed(
+        template, database, [{"embedding": unit_vector(i), "decided_at": now - timedelta(hours=i)} for i in range(6)]
+    )
     conn = await connect(template, database)
     try:
-        await conn.execute("update decisions set model = case when extract(hour from now() - decided_at)::int % 2 = 0"
-                           " then 'claude-strong' else 'claude-weak' end")
+        await conn.execute(
+            "update decisions set model = case when extract(hour from now() - decided_at)::int % 2 = 0"
+            " then 'claude-strong' else 'claude-weak' end"
+        )
     finally:
         await conn.close()
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
+
         async def listed(**params) -> list[str]:
             reply = await client.get("/admin/ai/decisions", params=params, headers=bearer(role=4))
             assert reply.status_code == 200, reply.text
             return [item["id"] for item in reply.json()["items"]]
 
         strong = await listed(model="claude-strong")
-        window = await listed(decided_from=(now - timedelta(hours=3, minutes=30)).isoformat(),
-                              decided_to=(now - timedelta(minutes=30)).isoformat())
+        window = await listed(
+            decided_from=(now - timedelta(hours=3, minutes=30)).isoformat(),
+            decided_to=(now - timedelta(minutes=30)).isoformat(),
+        )
         both = await listed(model="claude-weak", decided_from=(now - timedelta(hours=3, minutes=30)).isoformat())
-        empty_span = await client.get("/admin/ai/decisions", headers=bearer(role=4), params={
-            "decided_from": now.isoformat(), "decided_to": (now - timedelta(hours=1)).isoformat()})
-        naive = await client.get("/admin/ai/decisions", params={"decided_from": "2026-09-29T10:00:00"},
-                                 headers=bearer(role=4))
+        empty_span = await client.get(
+            "/admin/ai/decisions",
+            headers=bearer(role=4),
+            params={"decided_from": now.isoformat(), "decided_to": (now - timedelta(hours=1)).isoformat()},
+        )
+        naive = await client.get(
+            "/admin/ai/decisions", params={"decided_from": "2026-09-29T10:00:00"}, headers=bearer(role=4)
+        )
     assert strong == [ids[0], ids[2], ids[4]]
     assert window == [ids[1], ids[2], ids[3]]
     assert both == [ids[1], ids[3]]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from tests.harness import bearer, gateway_client, internal_headers, running
 from tests.integration.decisions.memory_support import connect, insert_rows, unit_vector
@@ -31,7 +31,7 @@ async def _seed(template, database, count: int, start: datetime) -> list[str]:
 
 
 async def test_listing_pages_newest_first_and_never_carries_context(settings, template, database):
-    start = datetime.now(timezone.utc) - timedelta(days=1)
+    start = datetime.now(UTC) - timedelta(days=1)
     await _seed(template, database, 12, start)
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
         pages, raw, cursor = [], [], None
@@ -51,8 +51,7 @@ async def test_listing_pages_newest_first_and_never_carries_context(settings, te
         )
         judged = await client.get("/admin/ai/decisions", params={"outcome": "success"}, headers=bearer(role=3))
         bad_outcome = await client.get("/admin/ai/decisions", params={"outcome": "won"}, headers=bearer())
-        bad_cursor = await client.get("/admin/ai/decisions", params={"cursor": "bm90LWEtY3Vyc29y"},
-                                      headers=bearer())
+        bad_cursor = await client.get("/admin/ai/decisions", params={"cursor": "bm90LWEtY3Vyc29y"}, headers=bearer())
         too_many = await client.get("/admin/ai/decisions", params={"limit": 201}, headers=bearer())
         tenant = await client.get("/admin/ai/decisions", headers=bearer(role=1, tenant=7))
         anonymous = await client.get("/admin/ai/decisions")
@@ -62,23 +61,38 @@ async def test_listing_pages_newest_first_and_never_carries_context(settings, te
     assert keys == sorted(keys, reverse=True) and len(set(keys)) == 12
     for text in raw:
         assert SECRET not in text and '"context"' not in text and "phone" not in text
-    assert set(items[0]) == {"id", "decision_type", "agent_id", "subject_id", "action", "confidence", "reasoning",
-                             "model", "decided_at", "outcome", "outcome_reason", "judged_at", "judged_by"}
+    assert set(items[0]) == {
+        "id",
+        "decision_type",
+        "agent_id",
+        "subject_id",
+        "action",
+        "confidence",
+        "reasoning",
+        "model",
+        "decided_at",
+        "outcome",
+        "outcome_reason",
+        "judged_at",
+        "judged_by",
+    }
     assert items[0]["decided_at"].endswith("+00:00")
     rows = filtered.json()["items"]
-    assert rows and all(r["outcome"] is None and r["decision_type"] == "stall_response"
-                        and r["agent_id"] == "EXCEPTION_AGENT" for r in rows)
+    assert rows and all(
+        r["outcome"] is None and r["decision_type"] == "stall_response" and r["agent_id"] == "EXCEPTION_AGENT"
+        for r in rows
+    )
     assert len(rows) == sum(1 for i in range(12) if i % 4 == 3 and i % 3 != 0)
     assert {r["outcome"] for r in judged.json()["items"]} == {"success"}
-    assert bad_outcome.status_code == 422 and [*bad_outcome.json()["error"]["details"]["fields"]][0] == "outcome"
-    assert bad_cursor.status_code == 422 and [*bad_cursor.json()["error"]["details"]["fields"]][0] == "cursor"
-    assert too_many.status_code == 422 and [*too_many.json()["error"]["details"]["fields"]][0] == "limit"
+    assert bad_outcome.status_code == 422 and next(iter(bad_outcome.json()["error"]["details"]["fields"])) == "outcome"
+    assert bad_cursor.status_code == 422 and next(iter(bad_cursor.json()["error"]["details"]["fields"])) == "cursor"
+    assert too_many.status_code == 422 and next(iter(too_many.json()["error"]["details"]["fields"])) == "limit"
     assert tenant.status_code == 403
     assert anonymous.status_code == 401
 
 
 async def test_paging_is_stable_while_decisions_keep_arriving(settings, template, database):
-    start = datetime.now(timezone.utc) - timedelta(hours=2)
+    start = datetime.now(UTC) - timedelta(hours=2)
     original = await _seed(template, database, 15, start)
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
         paged = asyncio.Event()
@@ -91,9 +105,13 @@ async def test_paging_is_stable_while_decisions_keep_arriving(settings, template
             while not paged.is_set():
                 recorded = await client.post(
                     "/internal/agent-decisions",
-                    json={"decision_type": "stall_response", "agent_id": "EXCEPTION_AGENT",
-                          "subject_id": f"new-{arrivals}", "context": {"rider": {"phone": SECRET}},
-                          "decision": {"action": "reassign", "confidence": 0.5}},
+                    json={
+                        "decision_type": "stall_response",
+                        "agent_id": "EXCEPTION_AGENT",
+                        "subject_id": f"new-{arrivals}",
+                        "context": {"rider": {"phone": SECRET}},
+                        "decision": {"action": "reassign", "confidence": 0.5},
+                    },
                     headers=internal_headers(),
                 )
                 assert recorded.status_code == 201

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import pytest
@@ -35,9 +35,7 @@ async def _history(template, database, decision_id: str) -> list[dict]:
     return [dict(r) for r in rows]
 
 
-async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_is_kept(
-    settings, template, database
-):
+async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_is_kept(settings, template, database):
     conn = await connect(template, database)
     try:
         [decision_id] = [str(i) for i in await insert_rows(conn, [{"embedding": unit_vector(1)}])]
@@ -46,24 +44,29 @@ async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_i
     path = f"/internal/agent-decisions/{decision_id}/outcome"
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
         unknown_word = await client.patch(path, json={"outcome": "succeeded"}, headers=internal_headers())
-        first = await client.patch(path, json={"outcome": "success", "reason": "delivered in SLA"},
-                                   headers=internal_headers())
-        retry = await client.patch(path, json={"outcome": "success", "reason": "delivered in SLA"},
-                                   headers=internal_headers())
+        first = await client.patch(
+            path, json={"outcome": "success", "reason": "delivered in SLA"}, headers=internal_headers()
+        )
+        retry = await client.patch(
+            path, json={"outcome": "success", "reason": "delivered in SLA"}, headers=internal_headers()
+        )
         machine = await client.patch(path, json={"outcome": "failure"}, headers=internal_headers())
-        reader = await client.patch(f"/admin/ai/decisions/{decision_id}/outcome",
-                                    json={"outcome": "failure"}, headers=bearer(role=3))
+        reader = await client.patch(
+            f"/admin/ai/decisions/{decision_id}/outcome", json={"outcome": "failure"}, headers=bearer(role=3)
+        )
         person = await client.patch(
             f"/admin/ai/decisions/{decision_id}/outcome",
             json={"outcome": "failure", "reason": "customer complained: parcel damaged"},
             headers=bearer(role=1, sub="u-7", email="lead@example.com"),
         )
-        missing = await client.patch(f"/internal/agent-decisions/{uuid.uuid4()}/outcome",
-                                     json={"outcome": "success"}, headers=internal_headers())
-        malformed = await client.patch("/internal/agent-decisions/42/outcome", json={"outcome": "success"},
-                                       headers=internal_headers())
+        missing = await client.patch(
+            f"/internal/agent-decisions/{uuid.uuid4()}/outcome", json={"outcome": "success"}, headers=internal_headers()
+        )
+        malformed = await client.patch(
+            "/internal/agent-decisions/42/outcome", json={"outcome": "success"}, headers=internal_headers()
+        )
     assert unknown_word.status_code == 422
-    assert [*unknown_word.json()["error"]["details"]["fields"]][0] == "outcome"
+    assert next(iter(unknown_word.json()["error"]["details"]["fields"])) == "outcome"
     assert "'success', 'failure' or 'unknown'" in unknown_word.json()["error"]["message"]
     assert first.status_code == 200, first.text
     assert first.json()["outcome"] == "success" and first.json()["judged_by"] == "api"
@@ -74,12 +77,24 @@ async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_i
     assert person.status_code == 200, person.text
     assert person.json()["outcome"] == "failure" and person.json()["judged_by"] == "human"
     assert missing.status_code == 404
-    assert malformed.status_code == 422 and [*malformed.json()["error"]["details"]["fields"]][0] == "decision_id"
+    assert malformed.status_code == 422 and next(iter(malformed.json()["error"]["details"]["fields"])) == "decision_id"
     assert await _history(template, database, decision_id) == [
-        {"old_outcome": None, "new_outcome": "success", "reason": "delivered in SLA", "judged_by": "api",
-         "changed_by": "", "changed_by_email": ""},
-        {"old_outcome": "success", "new_outcome": "failure", "reason": "customer complained: parcel damaged",
-         "judged_by": "human", "changed_by": "u-7", "changed_by_email": "lead@example.com"},
+        {
+            "old_outcome": None,
+            "new_outcome": "success",
+            "reason": "delivered in SLA",
+            "judged_by": "api",
+            "changed_by": "",
+            "changed_by_email": "",
+        },
+        {
+            "old_outcome": "success",
+            "new_outcome": "failure",
+            "reason": "customer complained: parcel damaged",
+            "judged_by": "human",
+            "changed_by": "u-7",
+            "changed_by_email": "lead@example.com",
+        },
     ]
 
 
@@ -96,15 +111,19 @@ async def test_two_sweepers_never_judge_one_decision_twice(settings, template, d
             def sweep(outcome: str) -> decisions_pb2.SetOutcomesRequest:
                 return decisions_pb2.SetOutcomesRequest(
                     judged_by="sweeper",
-                    verdicts=[decisions_pb2.OutcomeVerdict(id=i, outcome=outcome, reason=f"sweep {outcome}")
-                              for i in ids],
+                    verdicts=[
+                        decisions_pb2.OutcomeVerdict(id=i, outcome=outcome, reason=f"sweep {outcome}") for i in ids
+                    ],
                 )
 
             replies = await asyncio.gather(*(judge.SetOutcomes(sweep(o)) for o in ("success", "failure", "unknown")))
             again = await judge.SetOutcomes(sweep("failure"))
             with pytest.raises(grpc.aio.AioRpcError) as bad_word:
-                await judge.SetOutcomes(decisions_pb2.SetOutcomesRequest(
-                    judged_by="sweeper", verdicts=[decisions_pb2.OutcomeVerdict(id=ids[0], outcome="maybe")]))
+                await judge.SetOutcomes(
+                    decisions_pb2.SetOutcomesRequest(
+                        judged_by="sweeper", verdicts=[decisions_pb2.OutcomeVerdict(id=ids[0], outcome="maybe")]
+                    )
+                )
     judged = [set(reply.judged_ids) for reply in replies]
     assert set().union(*judged) == set(ids)
     assert sum(len(j) for j in judged) == len(ids)
@@ -123,12 +142,25 @@ async def test_two_sweepers_never_judge_one_decision_twice(settings, template, d
 
 
 async def test_the_judge_pages_pending_decisions_oldest_first_and_counts_outcomes(settings, template, database):
-    now = datetime.now(timezone.utc)
-    rows = [{"embedding": unit_vector(i), "decided_at": now - timedelta(hours=50 + i), "subject_id": f"b-{i}",
-             "decision_type": "stall_response" if i % 2 else "assignment_failure"} for i in range(7)]
+    now = datetime.now(UTC)
+    rows = [
+        {
+            "embedding": unit_vector(i),
+            "decided_at": now - timedelta(hours=50 + i),
+            "subject_id": f"b-{i}",
+            "decision_type": "stall_response" if i % 2 else "assignment_failure",
+        }
+        for i in range(7)
+    ]
     rows.append({"embedding": unit_vector(90), "decided_at": now - timedelta(minutes=5), "subject_id": "fresh"})
-    rows.append({"embedding": unit_vector(91), "decided_at": now - timedelta(hours=60), "outcome": "success",
-                 "subject_id": "judged"})
+    rows.append(
+        {
+            "embedding": unit_vector(91),
+            "decided_at": now - timedelta(hours=60),
+            "outcome": "success",
+            "subject_id": "judged",
+        }
+    )
     conn = await connect(template, database)
     try:
         await insert_rows(conn, rows)

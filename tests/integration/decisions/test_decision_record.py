@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import grpc
 import pytest
@@ -34,8 +34,9 @@ async def test_record_stores_the_decision_and_embeds_its_context(settings, templ
     assert body["created"] is True
     conn = await connect(template, database)
     try:
-        row = await conn.fetchrow("select *, embedding::text as vector from decisions where id = $1",
-                                  uuid.UUID(body["id"]))
+        row = await conn.fetchrow(
+            "select *, embedding::text as vector from decisions where id = $1", uuid.UUID(body["id"])
+        )
     finally:
         await conn.close()
     assert row["decision_type"] == "stall_response"
@@ -50,7 +51,7 @@ async def test_record_stores_the_decision_and_embeds_its_context(settings, templ
     stored = [float(x) for x in row["vector"].strip("[]").split(",")]
     assert len(stored) == DIMENSION
     assert max(abs(a - b) for a, b in zip(stored, expected)) < 1e-6
-    assert abs((row["decided_at"] - datetime.now(timezone.utc)).total_seconds()) < 30
+    assert abs((row["decided_at"] - datetime.now(UTC)).total_seconds()) < 30
 
 
 async def test_a_retry_with_the_same_id_records_nothing_new(settings, template, database):
@@ -95,10 +96,10 @@ async def test_a_vector_of_the_wrong_size_is_refused_naming_both_sizes(settings,
         )
     assert wrong.status_code == 422
     error = wrong.json()["error"]
-    assert [*error["details"]["fields"]][0] == "embedding"
+    assert next(iter(error["details"]["fields"])) == "embedding"
     assert "384" in error["message"] and "1536" in error["message"]
     assert similar.status_code == 422
-    assert [*similar.json()["error"]["details"]["fields"]][0] == "embedding"
+    assert next(iter(similar.json()["error"]["details"]["fields"])) == "embedding"
     assert "384" in similar.json()["error"]["message"] and "got 8" in similar.json()["error"]["message"]
     assert right.status_code == 201
     conn = await connect(template, database)
@@ -109,7 +110,7 @@ async def test_a_vector_of_the_wrong_size_is_refused_naming_both_sizes(settings,
 
 
 async def test_bad_fields_are_refused_by_name_and_store_nothing(settings, template, database):
-    future = (datetime.now(timezone.utc) + timedelta(hours=1)).isoformat()
+    future = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
     cases = {
         "decision.confidence": {**ENGINE_PAYLOAD, "decision": {"action": "reassign", "confidence": 1.5}},
         "decision.confidence ": {**ENGINE_PAYLOAD, "decision": {"action": "reassign"}},
@@ -125,7 +126,8 @@ async def test_bad_fields_are_refused_by_name_and_store_nothing(settings, templa
             for name, body in cases.items()
         }
         naive = await client.post(
-            "/internal/agent-decisions", json={**ENGINE_PAYLOAD, "decided_at": "2026-09-29T20:57:00"},
+            "/internal/agent-decisions",
+            json={**ENGINE_PAYLOAD, "decided_at": "2026-09-29T20:57:00"},
             headers=internal_headers(),
         )
         unauthenticated = await client.post("/internal/agent-decisions", json=ENGINE_PAYLOAD)
@@ -155,18 +157,20 @@ async def test_a_late_record_keeps_its_decided_at_and_a_skewed_one_is_never_in_t
         "agent_id": "DISPATCH_AGENT",
         "decided_at": decided.isoformat(),
     }
-    ahead = (datetime.now(timezone.utc) + timedelta(seconds=60)).isoformat()
+    ahead = (datetime.now(UTC) + timedelta(seconds=60)).isoformat()
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
         reply = await client.post("/internal/agent-decisions", json=legacy, headers=internal_headers())
-        skewed = await client.post("/internal/agent-decisions", json={**ENGINE_PAYLOAD, "decided_at": ahead},
-                                   headers=internal_headers())
+        skewed = await client.post(
+            "/internal/agent-decisions", json={**ENGINE_PAYLOAD, "decided_at": ahead}, headers=internal_headers()
+        )
     assert reply.status_code == 201, reply.text
     assert skewed.status_code == 201, skewed.text
     conn = await connect(template, database)
     try:
         row = await conn.fetchrow("select * from decisions where id = $1", uuid.UUID(reply.json()["id"]))
-        skewed_at = await conn.fetchval("select decided_at from decisions where id = $1",
-                                        uuid.UUID(skewed.json()["id"]))
+        skewed_at = await conn.fetchval(
+            "select decided_at from decisions where id = $1", uuid.UUID(skewed.json()["id"])
+        )
         now = await conn.fetchval("select now()")
     finally:
         await conn.close()
@@ -182,9 +186,15 @@ async def test_a_batch_records_each_decision_once_and_answers_each_on_its_own(se
     new_id, retried_id, reused_id = (str(uuid.uuid4()) for _ in range(3))
 
     def decision(decision_id: str, **overrides) -> decisions_pb2.RecordDecisionRequest:
-        fields = dict(id=decision_id, decision_type="stall_response", agent_id="EXCEPTION_AGENT",
-                      subject_id="booking-4411", action="reassign", confidence=0.8,
-                      context_json=json_bytes({"facts": {"stall_minutes": 12}}))
+        fields = {
+            "id": decision_id,
+            "decision_type": "stall_response",
+            "agent_id": "EXCEPTION_AGENT",
+            "subject_id": "booking-4411",
+            "action": "reassign",
+            "confidence": 0.8,
+            "context_json": json_bytes({"facts": {"stall_minutes": 12}}),
+        }
         fields.update(overrides)
         return decisions_pb2.RecordDecisionRequest(**fields)
 
@@ -193,18 +203,25 @@ async def test_a_batch_records_each_decision_once_and_answers_each_on_its_own(se
             stub = decisions_pb2_grpc.DecisionsStub(ch)
             await stub.RecordDecision(decision(retried_id))
             await stub.RecordDecision(decision(reused_id))
-            reply = await stub.RecordDecisions(decisions_pb2.RecordDecisionsRequest(decisions=[
-                decision(new_id),
-                decision(retried_id),
-                decision(reused_id, action="escalate"),
-                decision("", subject_id="booking-without-id"),
-                decision(str(uuid.uuid4()), confidence=1.7),
-                decision(new_id),
-                decision(new_id, action="wait"),
-            ]))
+            reply = await stub.RecordDecisions(
+                decisions_pb2.RecordDecisionsRequest(
+                    decisions=[
+                        decision(new_id),
+                        decision(retried_id),
+                        decision(reused_id, action="escalate"),
+                        decision("", subject_id="booking-without-id"),
+                        decision(str(uuid.uuid4()), confidence=1.7),
+                        decision(new_id),
+                        decision(new_id, action="wait"),
+                    ]
+                )
+            )
             with pytest.raises(grpc.aio.AioRpcError) as too_many:
-                await stub.RecordDecisions(decisions_pb2.RecordDecisionsRequest(
-                    decisions=[decision(str(uuid.uuid4())) for _ in range(MAX_RECORD_BATCH + 1)]))
+                await stub.RecordDecisions(
+                    decisions_pb2.RecordDecisionsRequest(
+                        decisions=[decision(str(uuid.uuid4())) for _ in range(MAX_RECORD_BATCH + 1)]
+                    )
+                )
     results = [(r.id, r.created, r.error_code) for r in reply.results]
     generated = results[3][0]
     assert results[:3] == [(new_id, True, ""), (retried_id, False, ""), (reused_id, False, "DECISION_ID_REUSED")]

@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from services.common.db import context_engine
 from services.decisions import retention
 from tests.harness import running, with_env
 from tests.integration.decisions.memory_support import connect, insert_rows, unit_vector
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 
 
 async def test_prune_removes_exactly_the_old_rows_batch_by_batch(settings, template, database):
     cutoff = retention.cutoff(NOW, 180)
-    old = [{"embedding": unit_vector(i), "decided_at": cutoff - timedelta(days=1 + i),
-            "outcome": "success" if i % 2 else None} for i in range(7)]
+    old = [
+        {
+            "embedding": unit_vector(i),
+            "decided_at": cutoff - timedelta(days=1 + i),
+            "outcome": "success" if i % 2 else None,
+        }
+        for i in range(7)
+    ]
     edge = [{"embedding": unit_vector(50), "decided_at": cutoff - timedelta(microseconds=1)}]
-    kept = [{"embedding": unit_vector(60 + i), "decided_at": cutoff + timedelta(seconds=1 + i * 3600)}
-            for i in range(5)]
+    kept = [
+        {"embedding": unit_vector(60 + i), "decided_at": cutoff + timedelta(seconds=1 + i * 3600)} for i in range(5)
+    ]
     conn = await connect(template, database)
     try:
         old_ids = await insert_rows(conn, old + edge)
@@ -63,4 +70,3 @@ async def test_the_context_prunes_on_start_with_the_configured_retention(setting
     finally:
         await conn.close()
     assert left == [young_id]
-

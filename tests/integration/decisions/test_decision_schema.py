@@ -36,20 +36,35 @@ async def test_the_first_migration_fixes_the_dimension_and_later_settings_cannot
         async with running(small, ["decisions"]), gateway_client(small) as client:
             fits = await client.post(
                 "/internal/agent-decisions",
-                json={"decision_type": "stall_response", "agent_id": "A", "subject_id": "s",
-                      "decision": {"action": "x", "confidence": 0.5}, "embedding": unit_vector(1, 8)},
+                json={
+                    "decision_type": "stall_response",
+                    "agent_id": "A",
+                    "subject_id": "s",
+                    "decision": {"action": "x", "confidence": 0.5},
+                    "embedding": unit_vector(1, 8),
+                },
                 headers=internal_headers(),
             )
             embedded = await client.post(
                 "/internal/agent-decisions",
-                json={"decision_type": "stall_response", "agent_id": "A", "subject_id": "s",
-                      "decision": {"action": "x", "confidence": 0.5}, "context": {"zone": "north"}},
+                json={
+                    "decision_type": "stall_response",
+                    "agent_id": "A",
+                    "subject_id": "s",
+                    "decision": {"action": "x", "confidence": 0.5},
+                    "context": {"zone": "north"},
+                },
                 headers=internal_headers(),
             )
             too_big = await client.post(
                 "/internal/agent-decisions",
-                json={"decision_type": "stall_response", "agent_id": "A", "subject_id": "s",
-                      "decision": {"action": "x", "confidence": 0.5}, "embedding": unit_vector(1, 384)},
+                json={
+                    "decision_type": "stall_response",
+                    "agent_id": "A",
+                    "subject_id": "s",
+                    "decision": {"action": "x", "confidence": 0.5},
+                    "embedding": unit_vector(1, 384),
+                },
                 headers=internal_headers(),
             )
         assert fits.status_code == 201 and embedded.status_code == 201

@@ -30,12 +30,19 @@ async def test_only_judged_decisions_of_the_type_come_back_nearest_first(setting
         closest = [
             {"embedding": near(query, 1, 0.05), "outcome": None, "action": "pending"},
             {"embedding": near(query, 2, 0.05), "outcome": "unknown", "action": "unknown"},
-            {"embedding": near(query, 3, 0.05), "outcome": "success", "decision_type": "assignment_failure",
-             "action": "other-type"},
+            {
+                "embedding": near(query, 3, 0.05),
+                "outcome": "success",
+                "decision_type": "assignment_failure",
+                "action": "other-type",
+            },
         ]
         judged = [
-            {"embedding": near(query, 10 + i, 0.2 + 0.15 * i), "outcome": "success" if i % 3 else "failure",
-             "action": f"judged-{i}"}
+            {
+                "embedding": near(query, 10 + i, 0.2 + 0.15 * i),
+                "outcome": "success" if i % 3 else "failure",
+                "action": f"judged-{i}",
+            }
             for i in range(8)
         ]
         await insert_rows(conn, closest + judged)
@@ -83,13 +90,14 @@ async def test_a_type_without_judged_precedent_answers_empty_with_no_rate(settin
             headers=internal_headers(),
         )
         nothing = await client.post(
-            "/internal/agent-decisions/similar", json={"decision_type": "stall_response"},
+            "/internal/agent-decisions/similar",
+            json={"decision_type": "stall_response"},
             headers=internal_headers(),
         )
     assert reply.status_code == 200
     assert reply.json() == {"items": [], "summary": {"successes": 0, "failures": 0, "success_rate": None}}
-    assert too_many.status_code == 422 and [*too_many.json()["error"]["details"]["fields"]][0] == "k"
-    assert nothing.status_code == 422 and [*nothing.json()["error"]["details"]["fields"]][0] == "context"
+    assert too_many.status_code == 422 and next(iter(too_many.json()["error"]["details"]["fields"])) == "k"
+    assert nothing.status_code == 422 and next(iter(nothing.json()["error"]["details"]["fields"])) == "context"
 
 
 async def test_a_context_finds_the_precedent_recorded_with_the_same_facts(settings):
@@ -100,13 +108,19 @@ async def test_a_context_finds_the_precedent_recorded_with_the_same_facts(settin
         for name, context in (("same", facts), ("other", other)):
             reply = await client.post(
                 "/internal/agent-decisions",
-                json={"decision_type": "stall_response", "agent_id": "EXCEPTION_AGENT", "subject_id": name,
-                      "context": context, "decision": {"action": name, "confidence": 0.5}},
+                json={
+                    "decision_type": "stall_response",
+                    "agent_id": "EXCEPTION_AGENT",
+                    "subject_id": name,
+                    "context": context,
+                    "decision": {"action": name, "confidence": 0.5},
+                },
                 headers=internal_headers(),
             )
             ids[name] = reply.json()["id"]
             judged = await client.patch(
-                f"/internal/agent-decisions/{ids[name]}/outcome", json={"outcome": "success"},
+                f"/internal/agent-decisions/{ids[name]}/outcome",
+                json={"outcome": "success"},
                 headers=internal_headers(),
             )
             assert judged.status_code == 200, judged.text
@@ -125,10 +139,18 @@ async def _mixed_types(template, database) -> list[float]:
     """300 judged decisions of a common type close to the query, 200 of another
     type further out, and pending noise closest of all."""
     query = unit_vector(99)
-    rows = [{"embedding": near(query, i, 0.5), "outcome": "success", "decision_type": "stall_response"}
-            for i in range(300)]
-    rows += [{"embedding": near(query, 1000 + i, 2.0), "outcome": "failure",
-              "decision_type": "assignment_failure", "action": f"far-{i}"} for i in range(200)]
+    rows = [
+        {"embedding": near(query, i, 0.5), "outcome": "success", "decision_type": "stall_response"} for i in range(300)
+    ]
+    rows += [
+        {
+            "embedding": near(query, 1000 + i, 2.0),
+            "outcome": "failure",
+            "decision_type": "assignment_failure",
+            "action": f"far-{i}",
+        }
+        for i in range(200)
+    ]
     rows += [{"embedding": near(query, 2000 + i, 0.1), "outcome": None} for i in range(50)]
     conn = await connect(template, database)
     try:
@@ -144,10 +166,12 @@ async def test_explain_shows_the_partial_hnsw_index_serving_precedent_search(set
     conn = await connect(template, database)
     try:
         await conn.execute("set hnsw.ef_search = 100")
-        plan = await conn.fetchval(f"explain (format json) {store.SIMILAR_GRAPH_SQL}",
-                                   vector_text(query), "stall_response", 10)
-        exact_plan = await conn.fetchval(f"explain (format json) {store.SIMILAR_EXACT_SQL}",
-                                         vector_text(query), "stall_response", 10)
+        plan = await conn.fetchval(
+            f"explain (format json) {store.SIMILAR_GRAPH_SQL}", vector_text(query), "stall_response", 10
+        )
+        exact_plan = await conn.fetchval(
+            f"explain (format json) {store.SIMILAR_EXACT_SQL}", vector_text(query), "stall_response", 10
+        )
     finally:
         await conn.close()
     # No planner switches are turned off: at a few hundred rows the planner
@@ -163,11 +187,13 @@ async def test_a_short_graph_walk_for_a_rare_type_is_rerun_exactly(settings, tem
     engine = context_engine(settings.database_url, "decisions")
     try:
         async with searches.connection(ef_search=40) as conn:
-            walked = await store.find_similar(conn, decision_type="assignment_failure", embedding=query,
-                                              k=10, exact=False)
+            walked = await store.find_similar(
+                conn, decision_type="assignment_failure", embedding=query, k=10, exact=False
+            )
         async with searches.connection() as conn:
-            exact = await store.find_similar(conn, decision_type="assignment_failure", embedding=query,
-                                             k=10, exact=True)
+            exact = await store.find_similar(
+                conn, decision_type="assignment_failure", embedding=query, k=10, exact=True
+            )
         # The hazard: the graph hands back its 40 nearest judged rows and the
         # type filter runs after; all 40 are of the common type, so the other
         # type, 40% of the graph, gets nothing at all.
@@ -192,17 +218,21 @@ async def test_search_survives_its_connections_being_killed(settings, template, 
     try:
         await insert_rows(conn, [{"embedding": near(query, i, 0.3), "outcome": "success"} for i in range(3)])
         async with running(settings, ["decisions"]), gateway_client(settings) as client:
-            before = await client.post("/internal/agent-decisions/similar",
-                                       json={"decision_type": "stall_response", "embedding": query},
-                                       headers=internal_headers())
+            before = await client.post(
+                "/internal/agent-decisions/similar",
+                json={"decision_type": "stall_response", "embedding": query},
+                headers=internal_headers(),
+            )
             # A database restart or failover drops every pooled connection.
             killed = await conn.fetchval(
                 "select count(pg_terminate_backend(pid)) from pg_stat_activity"
                 " where application_name = 'outrider-decisions-search'"
             )
-            after = await client.post("/internal/agent-decisions/similar",
-                                      json={"decision_type": "stall_response", "embedding": query},
-                                      headers=internal_headers())
+            after = await client.post(
+                "/internal/agent-decisions/similar",
+                json={"decision_type": "stall_response", "embedding": query},
+                headers=internal_headers(),
+            )
     finally:
         await conn.close()
     assert killed >= 1

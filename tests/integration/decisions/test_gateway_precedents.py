@@ -21,11 +21,19 @@ SIMILAR = "/internal/agent-decisions/similar"
 async def _judged_rows(template, database, queries: list[list[float]]) -> None:
     conn = await connect(template, database)
     try:
-        await insert_rows(conn, [
-            {"embedding": near(query, 100 * q + i, 0.1 + 0.05 * i), "outcome": "success" if i % 3 else "failure",
-             "action": f"q{q}-{i}", "decision_type": "stall_response"}
-            for q, query in enumerate(queries) for i in range(5)
-        ])
+        await insert_rows(
+            conn,
+            [
+                {
+                    "embedding": near(query, 100 * q + i, 0.1 + 0.05 * i),
+                    "outcome": "success" if i % 3 else "failure",
+                    "action": f"q{q}-{i}",
+                    "decision_type": "stall_response",
+                }
+                for q, query in enumerate(queries)
+                for i in range(5)
+            ],
+        )
     finally:
         await conn.close()
 
@@ -36,15 +44,27 @@ async def test_concurrent_searches_share_the_gateway_streams_and_answer_as_singl
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
         async with engine_channel(settings, "decisions") as channel:
             stub = decisions_pb2_grpc.DecisionsStub(channel)
-            single = [similar_body(await stub.FindSimilar(decisions_pb2.FindSimilarRequest(
-                decision_type="stall_response", embedding=query, k=4))) for query in queries]
+            single = [
+                similar_body(
+                    await stub.FindSimilar(
+                        decisions_pb2.FindSimilarRequest(decision_type="stall_response", embedding=query, k=4)
+                    )
+                )
+                for query in queries
+            ]
         searches = client._transport.app.state.precedents
         opened = set()
         for _ in range(3):
-            replies = await asyncio.gather(*(
-                client.post(SIMILAR, json={"decision_type": "stall_response", "embedding": query, "k": 4},
-                            headers=internal_headers())
-                for query in queries))
+            replies = await asyncio.gather(
+                *(
+                    client.post(
+                        SIMILAR,
+                        json={"decision_type": "stall_response", "embedding": query, "k": 4},
+                        headers=internal_headers(),
+                    )
+                    for query in queries
+                )
+            )
             opened |= {id(stream) for stream in searches._streams if stream is not None}
             assert [(r.status_code, r.content) for r in replies] == [(200, body) for body in single]
     assert len(opened) == PRECEDENT_STREAMS
@@ -54,16 +74,17 @@ async def test_a_refused_search_is_the_error_a_refused_call_would_be(settings, t
     query = unit_vector(3)
     async with running(settings, ["decisions"]), gateway_client(settings) as client:
         async with database_away(template, database):
-            reply = await client.post(SIMILAR, json={"decision_type": "stall_response", "embedding": query},
-                                      headers=internal_headers())
+            reply = await client.post(
+                SIMILAR, json={"decision_type": "stall_response", "embedding": query}, headers=internal_headers()
+            )
             async with engine_channel(settings, "decisions") as channel:
                 with pytest.raises(grpc.aio.AioRpcError) as refused:
-                    await decisions_pb2_grpc.DecisionsStub(channel).FindSimilar(decisions_pb2.FindSimilarRequest(
-                        decision_type="stall_response", embedding=query))
+                    await decisions_pb2_grpc.DecisionsStub(channel).FindSimilar(
+                        decisions_pb2.FindSimilarRequest(decision_type="stall_response", embedding=query)
+                    )
     expected = from_rpc_error(refused.value, "decisions")
     assert reply.status_code == expected.status == 503, reply.text
-    assert reply.json() == {"error": {"code": expected.code, "message": expected.message,
-                                      "details": expected.details}}
+    assert reply.json() == {"error": {"code": expected.code, "message": expected.message, "details": expected.details}}
     assert expected.code != "UPSTREAM_UNAVAILABLE"
 
 
@@ -80,8 +101,12 @@ async def test_searches_fail_fast_while_decisions_is_down_and_resume_when_it_is_
         waited = loop.time() - started
         async with running(settings, ["decisions"]):
             # The channel reconnects within its short backoff; then a new stream serves.
-            after = await eventually(lambda: client.post(SIMILAR, json=body, headers=internal_headers()),
-                                     lambda reply: reply.status_code != 503, timeout=5.0, what="searches resumed")
+            after = await eventually(
+                lambda: client.post(SIMILAR, json=body, headers=internal_headers()),
+                lambda reply: reply.status_code != 503,
+                timeout=5.0,
+                what="searches resumed",
+            )
     assert before.status_code == 200
     assert (after.status_code, after.content) == (200, before.content)
     assert down.status_code == 503, down.text

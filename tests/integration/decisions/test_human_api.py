@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -27,26 +27,36 @@ def with_feed(settings, feed: Feed):
 
 
 def push(external_id: str, body: str, *, subject_id: str = BOOKING, minutes_ago: float = 0) -> dict:
-    at = datetime.now(timezone.utc) - timedelta(minutes=minutes_ago)
-    return {"provider": CHAT, "external_id": external_id, "subject_id": subject_id, "author": "priya",
-            "at": at.isoformat(), "body": body}
+    at = datetime.now(UTC) - timedelta(minutes=minutes_ago)
+    return {
+        "provider": CHAT,
+        "external_id": external_id,
+        "subject_id": subject_id,
+        "author": "priya",
+        "at": at.isoformat(),
+        "body": body,
+    }
 
 
 async def test_register_push_lease_and_read_newest_intent_last(settings, feed):
     async with running(with_feed(settings, feed), ["decisions"]), gateway_client(with_feed(settings, feed)) as api:
-        registered = await api.put(f"/internal/subjects/{BOOKING}", json={"source": OPS, "plan_ref": "plan-a"},
-                                   headers=internal_headers())
-        first = await api.post("/internal/human-inputs", json=push("m-1", "hold the parcel at the hub"),
-                               headers=internal_headers())
-        again = await api.post("/internal/human-inputs", json=push("m-1", "hold the parcel at the hub"),
-                               headers=internal_headers())
+        registered = await api.put(
+            f"/internal/subjects/{BOOKING}", json={"source": OPS, "plan_ref": "plan-a"}, headers=internal_headers()
+        )
+        first = await api.post(
+            "/internal/human-inputs", json=push("m-1", "hold the parcel at the hub"), headers=internal_headers()
+        )
+        again = await api.post(
+            "/internal/human-inputs", json=push("m-1", "hold the parcel at the hub"), headers=internal_headers()
+        )
         feed.add(BOOKING, "c-1", "outrider verify step-2")
         feed.add(BOOKING, "c-2", "looks good")
         leased = await api.post(f"/internal/subjects/{BOOKING}/lease", headers=internal_headers())
         page_one = await api.get(f"/admin/ai/subjects/{BOOKING}/human-decisions?limit=2", headers=bearer(role=3))
         page_two = await api.get(
             f"/admin/ai/subjects/{BOOKING}/human-decisions",
-            params={"limit": 2, "cursor": page_one.json()["next_cursor"]}, headers=bearer(role=4),
+            params={"limit": 2, "cursor": page_one.json()["next_cursor"]},
+            headers=bearer(role=4),
         )
 
     assert registered.status_code == 200
@@ -127,21 +137,28 @@ async def test_gates_and_bad_input_change_nothing(settings):
         unknown_lease = await api.post("/internal/subjects/booking-0/lease", headers=internal_headers())
         unknown_list = await api.get("/admin/ai/subjects/booking-0/human-decisions", headers=bearer(role=3))
         # A source may push only once: a subject seen first here is created, never refused.
-        first_sight = await api.post("/internal/human-inputs", json=push("m-0", "hold", subject_id="booking-0"),
-                                     headers=internal_headers())
+        first_sight = await api.post(
+            "/internal/human-inputs", json=push("m-0", "hold", subject_id="booking-0"), headers=internal_headers()
+        )
         first_sight_lease = await api.post("/internal/subjects/booking-0/lease", headers=internal_headers())
         first_sight_list = await api.get("/admin/ai/subjects/booking-0/human-decisions", headers=bearer(role=3))
-        naive = await api.post("/internal/human-inputs", json={**push("m-1", "hold"), "at": "2026-09-29T15:00:00"},
-                               headers=internal_headers())
+        naive = await api.post(
+            "/internal/human-inputs",
+            json={**push("m-1", "hold"), "at": "2026-09-29T15:00:00"},
+            headers=internal_headers(),
+        )
         empty = await api.post("/internal/human-inputs", json=push("m-1", "  "), headers=internal_headers())
-        bad_source = await api.put(f"/internal/subjects/{BOOKING}", json={"source": "bookings"},
-                                   headers=internal_headers())
+        bad_source = await api.put(
+            f"/internal/subjects/{BOOKING}", json={"source": "bookings"}, headers=internal_headers()
+        )
         bad_cursor = await api.get(f"/admin/ai/subjects/{BOOKING}/human-decisions?cursor=zzz", headers=bearer(role=3))
-        kept = await api.post("/internal/human-inputs", json=push("m-1", "hold", minutes_ago=1),
-                              headers=internal_headers())
+        kept = await api.post(
+            "/internal/human-inputs", json=push("m-1", "hold", minutes_ago=1), headers=internal_headers()
+        )
         # The same message claimed for another subject is someone's mistake, not a redelivery.
-        stolen = await api.post("/internal/human-inputs", json=push("m-1", "hold", subject_id="invoice-88"),
-                                headers=internal_headers())
+        stolen = await api.post(
+            "/internal/human-inputs", json=push("m-1", "hold", subject_id="invoice-88"), headers=internal_headers()
+        )
         unconfigured = await api.post(f"/internal/subjects/{BOOKING}/lease", headers=internal_headers())
         other = await api.get("/admin/ai/subjects/invoice-88/human-decisions", headers=bearer(role=3))
 
@@ -154,7 +171,7 @@ async def test_gates_and_bad_input_change_nothing(settings):
     assert [d["body"] for d in first_sight_list.json()["items"]] == ["hold"]
     for refused, field in ((empty, "body"), (bad_source, "source"), (bad_cursor, "cursor")):
         assert refused.status_code == 422
-        assert [*refused.json()["error"]["details"]["fields"]][0] == field
+        assert next(iter(refused.json()["error"]["details"]["fields"])) == field
     assert naive.status_code == 422
     assert kept.status_code == 201
     assert stolen.status_code == 409

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
@@ -39,13 +39,12 @@ def feed() -> Iterator[Feed]:
 
 
 def sources(*feeds: tuple[str, Feed], timeout_s: float = 3.0):
-    return build_sources(
-        {source: {"url": f.url, "token": f.token, "timeout_s": timeout_s} for source, f in feeds}
-    )
+    return build_sources({source: {"url": f.url, "token": f.token, "timeout_s": timeout_s} for source, f in feeds})
 
 
-async def register(engine: AsyncEngine, subject_id: str = BOOKING, source: str | None = OPS,
-                   plan_ref: str | None = None) -> None:
+async def register(
+    engine: AsyncEngine, subject_id: str = BOOKING, source: str | None = OPS, plan_ref: str | None = None
+) -> None:
     await reconcile.register_subject(engine, Subject(id=subject_id, source=source, plan_ref=plan_ref))
 
 
@@ -70,8 +69,11 @@ async def test_lease_imports_every_page_in_written_order_and_moves_the_cursor(en
     again = await reconcile.lease(engine, sources((OPS, feed)), BOOKING)
 
     assert first.imported == 3
-    assert [d.body for d in first.decisions] == ["hold the parcel at the hub", "call the customer first",
-                                                 "then reassign"]
+    assert [d.body for d in first.decisions] == [
+        "hold the parcel at the hub",
+        "call the customer first",
+        "then reassign",
+    ]
     assert {(d.provider, d.subject_id, d.kind) for d in first.decisions} == {
         (OPS, BOOKING, HumanDecisionKind.OPERATOR_INSTRUCTION)
     }
@@ -91,8 +93,14 @@ async def test_duplicate_delivery_is_one_decision(engine, feed, template, databa
     leased = await reconcile.lease(engine, sources((OPS, feed)), BOOKING)
     pushed, created = await reconcile.record_input(
         engine,
-        HumanInput(provider=OPS, external_id="c-1", subject_id=BOOKING, author="priya",
-                   written_at=datetime.now(timezone.utc), body="hold the parcel at the hub"),
+        HumanInput(
+            provider=OPS,
+            external_id="c-1",
+            subject_id=BOOKING,
+            author="priya",
+            written_at=datetime.now(UTC),
+            body="hold the parcel at the hub",
+        ),
     )
     # A lost cursor write: the whole range is read again.
     async with engine.begin() as conn:
@@ -112,7 +120,8 @@ async def test_duplicate_delivery_is_one_decision(engine, feed, template, databa
                 "insert into human_decisions (id, subject_id, provider, external_id, kind, body, written_at,"
                 " observed_at) values (gen_random_uuid(), $1, $2, 'c-1', 'operator_instruction', 'again',"
                 " now(), now())",
-                BOOKING, OPS,
+                BOOKING,
+                OPS,
             )
     finally:
         await conn.close()
@@ -265,10 +274,12 @@ async def test_a_second_source_with_the_same_ids_never_leaks_into_another_subjec
         elsewhere = await reconcile.lease(engine, configured, "booking-elsewhere")
 
         assert [(d.provider, d.external_id, d.body) for d in booking.decisions] == [
-            (OPS, "1", "hold the parcel at the hub"), (OPS, "2", "call the customer first"),
+            (OPS, "1", "hold the parcel at the hub"),
+            (OPS, "2", "call the customer first"),
         ]
         assert [(d.provider, d.external_id, d.body) for d in invoice.decisions] == [
-            (BILLING, "1", "refund the delivery fee"), (BILLING, "2", "waive the late charge"),
+            (BILLING, "1", "refund the delivery fee"),
+            (BILLING, "2", "waive the late charge"),
         ]
         assert (unsourced.imported, unsourced.decisions) == (0, [])
         assert (elsewhere.imported, elsewhere.decisions) == (0, [])
@@ -293,18 +304,27 @@ async def test_verify_binds_to_the_plan_in_force_when_it_was_written(engine, fee
     by_id = {d.external_id: d for d in later.decisions}
     # Written under plan-a, read after plan-b was accepted: still plan-a.
     assert (by_id["c-1"].kind, by_id["c-1"].plan_ref, by_id["c-1"].step) == (
-        HumanDecisionKind.PLAN_STEP_APPROVAL, "plan-a", "step-2")
+        HumanDecisionKind.PLAN_STEP_APPROVAL,
+        "plan-a",
+        "step-2",
+    )
     assert by_id["c-1"].body == "outrider verify step-2\nchecked the route myself"
     assert (by_id["c-2"].kind, by_id["c-2"].plan_ref, by_id["c-2"].step) == (
-        HumanDecisionKind.PLAN_STEP_APPROVAL, "plan-b", "step-3")
+        HumanDecisionKind.PLAN_STEP_APPROVAL,
+        "plan-b",
+        "step-3",
+    )
     for instruction in ("c-3", "c-4", "c-5"):
         assert (by_id[instruction].kind, by_id[instruction].plan_ref, by_id[instruction].step) == (
-            HumanDecisionKind.OPERATOR_INSTRUCTION, None, None)
+            HumanDecisionKind.OPERATOR_INSTRUCTION,
+            None,
+            None,
+        )
     assert leased.imported == 4
 
 
 async def test_an_input_written_before_any_plan_approves_nothing(engine, feed):
-    feed.add(BOOKING, "c-1", "outrider verify step-1", written_at=datetime.now(timezone.utc) - timedelta(hours=1))
+    feed.add(BOOKING, "c-1", "outrider verify step-1", written_at=datetime.now(UTC) - timedelta(hours=1))
     await register(engine, plan_ref="plan-a")
 
     leased = await reconcile.lease(engine, sources((OPS, feed)), BOOKING)

@@ -18,23 +18,33 @@ from tests.integration.decisions.memory_support import connect, insert_rows, nea
 async def _judged_rows(template, database, queries: list[list[float]]) -> None:
     conn = await connect(template, database)
     try:
-        await insert_rows(conn, [
-            {"embedding": near(query, 100 * q + i, 0.1 + 0.05 * i), "outcome": "success" if i % 2 else "failure",
-             "action": f"q{q}-{i}", "decision_type": "stall_response" if q % 2 else "assignment_failure"}
-            for q, query in enumerate(queries) for i in range(6)
-        ])
+        await insert_rows(
+            conn,
+            [
+                {
+                    "embedding": near(query, 100 * q + i, 0.1 + 0.05 * i),
+                    "outcome": "success" if i % 2 else "failure",
+                    "action": f"q{q}-{i}",
+                    "decision_type": "stall_response" if q % 2 else "assignment_failure",
+                }
+                for q, query in enumerate(queries)
+                for i in range(6)
+            ],
+        )
     finally:
         await conn.close()
 
 
-async def _answers(stub: decisions_pb2_grpc.DecisionsStub,
-                   messages: list[decisions_pb2.PrecedentQueries]) -> list[decisions_pb2.PrecedentAnswer]:
+async def _answers(
+    stub: decisions_pb2_grpc.DecisionsStub, messages: list[decisions_pb2.PrecedentQueries]
+) -> list[decisions_pb2.PrecedentAnswer]:
     return [answer async for message in stub.SearchPrecedents(iter(messages)) for answer in message.answers]
 
 
 def _search(query: list[float], q: int, k: int = 4) -> decisions_pb2.FindSimilarRequest:
     return decisions_pb2.FindSimilarRequest(
-        decision_type="stall_response" if q % 2 else "assignment_failure", embedding=query, k=k)
+        decision_type="stall_response" if q % 2 else "assignment_failure", embedding=query, k=k
+    )
 
 
 async def test_each_answer_carries_its_tag_and_equals_the_single_call_answer(settings, template, database):
@@ -45,11 +55,14 @@ async def test_each_answer_carries_its_tag_and_equals_the_single_call_answer(set
         single = [await stub.FindSimilar(_search(query, q)) for q, query in enumerate(queries)]
         # Tags far apart and out of order: the service echoes them, it does not count.
         tags = [10_000 + 7 * (len(queries) - q) for q in range(len(queries))]
-        asked = [decisions_pb2.PrecedentQuery(tag=tag, search=_search(query, q))
-                 for tag, (q, query) in zip(tags, enumerate(queries), strict=True)]
+        asked = [
+            decisions_pb2.PrecedentQuery(tag=tag, search=_search(query, q))
+            for tag, (q, query) in zip(tags, enumerate(queries), strict=True)
+        ]
         # One message of one search, then one of all the rest.
-        answers = await _answers(stub, [decisions_pb2.PrecedentQueries(queries=asked[:1]),
-                                        decisions_pb2.PrecedentQueries(queries=asked[1:])])
+        answers = await _answers(
+            stub, [decisions_pb2.PrecedentQueries(queries=asked[:1]), decisions_pb2.PrecedentQueries(queries=asked[1:])]
+        )
     by_tag = {answer.tag: answer for answer in answers}
     assert sorted(by_tag) == sorted(tags)
     assert len(answers) == len(queries)
@@ -65,14 +78,18 @@ async def test_a_refused_search_is_answered_alone_and_the_stream_goes_on(setting
     asked = [
         decisions_pb2.PrecedentQuery(tag=1, search=_search(queries[0], 0)),
         decisions_pb2.PrecedentQuery(tag=2, search=_search(queries[0], 0, k=0)),
-        decisions_pb2.PrecedentQuery(tag=3, search=decisions_pb2.FindSimilarRequest(
-            decision_type="stall_response", context_json=b'{"stall_minutes": ')),
+        decisions_pb2.PrecedentQuery(
+            tag=3,
+            search=decisions_pb2.FindSimilarRequest(decision_type="stall_response", context_json=b'{"stall_minutes": '),
+        ),
         decisions_pb2.PrecedentQuery(tag=4, search=_search(queries[1], 1)),
     ]
     async with running(settings, ["decisions"]), engine_channel(settings, "decisions") as channel:
         stub = decisions_pb2_grpc.DecisionsStub(channel)
-        answers = {answer.tag: answer
-                   for answer in await _answers(stub, [decisions_pb2.PrecedentQueries(queries=[q]) for q in asked])}
+        answers = {
+            answer.tag: answer
+            for answer in await _answers(stub, [decisions_pb2.PrecedentQueries(queries=[q]) for q in asked])
+        }
         try:
             await stub.FindSimilar(_search(queries[0], 0, k=0))
         except grpc.aio.AioRpcError as error:
@@ -97,9 +114,14 @@ async def test_the_engine_client_shares_one_stream_across_concurrent_searches(se
         try:
             rounds, streams = [], set()
             for _ in range(3):
-                rounds.append(await asyncio.gather(*(
-                    client.precedents("stall_response" if q % 2 else "assignment_failure", k=5, embedding=query)
-                    for q, query in enumerate(queries))))
+                rounds.append(
+                    await asyncio.gather(
+                        *(
+                            client.precedents("stall_response" if q % 2 else "assignment_failure", k=5, embedding=query)
+                            for q, query in enumerate(queries)
+                        )
+                    )
+                )
                 streams.add(id(client._searches._streams[0]))
         finally:
             await client.close()
@@ -133,11 +155,13 @@ async def test_the_engine_client_opens_a_new_stream_after_the_context_restarts(s
 
 async def test_a_search_without_the_engine_key_is_refused_at_the_stream(settings):
     async with running(settings, ["decisions"]), engine_channel(settings, "decisions", key="x" * 40) as channel:
-        stranger = decisions_pb2.PrecedentQuery(tag=1, search=decisions_pb2.FindSimilarRequest(
-            decision_type="stall_response", context_json=b"{}"))
+        stranger = decisions_pb2.PrecedentQuery(
+            tag=1, search=decisions_pb2.FindSimilarRequest(decision_type="stall_response", context_json=b"{}")
+        )
         try:
-            answers = await _answers(decisions_pb2_grpc.DecisionsStub(channel),
-                                     [decisions_pb2.PrecedentQueries(queries=[stranger])])
+            answers = await _answers(
+                decisions_pb2_grpc.DecisionsStub(channel), [decisions_pb2.PrecedentQueries(queries=[stranger])]
+            )
         except grpc.aio.AioRpcError as error:
             code = error.code()
         else:

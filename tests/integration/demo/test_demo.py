@@ -21,17 +21,21 @@ async def test_the_demo_shows_the_whole_loop(settings):
     settings = with_env(settings, http_port=port)
     lines: list[str] = []
     async with running(settings, CONTEXTS):
-        server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
-                                               log_config=None, access_log=False))
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_config=None, access_log=False)
+        )
         serving = asyncio.create_task(server.serve())
         try:
             while not server.started:
                 await asyncio.sleep(0.05)
             target = DemoTarget(
-                gateway_url=f"http://127.0.0.1:{port}", decisions_addr=settings.addr("decisions"),
-                nats_url=settings.nats_url, internal_key=INTERNAL_KEY,
+                gateway_url=f"http://127.0.0.1:{port}",
+                decisions_addr=settings.addr("decisions"),
+                nats_url=settings.nats_url,
+                internal_key=INTERNAL_KEY,
                 console_token=issue_token(JWT_SECRET, sub="demo", role=1),
-                nats_user=NATS_ENGINE.name, nats_password=NATS_ENGINE.password,
+                nats_user=NATS_ENGINE.name,
+                nats_password=NATS_ENGINE.password,
             )
             report = await run_fleet(target, scale=40, seed=5, out=lines.append)
         finally:

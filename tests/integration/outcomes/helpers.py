@@ -19,7 +19,5 @@ async def stored_facts(conn: asyncpg.Connection, subject_id: str) -> dict[str, A
     return None if raw is None else json.loads(raw)
 
 
-
-
 def event_bytes(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload).encode()

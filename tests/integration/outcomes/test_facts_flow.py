@@ -6,7 +6,6 @@ import itertools
 import json
 import random
 
-
 from services.common.runtime import ContextServer
 from services.outcomes.consumer import DURABLE, STREAM, SUBJECT
 from tests.harness import eventually, gateway_client, internal_headers, running, service_nats
@@ -43,12 +42,14 @@ async def test_every_arrival_order_and_repeat_over_http_leaves_the_same_facts(se
             subject = f"b-{n}"
             events = life_of(subject)
             for index in order:
-                reply = await client.post("/internal/facts", content=event_bytes(events[index]),
-                                          headers=internal_headers())
+                reply = await client.post(
+                    "/internal/facts", content=event_bytes(events[index]), headers=internal_headers()
+                )
                 assert reply.status_code == 200, reply.text
             assert reply.json()["facts"] == EXPECTED
-            repeat = await client.post("/internal/facts", content=event_bytes(events[order[0]]),
-                                       headers=internal_headers())
+            repeat = await client.post(
+                "/internal/facts", content=event_bytes(events[order[0]]), headers=internal_headers()
+            )
             assert repeat.json() == {"subject_id": subject, "facts": EXPECTED, "changed": False}
     conn = await outcomes_db(template, database)
     try:
@@ -60,34 +61,44 @@ async def test_every_arrival_order_and_repeat_over_http_leaves_the_same_facts(se
 
 async def test_a_malformed_http_payload_names_the_field_and_changes_nothing(settings, template, database):
     async with running(settings, ["outcomes"]), gateway_client(settings) as client:
-        first = await client.post("/internal/facts", content=event_bytes(life_of("b-1")[0]),
-                                  headers=internal_headers())
+        first = await client.post("/internal/facts", content=event_bytes(life_of("b-1")[0]), headers=internal_headers())
         assert first.status_code == 200
         # The gateway's contract refuses what the document rules out
         # (INVALID_ARGUMENT); the facts parser, shared with the NATS door,
         # refuses the rest (MALFORMED_FACTS). Both name the field.
         cases = [
             (b"{not json", "body", "INVALID_ARGUMENT"),
-            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00", "status": "lost"}), "at",
-             "INVALID_ARGUMENT"),
-            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "cancelled": "yes"}), "cancelled",
-             "INVALID_ARGUMENT"),
+            (
+                event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00", "status": "lost"}),
+                "at",
+                "INVALID_ARGUMENT",
+            ),
+            (
+                event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "cancelled": "yes"}),
+                "cancelled",
+                "INVALID_ARGUMENT",
+            ),
             (event_bytes({"at": "2024-05-02T10:00:00Z", "status": "lost"}), "subject_id", "INVALID_ARGUMENT"),
             (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z"}), "payload", "MALFORMED_FACTS"),
             # Parses, but Postgres could never store it.
-            (event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "lost\u0000"}), "status",
-             "INVALID_ARGUMENT"),
-            (b'{"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "\\ud800"}', "status",
-             "INVALID_ARGUMENT"),
-            (event_bytes({"subject_id": "b" * 201, "at": "2024-05-02T10:00:00Z", "status": "lost"}), "subject_id",
-             "INVALID_ARGUMENT"),
+            (
+                event_bytes({"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "lost\u0000"}),
+                "status",
+                "INVALID_ARGUMENT",
+            ),
+            (b'{"subject_id": "b-1", "at": "2024-05-02T10:00:00Z", "status": "\\ud800"}', "status", "INVALID_ARGUMENT"),
+            (
+                event_bytes({"subject_id": "b" * 201, "at": "2024-05-02T10:00:00Z", "status": "lost"}),
+                "subject_id",
+                "INVALID_ARGUMENT",
+            ),
         ]
         for body, field, code in cases:
             reply = await client.post("/internal/facts", content=body, headers=internal_headers())
             assert reply.status_code == 422, body
             error = reply.json()["error"]
             assert error["code"] == code, body
-            assert [*error["details"]["fields"]][0] == field
+            assert next(iter(error["details"]["fields"])) == field
         unauthenticated = await client.post("/internal/facts", content=event_bytes(life_of("b-1")[1]))
         assert unauthenticated.status_code == 401
     conn = await outcomes_db(template, database)
@@ -152,8 +163,9 @@ async def test_a_malformed_event_is_terminated_not_redelivered(settings, templat
         try:
             js = client.jetstream()
             await js.publish(SUBJECT, event_bytes({"subject_id": "", "at": "2024-05-01T10:00:00Z", "status": "x"}))
-            await js.publish(SUBJECT, event_bytes({"subject_id": "b-9", "at": "2024-05-01T10:00:00Z",
-                                                   "status": "\u0000"}))
+            await js.publish(
+                SUBJECT, event_bytes({"subject_id": "b-9", "at": "2024-05-01T10:00:00Z", "status": "\u0000"})
+            )
             await js.publish(SUBJECT, event_bytes(life_of("b-9")[0]))
 
             async def state():

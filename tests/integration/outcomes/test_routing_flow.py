@@ -79,8 +79,8 @@ async def test_routing_over_the_gateway_is_gated_and_validated(settings):
         )
     assert empty.status_code == 200
     assert empty.json()["arms"] == [] and empty.json()["pick"] is None
-    assert both.status_code == 422 and [*both.json()["error"]["details"]["fields"]][0] == "skill"
-    assert neither.status_code == 422 and [*neither.json()["error"]["details"]["fields"]][0] == "decision_type"
+    assert both.status_code == 422 and next(iter(both.json()["error"]["details"]["fields"])) == "skill"
+    assert neither.status_code == 422 and next(iter(neither.json()["error"]["details"]["fields"])) == "decision_type"
     assert tenant.status_code == 403
     assert anonymous.status_code == 401
     body = fresh.json()

@@ -84,20 +84,36 @@ async def post_facts(client, payload: dict) -> None:
 async def test_one_sweep_applies_every_rule_and_never_guesses_an_unknown_type(settings, template, database):
     # (decision_type, subject facts, decided_at) -> expected outcome (None = still pending)
     cases = {
-        "stall-on-time": ("stall_response", {"delivered_at": iso(ago(hours=1)), "sla_due_at": iso(ago(minutes=30))},
-                          ago(hours=3), "success"),
-        "stall-late": ("stall_response", {"delivered_at": iso(ago(hours=1)), "sla_due_at": iso(ago(hours=2))},
-                       ago(hours=3), "failure"),
-        "stall-cancelled": ("stall_response", {"cancelled": True, "delivered_at": iso(ago(hours=1))},
-                            ago(hours=3), "failure"),
+        "stall-on-time": (
+            "stall_response",
+            {"delivered_at": iso(ago(hours=1)), "sla_due_at": iso(ago(minutes=30))},
+            ago(hours=3),
+            "success",
+        ),
+        "stall-late": (
+            "stall_response",
+            {"delivered_at": iso(ago(hours=1)), "sla_due_at": iso(ago(hours=2))},
+            ago(hours=3),
+            "failure",
+        ),
+        "stall-cancelled": (
+            "stall_response",
+            {"cancelled": True, "delivered_at": iso(ago(hours=1))},
+            ago(hours=3),
+            "failure",
+        ),
         "stall-in-flight": ("stall_response", {"status": "in_transit"}, ago(hours=3), None),
         "stall-stuck": ("stall_response", {"status": "in_transit"}, ago(hours=49), "failure"),
         "stall-too-young": ("stall_response", {"delivered_at": iso(ago(minutes=5))}, ago(minutes=10), None),
         "assign-after": ("assignment_failure", {"assigned_at": iso(ago(hours=2))}, ago(hours=3), "success"),
         "assign-before": ("assignment_failure", {"assigned_at": iso(ago(hours=4))}, ago(hours=3), None),
         "assign-before-closed": ("assignment_failure", {"assigned_at": iso(ago(hours=60))}, ago(hours=50), "failure"),
-        "assign-cancelled": ("assignment_failure", {"cancelled": True, "assigned_at": iso(ago(hours=1))},
-                             ago(hours=3), "failure"),
+        "assign-cancelled": (
+            "assignment_failure",
+            {"cancelled": True, "assigned_at": iso(ago(hours=1))},
+            ago(hours=3),
+            "failure",
+        ),
         "novel-open": ("reroute_advice", {"delivered_at": iso(ago(hours=1))}, ago(hours=3), None),
         "novel-closed": ("reroute_advice", {"delivered_at": iso(ago(hours=1))}, ago(hours=49), "unknown"),
         "novel-cancelled-closed": ("reroute_advice", {"cancelled": True}, ago(hours=72), "unknown"),
@@ -123,7 +139,7 @@ async def test_one_sweep_applies_every_rule_and_never_guesses_an_unknown_type(se
     # Nothing left that the rules can decide yet: the second sweep judges nothing.
     assert second.json()["judged"] == 0
     assert second.json()["by_outcome"] == {"success": 0, "failure": 0, "unknown": 0}
-    assert refused.status_code == 422 and [*refused.json()["error"]["details"]["fields"]][0] == "batch_size"
+    assert refused.status_code == 422 and next(iter(refused.json()["error"]["details"]["fields"])) == "batch_size"
     assert anonymous.status_code == 401
 
     conn = await decisions_table(template, database)
@@ -147,8 +163,12 @@ async def test_two_replicas_sweeping_at_once_judge_each_decision_once(settings, 
                 for start in range(0, count, 100):
                     await asyncio.gather(
                         *(
-                            record(decisions, "assignment_failure" if n % 3 else "novel_type", f"b{n}",
-                                   ago(hours=50, seconds=n))
+                            record(
+                                decisions,
+                                "assignment_failure" if n % 3 else "novel_type",
+                                f"b{n}",
+                                ago(hours=50, seconds=n),
+                            )
                             for n in range(start, start + 100)
                         )
                     )
@@ -186,6 +206,7 @@ async def test_the_timer_sweeps_without_being_asked(settings, template, database
             decision_id = await record(decisions_pb2_grpc.DecisionsStub(ch), "unseen_type", "b-timer", ago(hours=49))
         conn = await decisions_table(template, database)
         try:
+
             async def outcome():
                 return await conn.fetchval("select outcome from decisions where id = $1", uuid.UUID(decision_id))
 

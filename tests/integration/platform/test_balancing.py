@@ -34,8 +34,10 @@ async def test_calls_go_only_to_replicas_that_say_they_serve(settings):
             # Both say NOT_SERVING, though both still listen and would answer:
             # the channel sends them nothing.
             replicas[1].runtime.failed.set()
-            assert await eventually(answered, lambda code: code != "OK", timeout=10,
-                                    what="no replica picked") == "UNAVAILABLE"
+            assert (
+                await eventually(answered, lambda code: code != "OK", timeout=10, what="no replica picked")
+                == "UNAVAILABLE"
+            )
         finally:
             await channel.close()
     finally:

@@ -26,8 +26,13 @@ def base_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Built from a copy: pip builds a local project in place, and its build/
     # and egg-info must not land in the working tree under test.
     source = home / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".outrider", "build", "*.egg-info", "node_modules", "__pycache__", "tests", "bench"))
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", ".outrider", "build", "*.egg-info", "node_modules", "__pycache__", "tests", "bench"
+        ),
+    )
     venv.EnvBuilder(with_pip=True).create(home / "env")
     python = home / "env" / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(source)], check=True, timeout=600)
@@ -35,13 +40,16 @@ def base_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(home / "bin" / "outrider"), *args], capture_output=True, text=True, timeout=60,
-                          cwd=home)
+    return subprocess.run([str(home / "bin" / "outrider"), *args], capture_output=True, text=True, timeout=60, cwd=home)
 
 
 def test_the_base_install_has_no_server_package(base_venv: Path) -> None:
-    listed = subprocess.run([str(base_venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
-                            capture_output=True, text=True, check=True).stdout.lower()
+    listed = subprocess.run(
+        [str(base_venv / "bin" / "python"), "-m", "pip", "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.lower()
     installed = {line.split("==")[0] for line in listed.splitlines()}
     assert {"grpcio", "protobuf", "nats-py", "outrider"} <= installed
     assert not installed & {"sqlalchemy", "fastapi", "asyncpg", "pgserver", "uvicorn", "anthropic", "pydantic"}
@@ -54,8 +62,9 @@ def test_the_client_imports_and_builds_a_request(base_venv: Path) -> None:
         "assert json_object(json_bytes({'stall_minutes': 18})) == {'stall_minutes': 18}\n"
         "print('ok')\n"
     )
-    result = subprocess.run([str(base_venv / "bin" / "python"), "-c", probe], capture_output=True, text=True,
-                            cwd=base_venv)
+    result = subprocess.run(
+        [str(base_venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, cwd=base_venv
+    )
     assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr
 
 
@@ -97,8 +106,12 @@ def test_the_server_side_never_imports_the_engine_sdk(side: str) -> None:
 def test_the_engine_sdk_never_imports_server_code() -> None:
     offenders = sorted(
         str(path.relative_to(ROOT))
-        for path in [*(ROOT / "outrider" / "client").rglob("*.py"), ROOT / "outrider" / "rpc.py",
-                     ROOT / "outrider" / "wire.py", ROOT / "outrider" / "precedent_stream.py"]
+        for path in [
+            *(ROOT / "outrider" / "client").rglob("*.py"),
+            ROOT / "outrider" / "rpc.py",
+            ROOT / "outrider" / "wire.py",
+            ROOT / "outrider" / "precedent_stream.py",
+        ]
         if any(name.partition(".")[0] in ("services", "gateway") for name in imported_modules(path))
     )
     assert offenders == []

@@ -48,12 +48,19 @@ async def stream_stream(requests: AsyncIterator[bytes], context: grpc.aio.Servic
 @pytest.fixture
 async def address() -> AsyncIterator[str]:
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("test.Echo", {
-        "UnaryUnary": grpc.unary_unary_rpc_method_handler(unary_unary),
-        "UnaryStream": grpc.unary_stream_rpc_method_handler(unary_stream),
-        "StreamUnary": grpc.stream_unary_rpc_method_handler(stream_unary),
-        "StreamStream": grpc.stream_stream_rpc_method_handler(stream_stream),
-    })])
+    server.add_generic_rpc_handlers(
+        [
+            grpc.method_handlers_generic_handler(
+                "test.Echo",
+                {
+                    "UnaryUnary": grpc.unary_unary_rpc_method_handler(unary_unary),
+                    "UnaryStream": grpc.unary_stream_rpc_method_handler(unary_stream),
+                    "StreamUnary": grpc.stream_unary_rpc_method_handler(stream_unary),
+                    "StreamStream": grpc.stream_stream_rpc_method_handler(stream_stream),
+                },
+            )
+        ]
+    )
     port = free_port()
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
@@ -71,11 +78,16 @@ async def test_every_kind_of_call_carries_the_credential_after_the_callers_own(a
         mine = (("x-mine", "1"),)
         answers = {
             "unary-unary": await channel.unary_unary("/test.Echo/UnaryUnary")(b"x", metadata=mine, timeout=10),
-            "unary-stream": [m async for m in channel.unary_stream("/test.Echo/UnaryStream")(
-                b"x", metadata=grpc.aio.Metadata(*mine), timeout=10)][0],
+            "unary-stream": next(
+                m
+                async for m in channel.unary_stream("/test.Echo/UnaryStream")(
+                    b"x", metadata=grpc.aio.Metadata(*mine), timeout=10
+                )
+            ),
             "stream-unary": await channel.stream_unary("/test.Echo/StreamUnary")(requests(), metadata=mine, timeout=10),
-            "stream-stream": [m async for m in channel.stream_stream("/test.Echo/StreamStream")(
-                requests(), metadata=mine, timeout=10)][0],
+            "stream-stream": next(
+                m async for m in channel.stream_stream("/test.Echo/StreamStream")(requests(), metadata=mine, timeout=10)
+            ),
         }
         expected = repr([("x-mine", "1"), ("x-credential", "key"), ("x-acting-for", "nobody")]).encode()
         assert answers == dict.fromkeys(answers, expected)

@@ -16,8 +16,9 @@ from services.common.embedded import free_port
 def outrider(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
     base.update(env or {})
-    return subprocess.run([sys.executable, "-m", "outrider.cli", *args], capture_output=True, text=True,
-                          env=base, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "outrider.cli", *args], capture_output=True, text=True, env=base, timeout=timeout
+    )
 
 
 def test_serve_an_unknown_context_lists_the_contexts(tmp_path):
@@ -32,11 +33,15 @@ def test_serve_an_unknown_context_lists_the_contexts(tmp_path):
 def test_unreachable_database_names_the_setting_and_address(tmp_path):
     port = free_port()
     started = time.monotonic()
-    result = outrider("serve", "registry", env={
-        "OUTRIDER_DATA_DIR": str(tmp_path),
-        "DATABASE_URL": f"postgresql+asyncpg://u:p@127.0.0.1:{port}/db",
-        "OUTRIDER_REGISTRY_ADDR": f"127.0.0.1:{free_port()}",
-    })
+    result = outrider(
+        "serve",
+        "registry",
+        env={
+            "OUTRIDER_DATA_DIR": str(tmp_path),
+            "DATABASE_URL": f"postgresql+asyncpg://u:p@127.0.0.1:{port}/db",
+            "OUTRIDER_REGISTRY_ADDR": f"127.0.0.1:{free_port()}",
+        },
+    )
     assert result.returncode != 0
     assert "DATABASE_URL" in result.stderr
     assert f"127.0.0.1:{port}" in result.stderr
@@ -46,13 +51,16 @@ def test_unreachable_database_names_the_setting_and_address(tmp_path):
 
 def test_unreachable_nats_names_the_setting_and_address(tmp_path, settings):
     port = free_port()
-    result = outrider("up", env={
-        "OUTRIDER_DATA_DIR": str(tmp_path),
-        "DATABASE_URL": settings.database_url,
-        "NATS_URL": f"nats://127.0.0.1:{port}",
-        "OUTRIDER_HTTP_PORT": str(free_port()),
-        "OUTRIDER_GRPC_PORT": str(free_port()),
-    })
+    result = outrider(
+        "up",
+        env={
+            "OUTRIDER_DATA_DIR": str(tmp_path),
+            "DATABASE_URL": settings.database_url,
+            "NATS_URL": f"nats://127.0.0.1:{port}",
+            "OUTRIDER_HTTP_PORT": str(free_port()),
+            "OUTRIDER_GRPC_PORT": str(free_port()),
+        },
+    )
     assert result.returncode != 0
     assert "NATS_URL" in result.stderr
     assert f"127.0.0.1:{port}" in result.stderr
@@ -64,11 +72,15 @@ def test_a_port_in_use_is_named(tmp_path, settings):
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        result = outrider("serve", "registry", env={
-            "OUTRIDER_DATA_DIR": str(tmp_path),
-            "DATABASE_URL": settings.database_url,
-            "OUTRIDER_REGISTRY_ADDR": f"127.0.0.1:{port}",
-        })
+        result = outrider(
+            "serve",
+            "registry",
+            env={
+                "OUTRIDER_DATA_DIR": str(tmp_path),
+                "DATABASE_URL": settings.database_url,
+                "OUTRIDER_REGISTRY_ADDR": f"127.0.0.1:{port}",
+            },
+        )
         gateway = outrider("gateway", env={"OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_HTTP_PORT": str(port)})
     assert result.returncode != 0
     assert str(port) in result.stderr and "in use" in result.stderr
@@ -80,8 +92,11 @@ def test_production_refuses_to_boot_without_each_secret(tmp_path):
     both = outrider("token", "--role", "1", env={"OUTRIDER_ENV": "production", "OUTRIDER_DATA_DIR": str(tmp_path)})
     assert both.returncode != 0
     assert "OUTRIDER_JWT_SECRET" in both.stderr and "OUTRIDER_INTERNAL_KEY" in both.stderr
-    one = outrider("serve", "registry", env={"OUTRIDER_ENV": "production", "OUTRIDER_DATA_DIR": str(tmp_path),
-                                             "OUTRIDER_JWT_SECRET": "s" * 32})
+    one = outrider(
+        "serve",
+        "registry",
+        env={"OUTRIDER_ENV": "production", "OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_JWT_SECRET": "s" * 32},
+    )
     assert one.returncode != 0
     assert "OUTRIDER_INTERNAL_KEY" in one.stderr and "OUTRIDER_JWT_SECRET" not in one.stderr
 

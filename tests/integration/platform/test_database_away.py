@@ -11,8 +11,12 @@ ROUTES = [
     ("registry", "get", "/admin/ai/agents", None),
     ("registry", "get", "/admin/ai/audit", None),
     ("decisions", "get", "/admin/ai/decisions", None),
-    ("decisions", "post", "/internal/agent-decisions/similar",
-     {"decision_type": "stall_response", "context": {"stall_minutes": 12}}),
+    (
+        "decisions",
+        "post",
+        "/internal/agent-decisions/similar",
+        {"decision_type": "stall_response", "context": {"stall_minutes": 12}},
+    ),
     ("outcomes", "get", "/admin/ai/conversation-metrics", None),
     ("playground", "get", "/admin/ai/playground/runs", None),
     ("telemetry", "get", "/admin/ai/insights", None),
@@ -20,8 +24,9 @@ ROUTES = [
 
 
 @pytest.mark.parametrize(("context", "method", "path", "body"), ROUTES, ids=[f"{r[1]} {r[2]}" for r in ROUTES])
-async def test_a_call_that_needs_the_absent_database_is_told_to_try_again(settings, template, database, context,
-                                                                         method, path, body):
+async def test_a_call_that_needs_the_absent_database_is_told_to_try_again(
+    settings, template, database, context, method, path, body
+):
     async with running(settings, [context]), gateway_client(settings) as client:
         headers = {**bearer(role=1), **internal_headers()}
         first = await client.request(method, path, json=body, headers=headers)

@@ -23,8 +23,13 @@ from tests.harness import INTERNAL_KEY, bearer, running, with_env
 # document allows and forbids, few enough to keep the suite's run short.
 EXAMPLES = 10
 SEED = 20261130
-CHECKS = ("not_a_server_error", "status_code_conformance", "content_type_conformance",
-          "response_schema_conformance", "negative_data_rejection")
+CHECKS = (
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_schema_conformance",
+    "negative_data_rejection",
+)
 CONFIG = """
 [checks.not_a_server_error]
 expected-statuses = ["1xx", "2xx", "3xx", "4xx", "503"]
@@ -40,8 +45,9 @@ async def test_no_input_breaks_the_gateway(settings, tmp_path: Path):
     port = free_port()
     served = with_env(settings, http_port=port)
     async with running(served, CONTEXTS):
-        server = uvicorn.Server(uvicorn.Config(create_app(served), host="127.0.0.1", port=port, log_config=None,
-                                               access_log=False))
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(served), host="127.0.0.1", port=port, log_config=None, access_log=False)
+        )
         serving = asyncio.create_task(server.serve())
         try:
             while not server.started:
@@ -50,14 +56,31 @@ async def test_no_input_breaks_the_gateway(settings, tmp_path: Path):
             (tmp_path / "schemathesis.toml").write_text(CONFIG)
             report = tmp_path / "report.json"
             command = [
-                str(Path(sys.executable).with_name("st")), "--config-file", str(tmp_path / "schemathesis.toml"),
-                "run", f"http://127.0.0.1:{port}/openapi.json",
-                "-H", f"Authorization: {bearer(role=1)['Authorization']}", "-H", f"X-Internal-Key: {INTERNAL_KEY}",
-                "--max-examples", str(EXAMPLES), "--seed", str(SEED), "--workers", "2",
-                "--checks", ",".join(CHECKS), "--report", "json", "--report-json-path", str(report),
+                str(Path(sys.executable).with_name("st")),
+                "--config-file",
+                str(tmp_path / "schemathesis.toml"),
+                "run",
+                f"http://127.0.0.1:{port}/openapi.json",
+                "-H",
+                f"Authorization: {bearer(role=1)['Authorization']}",
+                "-H",
+                f"X-Internal-Key: {INTERNAL_KEY}",
+                "--max-examples",
+                str(EXAMPLES),
+                "--seed",
+                str(SEED),
+                "--workers",
+                "2",
+                "--checks",
+                ",".join(CHECKS),
+                "--report",
+                "json",
+                "--report-json-path",
+                str(report),
             ]
             process = await asyncio.create_subprocess_exec(
-                *command, cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+                *command, cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+            )
             output, _ = await asyncio.wait_for(process.communicate(), timeout=600)
         finally:
             server.should_exit = True
@@ -68,5 +91,7 @@ async def test_no_input_breaks_the_gateway(settings, tmp_path: Path):
     assert result["test_cases"]["generated"] >= 30 * EXAMPLES
     assert result["failures"] == [], text[-6000:]
     assert result["test_cases"]["errored"] == 0, text[-3000:]
-    print(f"schemathesis: {result['test_cases']['generated']} requests over {result['operations']['tested']}"
-          f" operations, {len(result['failures'])} failures; warnings: {json.dumps(result['warnings'])}")
+    print(
+        f"schemathesis: {result['test_cases']['generated']} requests over {result['operations']['tested']}"
+        f" operations, {len(result['failures'])} failures; warnings: {json.dumps(result['warnings'])}"
+    )

@@ -76,7 +76,7 @@ BAD_TOKENS = {
 }
 
 
-@pytest.mark.parametrize("method,path", ADMIN)
+@pytest.mark.parametrize(("method", "path"), ADMIN)
 @pytest.mark.parametrize("case", sorted(BAD_TOKENS))
 async def test_admin_routes_refuse_bad_tokens(client, method, path, case):
     reply = await call(client, method, path, BAD_TOKENS[case])
@@ -84,7 +84,7 @@ async def test_admin_routes_refuse_bad_tokens(client, method, path, case):
     assert reply.json()["error"]["code"] in {"UNAUTHENTICATED", "INVALID_TOKEN", "TOKEN_EXPIRED"}
 
 
-@pytest.mark.parametrize("method,path", ADMIN)
+@pytest.mark.parametrize(("method", "path"), ADMIN)
 async def test_admin_routes_refuse_tenants_and_outside_roles(client, method, path):
     tenant = await call(client, method, path, bearer(role=1, tenant=7))
     assert tenant.status_code == 403
@@ -93,7 +93,7 @@ async def test_admin_routes_refuse_tenants_and_outside_roles(client, method, pat
     assert role_two.status_code == 403
 
 
-@pytest.mark.parametrize("method,path", ADMIN_WRITES)
+@pytest.mark.parametrize(("method", "path"), ADMIN_WRITES)
 async def test_admin_writes_need_role_one(client, method, path):
     for role in (3, 4):
         reply = await call(client, method, path, bearer(role=role))
@@ -101,14 +101,14 @@ async def test_admin_writes_need_role_one(client, method, path):
         assert reply.json()["error"]["code"] == "FORBIDDEN"
 
 
-@pytest.mark.parametrize("method,path", ADMIN)
+@pytest.mark.parametrize(("method", "path"), ADMIN)
 async def test_staff_with_the_right_role_pass_the_gate(client, method, path):
     role = 1 if method in WRITE_METHODS else 4
     reply = await call(client, method, path, bearer(role=role))
     assert reply.status_code not in (401, 403)
 
 
-@pytest.mark.parametrize("method,path", INTERNAL + ENGINE)
+@pytest.mark.parametrize(("method", "path"), INTERNAL + ENGINE)
 async def test_internal_routes_need_the_key(client, method, path):
     missing = await call(client, method, path, {})
     wrong = await call(client, method, path, internal_headers("wrong-key"))

@@ -11,7 +11,7 @@ import logging
 import socket
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nats
@@ -27,9 +27,16 @@ from services.common.nats import HEARTBEAT_BUCKET, StreamLimits, connect, ensure
 from tests.harness import NATS_ENGINE, NATS_SERVICE, Stack, engine_nats, eventually, make_settings, service_nats
 
 LIMITS = StreamLimits(max_age_s=3600.0, max_bytes=2**20)
-TASK = json.dumps({"agent_id": "EXCEPTION_AGENT", "task_id": "t-1", "task_type": "stall_check",
-                   "status": "succeeded", "started_at": "2026-09-29T10:00:00+00:00",
-                   "finished_at": "2026-09-29T10:00:01+00:00"}).encode()
+TASK = json.dumps(
+    {
+        "agent_id": "EXCEPTION_AGENT",
+        "task_id": "t-1",
+        "task_type": "stall_check",
+        "status": "succeeded",
+        "started_at": "2026-09-29T10:00:00+00:00",
+        "finished_at": "2026-09-29T10:00:01+00:00",
+    }
+).encode()
 CANCELLED = json.dumps({"subject_id": "BK-1", "at": "2026-09-29T10:00:00+00:00", "cancelled": True}).encode()
 
 
@@ -78,9 +85,14 @@ def _protocol_exchange(port: int, lines: bytes) -> bytes:
 async def test_a_publish_without_credentials_is_refused_and_stores_nothing(stack, topology):
     _, js = topology
     port = int(stack.nats_url.rsplit(":", 1)[1])
-    answer = await asyncio.to_thread(_protocol_exchange, port, (
-        b'CONNECT {"verbose":false,"pedantic":false}\r\n'
-        b"PUB facts.booking " + str(len(CANCELLED)).encode() + b"\r\n" + CANCELLED + b"\r\nPING\r\n"))
+    answer = await asyncio.to_thread(
+        _protocol_exchange,
+        port,
+        (
+            b'CONNECT {"verbose":false,"pedantic":false}\r\n'
+            b"PUB facts.booking " + str(len(CANCELLED)).encode() + b"\r\n" + CANCELLED + b"\r\nPING\r\n"
+        ),
+    )
     assert b"-ERR 'Authorization Violation'" in answer and b"PONG" not in answer
     assert (await js.stream_info("FACTS")).state.messages == 0
 
@@ -88,8 +100,7 @@ async def test_a_publish_without_credentials_is_refused_and_stores_nothing(stack
         await nats.connect(stack.nats_url, allow_reconnect=False, connect_timeout=2)
     started = time.monotonic()
     with pytest.raises(CredentialRefused):
-        await open_connection(stack.nats_url, name="probe", user=NATS_ENGINE.name, password="wrong" * 8,
-                              timeout=30)
+        await open_connection(stack.nats_url, name="probe", user=NATS_ENGINE.name, password="wrong" * 8, timeout=30)
     # Refused at once, not after the timeout: retrying a wrong password cannot help.
     assert time.monotonic() - started < 10
 
@@ -124,19 +135,27 @@ async def test_the_engine_credential_publishes_runs_heartbeats_and_facts(stack, 
 
 async def test_the_sdk_publishes_with_the_engine_credential(stack, topology):
     _, js = topology
-    publisher = await TelemetryPublisher.connect(stack.nats_url, user=NATS_ENGINE.name, password=NATS_ENGINE.password,
-                                                 timeout_s=10)
+    publisher = await TelemetryPublisher.connect(
+        stack.nats_url, user=NATS_ENGINE.name, password=NATS_ENGINE.password, timeout_s=10
+    )
     try:
-        started = datetime.now(timezone.utc)
-        await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-9", task_type="stall_check",
-                                 status="succeeded", started_at=started, finished_at=started + timedelta(seconds=1))
+        started = datetime.now(UTC)
+        await publisher.task_run(
+            agent_id="EXCEPTION_AGENT",
+            task_id="t-9",
+            task_type="stall_check",
+            status="succeeded",
+            started_at=started,
+            finished_at=started + timedelta(seconds=1),
+        )
     finally:
         await publisher.close()
     assert (await js.stream_info("TELEMETRY")).state.messages == 1
 
 
-@pytest.mark.parametrize("subject", ["telemetry.task", "facts.>", "facts.booking", "telemetry.agent",
-                                     "_INBOX.>", "$JS.>", "$KV.>", ">"])
+@pytest.mark.parametrize(
+    "subject", ["telemetry.task", "facts.>", "facts.booking", "telemetry.agent", "_INBOX.>", "$JS.>", "$KV.>", ">"]
+)
 async def test_the_engine_credential_cannot_listen(stack, topology, subject):
     service, _ = topology
     refusals = Refusals()
@@ -192,14 +211,16 @@ async def test_the_engine_credential_cannot_administer_or_consume_streams(stack,
     assert refusals.mention("$js.api.stream.delete.facts") and refusals.mention("$js.api.consumer")
     assert refusals.mention("telemetry.otlp")
     assert sorted(info.config.name for info in await js.streams_info()) == sorted(
-        ["FACTS", "TELEMETRY", f"KV_{HEARTBEAT_BUCKET}"])
+        ["FACTS", "TELEMETRY", f"KV_{HEARTBEAT_BUCKET}"]
+    )
     assert await js.consumers_info("FACTS") == []
 
 
 async def test_a_server_that_admits_anyone_is_reported(tmp_path, stack, caplog):
     port = free_port()
-    open_server = subprocess.Popen([nats_server_binary(), "-a", "127.0.0.1", "-p", str(port)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    open_server = subprocess.Popen(
+        [nats_server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         await eventually(lambda: asyncio.to_thread(_listening, port), what="a bare nats-server listening")
         guarded = make_settings(stack, "unused", OUTRIDER_ENV="production")
@@ -232,16 +253,48 @@ def _openssl(*args: str, cwd: Path) -> None:
 def make_ca_and_server_cert(directory: Path) -> tuple[Path, ServedTls]:
     """A throwaway CA and a certificate for 127.0.0.1 it signed."""
     ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Outrider test CA",
-             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-             cwd=directory)
+    _openssl(
+        "req",
+        "-x509",
+        *ec,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=Outrider test CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        cwd=directory,
+    )
     _openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1", cwd=directory)
     (directory / "server.ext").write_text(
         "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n"
         "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
-        "subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n")
-    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-             "-out", "server.pem", "-days", "2", "-extfile", "server.ext", cwd=directory)
+        "subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n"
+    )
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+        cwd=directory,
+    )
     return directory / "ca.pem", ServedTls(directory / "server.pem", directory / "server.key")
 
 
@@ -263,12 +316,19 @@ async def test_a_tls_configured_engine_client_talks_to_a_tls_server(tls_server):
     try:
         js = service.jetstream()
         await ensure_topology(js, LIMITS)
-        publisher = await TelemetryPublisher.connect(url, user=NATS_ENGINE.name, password=NATS_ENGINE.password,
-                                                     tls_ca=ca, timeout_s=10)
+        publisher = await TelemetryPublisher.connect(
+            url, user=NATS_ENGINE.name, password=NATS_ENGINE.password, tls_ca=ca, timeout_s=10
+        )
         try:
-            started = datetime.now(timezone.utc)
-            await publisher.task_run(agent_id="EXCEPTION_AGENT", task_id="t-1", task_type="stall_check",
-                                     status="succeeded", started_at=started, finished_at=started)
+            started = datetime.now(UTC)
+            await publisher.task_run(
+                agent_id="EXCEPTION_AGENT",
+                task_id="t-1",
+                task_type="stall_check",
+                status="succeeded",
+                started_at=started,
+                finished_at=started,
+            )
         finally:
             await publisher.close()
         assert (await js.stream_info("TELEMETRY")).state.messages == 1
@@ -284,5 +344,6 @@ async def test_a_tls_server_talks_to_no_client_that_cannot_verify_it_or_speaks_i
     # A client that waits for a greeting in clear gets none: the server speaks TLS first.
     plain = url.replace("tls://", "nats://")
     with pytest.raises(Exception):  # noqa: B017 - whichever way the client gives up, it is not connected
-        await nats.connect(plain, user=NATS_ENGINE.name, password=NATS_ENGINE.password, allow_reconnect=False,
-                           connect_timeout=2)
+        await nats.connect(
+            plain, user=NATS_ENGINE.name, password=NATS_ENGINE.password, allow_reconnect=False, connect_timeout=2
+        )

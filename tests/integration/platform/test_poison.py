@@ -51,7 +51,10 @@ async def settled(js, stream: str, durable: str) -> tuple[int, int]:
 async def test_task_runs_survive_poison_and_a_run_the_database_refuses(settings, template, database):
     # A run the database itself refuses (a data exception, as a NUL or an
     # oversized key would raise): found by splitting the batch, terminated.
-    await execute(template, database, """
+    await execute(
+        template,
+        database,
+        """
         create function telemetry.refuse_poison() returns trigger language plpgsql as $$
         begin
             if new.task_id = 'poison' then raise exception 'refused' using errcode = '22023'; end if;
@@ -59,7 +62,8 @@ async def test_task_runs_survive_poison_and_a_run_the_database_refuses(settings,
         end $$;
         create trigger refuse_poison before insert on telemetry.runs
         for each row execute function telemetry.refuse_poison();
-    """)
+    """,
+    )
     async with running(settings, ["telemetry"]):
         client = await service_nats(settings.nats_url)
         try:
@@ -69,8 +73,11 @@ async def test_task_runs_survive_poison_and_a_run_the_database_refuses(settings,
                 if n % 5 == 0:
                     await js.publish("telemetry.task", HOSTILE[(n // 5) % len(HOSTILE)])
             await js.publish("telemetry.task", task("EXCEPTION_AGENT", "poison"))
-            await eventually(lambda: settled(js, TASK_STREAM, TASK_DURABLE), lambda state: state == (0, 0),
-                             what="every task message settled")
+            await eventually(
+                lambda: settled(js, TASK_STREAM, TASK_DURABLE),
+                lambda state: state == (0, 0),
+                what="every task message settled",
+            )
             seen = await counters(settings)
             assert await alive(settings, "telemetry")
         finally:
@@ -105,17 +112,24 @@ async def test_facts_survive_poison_and_an_event_the_database_refuses(settings, 
                 await js.publish("facts.booking", json.dumps(event).encode())
                 if n % 5 == 0:
                     await js.publish("facts.booking", HOSTILE[(n // 5) % len(HOSTILE)])
-            await js.publish("facts.booking", json.dumps({"subject_id": "poison", "at": at.isoformat(),
-                                                          "status": "created"}).encode())
-            await eventually(lambda: settled(js, FACTS_STREAM, FACTS_DURABLE), lambda state: state == (0, 0),
-                             what="every facts message settled")
+            await js.publish(
+                "facts.booking",
+                json.dumps({"subject_id": "poison", "at": at.isoformat(), "status": "created"}).encode(),
+            )
+            await eventually(
+                lambda: settled(js, FACTS_STREAM, FACTS_DURABLE),
+                lambda state: state == (0, 0),
+                what="every facts message settled",
+            )
             assert await alive(settings, "outcomes")
         finally:
             await client.close()
     conn = await asyncpg.connect(template.raw_dsn(database), server_settings={"search_path": "outcomes"})
     try:
         stored = {row["subject_id"] for row in await conn.fetch("select subject_id from subject_facts")}
-        rejections = {row["field"]: row["count"] for row in await conn.fetch("select field, count from fact_rejections")}
+        rejections = {
+            row["field"]: row["count"] for row in await conn.fetch("select field, count from fact_rejections")
+        }
         samples = [row["last_payload"] for row in await conn.fetch("select last_payload from fact_rejections")]
     finally:
         await conn.close()

@@ -43,13 +43,42 @@ E, R, W, S = Access.ENGINE, Access.READ, Access.WRITE, Access.SERVICE
 # tables, so that widening a table is a change a reviewer sees in this file.
 # Engines reach what an engine does on each decision and nothing else.
 POLICY: dict[str, dict[str, Access]] = {
-    "registry": {"GetSnapshot": E, "WatchSnapshot": E, "ListAgents": R, "GetAgent": R, "ListSkills": R,
-                 "ListTools": R, "ListAudit": R, "UpdateAgent": W, "CreateSkill": W, "UpdateSkill": W},
-    "decisions": {"RecordDecision": E, "RecordDecisions": E, "FindSimilar": E, "SearchPrecedents": E,
-                  "SetOutcome": E, "RegisterSubject": E, "RecordHumanInput": E, "LeaseSubject": E, "ListDecisions": R, "GetDecision": R,
-                  "ListHumanDecisions": R, "ListPending": S, "SetOutcomes": S, "CountOutcomes": S},
-    "outcomes": {"RecordFacts": E, "SubmitConversation": E, "RecommendModel": E, "Sweep": E,
-                 "GetConversationMetrics": R, "GetRouting": R},
+    "registry": {
+        "GetSnapshot": E,
+        "WatchSnapshot": E,
+        "ListAgents": R,
+        "GetAgent": R,
+        "ListSkills": R,
+        "ListTools": R,
+        "ListAudit": R,
+        "UpdateAgent": W,
+        "CreateSkill": W,
+        "UpdateSkill": W,
+    },
+    "decisions": {
+        "RecordDecision": E,
+        "RecordDecisions": E,
+        "FindSimilar": E,
+        "SearchPrecedents": E,
+        "SetOutcome": E,
+        "RegisterSubject": E,
+        "RecordHumanInput": E,
+        "LeaseSubject": E,
+        "ListDecisions": R,
+        "GetDecision": R,
+        "ListHumanDecisions": R,
+        "ListPending": S,
+        "SetOutcomes": S,
+        "CountOutcomes": S,
+    },
+    "outcomes": {
+        "RecordFacts": E,
+        "SubmitConversation": E,
+        "RecommendModel": E,
+        "Sweep": E,
+        "GetConversationMetrics": R,
+        "GetRouting": R,
+    },
     "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R},
     "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S},
 }
@@ -83,22 +112,37 @@ def credentials() -> list[Credential]:
         Credential("empty keys", ((ENGINE_KEY_HEADER, ""), (SERVICE_KEY_HEADER, "")), frozenset()),
         Credential("engine key", ((ENGINE_KEY_HEADER, INTERNAL_KEY),), frozenset({Access.ENGINE})),
         Credential("a second engine's key", ((ENGINE_KEY_HEADER, OTHER_ENGINE_KEY),), frozenset({Access.ENGINE})),
-        Credential("engine key with a writer's envelope",
-                   ((ENGINE_KEY_HEADER, INTERNAL_KEY), *_envelope(writer, SERVICE_KEY)), frozenset({Access.ENGINE})),
+        Credential(
+            "engine key with a writer's envelope",
+            ((ENGINE_KEY_HEADER, INTERNAL_KEY), *_envelope(writer, SERVICE_KEY)),
+            frozenset({Access.ENGINE}),
+        ),
         Credential("service key alone", as_service, platform),
         Credential("previous service key", ((SERVICE_KEY_HEADER, PREVIOUS_SERVICE_KEY),), platform),
         Credential("service key for a reader (role 3)", (*as_service, *_envelope(reader, SERVICE_KEY)), platform),
         Credential("service key for a role 4 reader", (*as_service, *_envelope(person(4), SERVICE_KEY)), platform),
         Credential("service key for a writer (role 1)", (*as_service, *_envelope(writer, SERVICE_KEY)), everything),
-        Credential("service key for a tenant's role 1",
-                   (*as_service, *_envelope(tenant_writer, SERVICE_KEY)), frozenset({Access.ENGINE, Access.SERVICE})),
-        Credential("service key for role 2", (*as_service, *_envelope(person(2), SERVICE_KEY)),
-                   frozenset({Access.ENGINE, Access.SERVICE})),
+        Credential(
+            "service key for a tenant's role 1",
+            (*as_service, *_envelope(tenant_writer, SERVICE_KEY)),
+            frozenset({Access.ENGINE, Access.SERVICE}),
+        ),
+        Credential(
+            "service key for role 2",
+            (*as_service, *_envelope(person(2), SERVICE_KEY)),
+            frozenset({Access.ENGINE, Access.SERVICE}),
+        ),
         Credential("envelope signed with a wrong key", (*as_service, *forged), frozenset()),
-        Credential("reader's signature on a writer's envelope",
-                   (*as_service, (CALLER_HEADER, promoted), (CALLER_SIGNATURE_HEADER, reader_signature)), frozenset()),
-        Credential("expired envelope",
-                   (*as_service, *_envelope(writer, SERVICE_KEY, now=time.time() - ENVELOPE_TTL_S - 5)), frozenset()),
+        Credential(
+            "reader's signature on a writer's envelope",
+            (*as_service, (CALLER_HEADER, promoted), (CALLER_SIGNATURE_HEADER, reader_signature)),
+            frozenset(),
+        ),
+        Credential(
+            "expired envelope",
+            (*as_service, *_envelope(writer, SERVICE_KEY, now=time.time() - ENVELOPE_TTL_S - 5)),
+            frozenset(),
+        ),
         Credential("envelope without the service key", _envelope(writer, SERVICE_KEY), frozenset()),
     ]
 
@@ -113,15 +157,14 @@ def test_every_served_method_has_the_access_the_policy_gives_it():
     for context in CONTEXTS:
         served = {method.name for method in methods(context)}
         assert set(POLICY[context]) == served, f"{context}: the policy and the service descriptors differ"
-        assert importlib.import_module(f"services.{context}.server").ACCESS == POLICY[context]
+        assert POLICY[context] == importlib.import_module(f"services.{context}.server").ACCESS
 
 
 def _call(channel: grpc.aio.Channel, method: descriptor.MethodDescriptor) -> Callable[..., object]:
     path = f"/{method.containing_service.full_name}/{method.name}"
     request_type = GetMessageClass(method.input_type)
     response_type = GetMessageClass(method.output_type)
-    kwargs = {"request_serializer": request_type.SerializeToString,
-              "response_deserializer": response_type.FromString}
+    kwargs = {"request_serializer": request_type.SerializeToString, "response_deserializer": response_type.FromString}
     if method.client_streaming and method.server_streaming:
         return channel.stream_stream(path, **kwargs)
     if method.client_streaming:
@@ -159,7 +202,8 @@ async def _refused_by_gate(channel: grpc.aio.Channel, method: descriptor.MethodD
 
 async def test_every_rpc_against_every_credential(template, database):
     settings = make_settings(
-        template, database,
+        template,
+        database,
         OUTRIDER_ENGINE_KEYS=f'{{"dispatch": "{INTERNAL_KEY}", "support": "{OTHER_ENGINE_KEY}"}}',
         OUTRIDER_SERVICE_KEY_PREVIOUS=PREVIOUS_SERVICE_KEY,
     )
@@ -176,8 +220,10 @@ async def test_every_rpc_against_every_credential(template, database):
                         refused = await _refused_by_gate(channel, method)
                         tally["refused" if refused else "admitted"] += 1
                         if refused == expected_open:
-                            wrong.append(f"{context}.{method.name} with {credential.name}: "
-                                         f"{'refused' if refused else 'admitted'}")
+                            wrong.append(
+                                f"{context}.{method.name} with {credential.name}: "
+                                f"{'refused' if refused else 'admitted'}"
+                            )
     assert not wrong, "\n".join(wrong)
     method_count = sum(len(methods(c)) for c in CONTEXTS)
     assert tally.total() == method_count * len(credentials())

@@ -22,7 +22,9 @@ async def insert_agent(dsn: str, agent_id: str, status: str = "live") -> None:
         await conn.execute(
             "insert into agents (id, name, runtime, status, has_autonomy_gate) values ($1, $2, 'engine', $3, true)"
             " on conflict (id) do nothing",
-            agent_id, agent_id.title(), status,
+            agent_id,
+            agent_id.title(),
+            status,
         )
     finally:
         await conn.close()

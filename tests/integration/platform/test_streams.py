@@ -35,8 +35,15 @@ async def test_an_operators_limits_survive_a_start_and_missing_subjects_are_adde
         for info in await js.streams_info():
             await js.delete_stream(info.config.name)
         # An operator made FACTS by hand, bigger, with an extra subject of theirs and without ours.
-        await js.add_stream(StreamConfig(name="FACTS", subjects=["ops.manual"], storage=StorageType.FILE,
-                                         max_age=86_400.0 * 30, max_bytes=10 * 2**30))
+        await js.add_stream(
+            StreamConfig(
+                name="FACTS",
+                subjects=["ops.manual"],
+                storage=StorageType.FILE,
+                max_age=86_400.0 * 30,
+                max_bytes=10 * 2**30,
+            )
+        )
         await ensure_topology(js, LIMITS)
         config = (await js.stream_info("FACTS")).config
         assert (config.max_age, config.max_bytes) == (86_400.0 * 30, 10 * 2**30)

@@ -30,7 +30,9 @@ async def readiness(settings) -> tuple[int, dict]:
     return reply.status_code, reply.json()
 
 
-@pytest.mark.parametrize(("context", "job"), [("telemetry", "telemetry.ingest"), ("outcomes", "outcomes.facts-consumer")])
+@pytest.mark.parametrize(
+    ("context", "job"), [("telemetry", "telemetry.ingest"), ("outcomes", "outcomes.facts-consumer")]
+)
 async def test_a_killed_consumer_turns_readiness_red_until_the_context_restarts(settings, context, job):
     server = ContextServer(context, settings)
     await server.start()
@@ -38,9 +40,11 @@ async def test_a_killed_consumer_turns_readiness_red_until_the_context_restarts(
         assert await health(settings, context) == health_pb2.HealthCheckResponse.SERVING
         victim = next(task for task in server.runtime.tasks if task.get_name() == job)
         victim.cancel()
-        await eventually(lambda: health(settings, context),
-                         lambda status: status == health_pb2.HealthCheckResponse.NOT_SERVING,
-                         what=f"{context} health turns NOT_SERVING")
+        await eventually(
+            lambda: health(settings, context),
+            lambda status: status == health_pb2.HealthCheckResponse.NOT_SERVING,
+            what=f"{context} health turns NOT_SERVING",
+        )
         status, body = await readiness(settings)
         assert status == 503 and body["contexts"][context] == "not_serving"
     finally:
@@ -49,9 +53,11 @@ async def test_a_killed_consumer_turns_readiness_red_until_the_context_restarts(
     fresh = ContextServer(context, settings)
     await fresh.start()
     try:
-        await eventually(lambda: health(settings, context),
-                         lambda status: status == health_pb2.HealthCheckResponse.SERVING,
-                         what=f"{context} serving again")
+        await eventually(
+            lambda: health(settings, context),
+            lambda status: status == health_pb2.HealthCheckResponse.SERVING,
+            what=f"{context} serving again",
+        )
         status, body = await readiness(settings)
         assert body["contexts"][context] == "serving"
     finally:
@@ -60,8 +66,11 @@ async def test_a_killed_consumer_turns_readiness_red_until_the_context_restarts(
 
 async def test_serving_ends_with_status_1_when_a_job_dies(settings):
     serving = asyncio.create_task(serve_forever("telemetry", settings))
-    await eventually(lambda: health(settings, "telemetry"),
-                     lambda status: status == health_pb2.HealthCheckResponse.SERVING, what="telemetry up")
+    await eventually(
+        lambda: health(settings, "telemetry"),
+        lambda status: status == health_pb2.HealthCheckResponse.SERVING,
+        what="telemetry up",
+    )
     ingest = next(task for task in asyncio.all_tasks() if task.get_name() == "telemetry.ingest")
     ingest.cancel()
     assert await asyncio.wait_for(serving, timeout=30) == 1

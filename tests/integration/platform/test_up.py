@@ -61,17 +61,24 @@ class Platform:
         self.data_dir = data_dir
         self.http_port = free_port()
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
-        self.env.update({
-            "OUTRIDER_DATA_DIR": str(data_dir),
-            "OUTRIDER_HTTP_PORT": str(self.http_port),
-            "OUTRIDER_GRPC_PORT": str(grpc_base()),
-            "OUTRIDER_NATS_PORT": str(free_port()),
-        })
+        self.env.update(
+            {
+                "OUTRIDER_DATA_DIR": str(data_dir),
+                "OUTRIDER_HTTP_PORT": str(self.http_port),
+                "OUTRIDER_GRPC_PORT": str(grpc_base()),
+                "OUTRIDER_NATS_PORT": str(free_port()),
+            }
+        )
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "outrider.cli", "up"], env=self.env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "outrider.cli", "up"],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
 
     def wait_ready(self, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
@@ -84,8 +91,13 @@ class Platform:
         raise AssertionError("outrider up never became ready")
 
     def token(self, role: int) -> str:
-        out = subprocess.run([sys.executable, "-m", "outrider.cli", "token", "--role", str(role)],
-                             env=self.env, capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "outrider.cli", "token", "--role", str(role)],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return out.stdout.strip()
 
     def interrupt(self) -> str:

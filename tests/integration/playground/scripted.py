@@ -37,8 +37,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-def _message(body: dict[str, Any], content: list[dict[str, Any]], stop_reason: str,
-             usage: tuple[int, int]) -> dict[str, Any]:
+def _message(
+    body: dict[str, Any], content: list[dict[str, Any]], stop_reason: str, usage: tuple[int, int]
+) -> dict[str, Any]:
     return {
         "id": f"msg_{next(_ids)}",
         "type": "message",
@@ -65,8 +66,13 @@ class Say:
 class Call:
     """The model asks for one or more tools: Call(("name", {input}), ...)."""
 
-    def __init__(self, *calls: tuple[str, dict[str, Any]], text: str = "", usage: tuple[int, int] = (150, 30),
-                 delay_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        *calls: tuple[str, dict[str, Any]],
+        text: str = "",
+        usage: tuple[int, int] = (150, 30),
+        delay_s: float = 0.0,
+    ) -> None:
         self.calls, self.text, self.usage, self.delay_s = calls, text, usage, delay_s
 
     def reply(self, body: dict[str, Any]) -> Reply:

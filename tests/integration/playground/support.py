@@ -31,8 +31,16 @@ class Playground:
     backend: Backend
     settings: Settings
 
-    async def run(self, agent_id: str, prompt: str, *, skill_id: str | None = None, sub: str = "u-1",
-                  role: int = 1, headers: dict[str, str] | None = None) -> httpx.Response:
+    async def run(
+        self,
+        agent_id: str,
+        prompt: str,
+        *,
+        skill_id: str | None = None,
+        sub: str = "u-1",
+        role: int = 1,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
         body: dict[str, Any] = {"agent_id": agent_id, "prompt": prompt}
         if skill_id is not None:
             body["skill_id"] = skill_id
@@ -40,9 +48,14 @@ class Playground:
 
 
 @asynccontextmanager
-async def playground(settings: Settings, *, api_key: str | None = "test-anthropic-key", backend: bool = True,
-                     contexts: tuple[str, ...] = ("registry", "decisions", "playground"),
-                     backend_app: Starlette | None = None) -> AsyncIterator[Playground]:
+async def playground(
+    settings: Settings,
+    *,
+    api_key: str | None = "test-anthropic-key",
+    backend: bool = True,
+    contexts: tuple[str, ...] = ("registry", "decisions", "playground"),
+    backend_app: Starlette | None = None,
+) -> AsyncIterator[Playground]:
     """backend_app replaces the scripted backend, e.g. with the demo's."""
     model, doormile = ScriptedModel(), Backend()
     async with AsyncExitStack() as stack:

@@ -29,13 +29,17 @@ BOOKING_SCHEMA = {
     "properties": {"booking_id": {"type": "integer", "description": "The booking to read."}},
     "required": ["booking_id"],
 }
-READ = ToolSpec(PlaygroundTool("read_booking", ToolKind.READ, ToolExecutor.OUTRIDER), "Read one booking.", BOOKING_SCHEMA)
+READ = ToolSpec(
+    PlaygroundTool("read_booking", ToolKind.READ, ToolExecutor.OUTRIDER), "Read one booking.", BOOKING_SCHEMA
+)
 WRITE = ToolSpec(
     PlaygroundTool("reassign_booking", ToolKind.WRITE, ToolExecutor.ENGINE),
     "Move a booking to another rider.",
     {"type": "object", "properties": {"booking_id": {"type": "integer"}, "miler_id": {"type": "integer"}}},
 )
-ENGINE_READ = ToolSpec(PlaygroundTool("nearby_milers", ToolKind.READ, ToolExecutor.ENGINE), "Riders near.", {"type": "object"})
+ENGINE_READ = ToolSpec(
+    PlaygroundTool("nearby_milers", ToolKind.READ, ToolExecutor.ENGINE), "Riders near.", {"type": "object"}
+)
 ELSEWHERE = ToolSpec(PlaygroundTool("scan_bookings", ToolKind.READ, ToolExecutor.OUTRIDER), "Scan.", {"type": "object"})
 
 
@@ -96,8 +100,11 @@ async def test_a_read_executes_and_its_redacted_result_goes_back_to_the_model():
     first, second = model.requests
     tools = [
         {"name": "read_booking", "description": "Read one booking.", "input_schema": BOOKING_SCHEMA},
-        {"name": "reassign_booking", "description": "Move a booking to another rider.",
-         "input_schema": WRITE.input_schema},
+        {
+            "name": "reassign_booking",
+            "description": "Move a booking to another rider.",
+            "input_schema": WRITE.input_schema,
+        },
         {"name": "nearby_milers", "description": "Riders near.", "input_schema": {"type": "object"}},
     ]
     assert first == {
@@ -159,8 +166,12 @@ async def test_writes_are_proposed_and_unreachable_or_foreign_tools_are_refused(
     proposal, unavailable, foreign, unknown = trace.steps
     assert json.loads(proposal.result) == {
         "executed": False,
-        "proposal": {"tool": "reassign_booking", "kind": "write", "input": {"booking_id": 1001, "miler_id": 12},
-                     "requires_confirmation": True},
+        "proposal": {
+            "tool": "reassign_booking",
+            "kind": "write",
+            "input": {"booking_id": 1001, "miler_id": 12},
+            "requires_confirmation": True,
+        },
     }
     assert proposal.proposal == json.loads(proposal.result)["proposal"]
     assert "runs inside the agent engine" in unavailable.reason
@@ -169,7 +180,9 @@ async def test_writes_are_proposed_and_unreachable_or_foreign_tools_are_refused(
     results = tool_results(model.requests[1])
     assert [r["is_error"] for r in results] == [False, True, True, True]
     assert json.loads(results[1]["content"]) == {
-        "executed": False, "outcome": "unavailable", "detail": unavailable.reason,
+        "executed": False,
+        "outcome": "unavailable",
+        "detail": unavailable.reason,
     }
     assert all(s.turn == 1 for s in trace.steps)
 
@@ -192,7 +205,9 @@ async def test_the_deadline_ends_the_run_with_what_happened_so_far():
     model = ScriptedModel(Call(("read_booking", {"booking_id": 1001})), Say("too late", delay_s=30))
 
     trace = await engine.run(
-        plan(), client=client_for(model), execute=Executed({"status": "in_transit"}),
+        plan(),
+        client=client_for(model),
+        execute=Executed({"status": "in_transit"}),
         limits=RunLimits(deadline_s=0.5),
     )
 
@@ -236,7 +251,9 @@ async def test_a_huge_result_is_capped_with_a_visible_marker():
 
 
 async def test_model_api_errors_end_the_run_with_the_error_in_the_trace():
-    model = ScriptedModel(Call(("read_booking", {"booking_id": 1001})), Fail(529, "Overloaded", kind="overloaded_error"))
+    model = ScriptedModel(
+        Call(("read_booking", {"booking_id": 1001})), Fail(529, "Overloaded", kind="overloaded_error")
+    )
 
     trace = await engine.run(plan(), client=client_for(model), execute=Executed({"status": "in_transit"}))
 
@@ -254,7 +271,9 @@ async def test_an_unreachable_model_api_is_an_error_in_the_trace():
         raise httpx2.ConnectError("connection refused", request=request)
 
     client = anthropic.AsyncAnthropic(
-        api_key="test-key", base_url="http://model.test", max_retries=0,
+        api_key="test-key",
+        base_url="http://model.test",
+        max_retries=0,
         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(refuse)),
     )
 
@@ -275,7 +294,9 @@ async def test_a_timed_out_or_unreadable_answer_is_an_error_in_the_trace():
     traces = []
     for handler in (slow, garbled):
         client = anthropic.AsyncAnthropic(
-            api_key="test-key", base_url="http://model.test", max_retries=0,
+            api_key="test-key",
+            base_url="http://model.test",
+            max_retries=0,
             http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
         )
         traces.append(await engine.run(plan(), client=client, execute=Executed()))
@@ -318,8 +339,12 @@ async def test_the_trace_keeps_the_model_s_inputs_and_answer_redacted():
 
     [step] = trace.steps
     assert step.input == {"booking_id": 1001, "miler_id": 12, "customer_phone": "<phone#1>"}
-    assert step.proposal == {"tool": "reassign_booking", "kind": "write", "requires_confirmation": True,
-                             "input": {"booking_id": 1001, "miler_id": 12, "customer_phone": "<phone#1>"}}
+    assert step.proposal == {
+        "tool": "reassign_booking",
+        "kind": "write",
+        "requires_confirmation": True,
+        "input": {"booking_id": 1001, "miler_id": 12, "customer_phone": "<phone#1>"},
+    }
     assert json.loads(step.result)["proposal"] == step.proposal
     assert trace.final_text == "Moved; I told <person#1> on <phone#1>."
 
@@ -329,8 +354,9 @@ async def test_a_failure_s_text_reaches_the_model_and_the_trace_redacted(caplog)
         async def __call__(self, spec, tool_input):
             raise KeyError("ananya.rao@example.in")
 
-    model = ScriptedModel(Call(("read_booking", {"booking_id": 1001}), ("read_booking", {"booking_id": 1002})),
-                          Say("Both reads failed."))
+    model = ScriptedModel(
+        Call(("read_booking", {"booking_id": 1001}), ("read_booking", {"booking_id": 1002})), Say("Both reads failed.")
+    )
 
     trace = await engine.run(plan(), client=client_for(model), execute=Broken())
 
@@ -343,8 +369,9 @@ async def test_a_failure_s_text_reaches_the_model_and_the_trace_redacted(caplog)
     assert "ananya" not in model.sent_text() + repr(trace) + repr(logged.__dict__)
 
     model = ScriptedModel(Call(("read_booking", {"booking_id": 1001})), Say("Not found."))
-    trace = await engine.run(plan(), client=client_for(model),
-                             execute=Executed(failure="GET /riders/9845012345 answered 404"))
+    trace = await engine.run(
+        plan(), client=client_for(model), execute=Executed(failure="GET /riders/9845012345 answered 404")
+    )
     assert trace.steps[0].error == "GET /riders/<phone#1> answered 404"
     assert "9845012345" not in model.sent_text()
 

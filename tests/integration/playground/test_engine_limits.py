@@ -27,8 +27,9 @@ async def test_calls_past_the_per_turn_limit_are_not_carried_out_and_the_model_i
     model = ScriptedModel(Call(*[("read_booking", {"booking_id": n}) for n in range(5)]), Say("Read two."))
     executed = Executed({"status": "in_transit"})
 
-    trace = await engine.run(plan(), client=client_for(model), execute=executed,
-                             limits=RunLimits(tool_calls_per_turn=2))
+    trace = await engine.run(
+        plan(), client=client_for(model), execute=executed, limits=RunLimits(tool_calls_per_turn=2)
+    )
 
     assert executed.calls == [("read_booking", {"booking_id": 0}), ("read_booking", {"booking_id": 1})]
     assert [s.outcome for s in trace.steps] == ["executed", "executed", "rejected", "rejected", "rejected"]
@@ -49,8 +50,9 @@ async def test_reads_stop_once_the_run_s_result_budget_is_spent_and_the_last_one
     model = ScriptedModel(Call(READ_CALL, READ_CALL, READ_CALL, READ_CALL), Say("Enough."))
     executed = Executed(answer)
 
-    trace = await engine.run(plan(), client=client_for(model), execute=executed,
-                             limits=RunLimits(result_bytes_per_run=budget))
+    trace = await engine.run(
+        plan(), client=client_for(model), execute=executed, limits=RunLimits(result_bytes_per_run=budget)
+    )
 
     sizes = [len(s.result.encode()) for s in trace.steps]
     assert len(executed.calls) == 3
@@ -66,11 +68,13 @@ async def test_a_read_answering_what_no_result_can_hold_is_an_error_for_the_mode
     nested: list = []
     for _ in range(50_000):
         nested = [nested]
-    answers = iter([
-        {"set": {1, 2}},
-        nested,
-        {"status\x00": "in \x00 transit", "bad": "half a pair \ud83d", "ok": "🚚"},
-    ])
+    answers = iter(
+        [
+            {"set": {1, 2}},
+            nested,
+            {"status\x00": "in \x00 transit", "bad": "half a pair \ud83d", "ok": "🚚"},
+        ]
+    )
 
     async def hostile(spec, tool_input):
         return next(answers)
@@ -84,7 +88,11 @@ async def test_a_read_answering_what_no_result_can_hold_is_an_error_for_the_mode
     assert deep.error == "read_booking answered a result that could not be read (RecursionError)"
     assert json.loads(unset.result) == {"error": unset.error}
     assert unstorable.error == ""
-    assert json.loads(unstorable.result) == {"status\ufffd": "in \ufffd transit", "bad": "half a pair \ufffd", "ok": "🚚"}
+    assert json.loads(unstorable.result) == {
+        "status\ufffd": "in \ufffd transit",
+        "bad": "half a pair \ufffd",
+        "ok": "🚚",
+    }
     assert [r["is_error"] for r in tool_results(model.requests[1])] == [True, True, False]
     assert trace.stop_reason == "end_turn"
     for step in trace.steps:
@@ -118,11 +126,17 @@ async def test_a_run_cut_short_from_outside_keeps_its_steps_and_ends_once():
 # Anything a read executor could hand back: JSON-like values with any code
 # point (NUL and lone surrogates included), deep or wide, and values no JSON has.
 anything = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats()
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
     | st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
-    | st.binary(max_size=8) | st.sets(st.integers(), max_size=2),
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text(st.characters(exclude_categories=()), max_size=6), inner, max_size=5),
+    | st.binary(max_size=8)
+    | st.sets(st.integers(), max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.text(st.characters(exclude_categories=()), max_size=6), inner, max_size=5)
+    ),
     max_leaves=40,
 )
 
@@ -139,8 +153,9 @@ def test_whatever_reads_answer_the_run_ends_with_results_within_the_caps_that_ca
             return next(pending)
 
         model = ScriptedModel(Call(*[READ_CALL] * len(answers)), Say("ok"))
-        return await engine.run(plan(), client=client_for(model), execute=execute,
-                                limits=RunLimits(result_bytes_per_run=budget))
+        return await engine.run(
+            plan(), client=client_for(model), execute=execute, limits=RunLimits(result_bytes_per_run=budget)
+        )
 
     trace = asyncio.run(scenario())
 

@@ -6,10 +6,11 @@ real contexts, Postgres and a scripted model API."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import httpx
@@ -40,6 +41,7 @@ def body(agent_id: str = "CUSTOMER_AGENT", prompt: str = "Where is booking 1001?
 
 async def stored_run(pg, run_id: str, *, ended: bool = True) -> dict:
     """The run as the gateway shows it, once its end is written."""
+
     async def read() -> dict:
         return (await pg.client.get(f"/admin/ai/playground/runs/{run_id}", headers=bearer(role=3))).json()
 
@@ -95,10 +97,8 @@ async def test_whenever_the_console_hangs_up_every_admitted_run_is_stored_once_a
                         events.append(event)
 
                 async with http.stream("POST", RUN, json=body(), headers={**bearer(sub=f"u-{n}"), **STREAM}) as reply:
-                    try:
+                    with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(follow(reply), moment)
-                    except TimeoutError:
-                        pass
                 if events:
                     outcomes.append((events, await stored_run(pg, events[0][1]["id"])))
         listed = (await pg.client.get("/admin/ai/playground/runs?limit=50", headers=bearer(role=3))).json()["items"]
@@ -176,8 +176,10 @@ async def test_whatever_a_read_answers_the_run_goes_on_and_is_stored(settings, t
         "not_utf8": ("", '{"status": "\ufffd\ufffd"}'),
         "huge_number": ("", None),
         "oversized": ("GET /bookings/cache/oversized answered", None),
-        "endless": ("GET /bookings/cache/endless answered more than 65,536 bytes; reading stopped there, none of it"
-                    " used", None),
+        "endless": (
+            "GET /bookings/cache/endless answered more than 65,536 bytes; reading stopped there, none of it used",
+            None,
+        ),
         "server_error": ("GET /bookings/cache/server_error answered 500", None),
     }
     async with playground(with_env(settings, playground_http_read_bytes=cap), backend_app=app) as pg:
@@ -219,7 +221,12 @@ async def test_tool_calls_per_turn_and_result_bytes_per_run_are_capped_and_the_m
     assert reply.json() == trace
     steps = trace["steps"]
     assert [(s["turn"], s["outcome"]) for s in steps] == [
-        (1, "executed"), (1, "executed"), (1, "executed"), (1, "rejected"), (1, "rejected"), (2, "rejected"),
+        (1, "executed"),
+        (1, "executed"),
+        (1, "executed"),
+        (1, "rejected"),
+        (1, "rejected"),
+        (2, "rejected"),
     ]
     sizes = [len(s["result"].encode()) for s in steps[:3]]
     assert sum(sizes) == 4096 and "…[truncated " in steps[2]["result"]
@@ -278,8 +285,11 @@ async def test_a_fault_in_the_run_itself_ends_it_stored_with_the_steps_before_it
             pg.model.script(Call(READ), Call(READ), Say("unreachable"))
             reply = await pg.run("CUSTOMER_AGENT", "Where is booking 1001?", headers=headers)
             assert reply.status_code == 200, reply.text
-            run_id = reply.json()["id"] if not headers else json.loads(
-                reply.text.split("\n")[1].removeprefix("data: "))["id"]
+            run_id = (
+                reply.json()["id"]
+                if not headers
+                else json.loads(reply.text.split("\n")[1].removeprefix("data: "))["id"]
+            )
             traces.append(await stored_run(pg, run_id))
         # The third step write fails: the first call of the third run.
         pg.model.script(Call(READ), Say("unreachable"))
@@ -304,9 +314,12 @@ async def test_a_shutdown_mid_run_writes_its_end_and_does_not_wait_for_the_model
         await replica.start()
         pg.model.script(Call(READ), Say("after the shutdown", delay_s=8))
         async with service_channel(pg.settings, "playground", person(), address=addrs["playground"]) as channel:
-            call = playground_pb2_grpc.PlaygroundStub(channel).RunStream(playground_pb2.RunRequest(
-                agent_id="CUSTOMER_AGENT", prompt="Where is booking 1001?",
-            ))
+            call = playground_pb2_grpc.PlaygroundStub(channel).RunStream(
+                playground_pb2.RunRequest(
+                    agent_id="CUSTOMER_AGENT",
+                    prompt="Where is booking 1001?",
+                )
+            )
             started, step = await call.read(), await call.read()
             stopping = time.monotonic()
             await replica.stop(grace=0.5)
@@ -329,19 +342,47 @@ async def test_a_run_whose_playground_died_reads_as_interrupted_past_its_deadlin
             rows = {}
             for name, age_s in (("died", 120 + 61 + 5), ("live", 1)):
                 row = store.RunRow(
-                    id=uuid.uuid4(), agent_id="CUSTOMER_AGENT", skill_id="customer_notifications",
-                    model="claude-test", prompt=f"{name} run", turns=0, input_tokens=0, output_tokens=0, total_ms=0,
-                    final_text="", stop_reason="", error="", steps=[], step_count=0, created_by="u-1",
-                    created_by_email="", created_at=datetime.now(timezone.utc) - timedelta(seconds=age_s),
-                    redactions={}, status="running",
+                    id=uuid.uuid4(),
+                    agent_id="CUSTOMER_AGENT",
+                    skill_id="customer_notifications",
+                    model="claude-test",
+                    prompt=f"{name} run",
+                    turns=0,
+                    input_tokens=0,
+                    output_tokens=0,
+                    total_ms=0,
+                    final_text="",
+                    stop_reason="",
+                    error="",
+                    steps=[],
+                    step_count=0,
+                    created_by="u-1",
+                    created_by_email="",
+                    created_at=datetime.now(UTC) - timedelta(seconds=age_s),
+                    redactions={},
+                    status="running",
                 )
                 async with db.begin() as conn:
                     await store.start_run(conn, row=row)
-                    await store.record_step(conn, id=row.id, step={
-                        "turn": 1, "tool": "get_booking_cache", "input": {"booking_id": 1001}, "outcome": "executed",
-                        "reason": "GET against doormile_api", "result": json.dumps({"status": BOOKING["status"]}),
-                        "ms": 4, "error": "", "proposal": None,
-                    }, turns=1, input_tokens=10, output_tokens=2, redactions={})
+                    await store.record_step(
+                        conn,
+                        id=row.id,
+                        step={
+                            "turn": 1,
+                            "tool": "get_booking_cache",
+                            "input": {"booking_id": 1001},
+                            "outcome": "executed",
+                            "reason": "GET against doormile_api",
+                            "result": json.dumps({"status": BOOKING["status"]}),
+                            "ms": 4,
+                            "error": "",
+                            "proposal": None,
+                        },
+                        turns=1,
+                        input_tokens=10,
+                        output_tokens=2,
+                        redactions={},
+                    )
                 rows[name] = str(row.id)
         finally:
             await db.dispose()

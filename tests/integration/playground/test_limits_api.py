@@ -35,20 +35,21 @@ async def test_bad_requests_are_refused_by_name_and_spend_no_run(settings, templ
         foreign_skill = await pg.run("CUSTOMER_AGENT", "Hello", skill_id="stall_response")
         wrong_type = await pg.client.post(RUN, json={"agent_id": 7, "prompt": "Hello"}, headers=bearer(role=1))
         reader = await pg.run("CUSTOMER_AGENT", "Hello", role=3)
-        tenant = await pg.client.post(RUN, json={"agent_id": "CUSTOMER_AGENT", "prompt": "Hello"},
-                                      headers=bearer(role=1, tenant=5))
+        tenant = await pg.client.post(
+            RUN, json={"agent_id": "CUSTOMER_AGENT", "prompt": "Hello"}, headers=bearer(role=1, tenant=5)
+        )
         admissions = await count_rows(template.raw_dsn(database), "run_admissions")
 
     assert too_long.status_code == 422
     assert too_long.json()["error"]["code"] == "PROMPT_TOO_LONG"
     details = too_long.json()["error"]["details"]
     assert (list(details["fields"]), details["length"], details["max"]) == (["prompt"], 2001, 2000)
-    assert (blank.status_code, [*blank.json()["error"]["details"]["fields"]][0]) == (422, "prompt")
-    assert (no_agent.status_code, [*no_agent.json()["error"]["details"]["fields"]][0]) == (422, "agent_id")
+    assert (blank.status_code, next(iter(blank.json()["error"]["details"]["fields"]))) == (422, "prompt")
+    assert (no_agent.status_code, next(iter(no_agent.json()["error"]["details"]["fields"]))) == (422, "agent_id")
     assert unknown_agent.status_code == 404
     assert unknown_agent.json()["error"]["code"] == "AGENT_NOT_FOUND"
     assert several_skills.status_code == 422
-    assert [*several_skills.json()["error"]["details"]["fields"]][0] == "skill_id"
+    assert next(iter(several_skills.json()["error"]["details"]["fields"])) == "skill_id"
     assert "sla_guardian" in several_skills.json()["error"]["details"]["skills"]
     assert (foreign_skill.status_code, foreign_skill.json()["error"]["code"]) == (422, "UNKNOWN_SKILL")
     assert (wrong_type.status_code, list(wrong_type.json()["error"]["details"]["fields"])) == (422, ["agent_id"])
@@ -74,16 +75,20 @@ async def test_ten_runs_per_user_per_ten_minutes_across_gateways_and_replicas(se
                     client = pg.client if turn % 2 else other
                     answers.append((await client.post(RUN, json=body, headers=bearer(sub="priya"))).status_code)
                 over_here = await pg.client.post(RUN, json=body, headers=bearer(sub="priya"))
-                over_there = await other.post(RUN, json=body, headers={**bearer(sub="priya"),
-                                                                          "Accept": "text/event-stream"})
+                over_there = await other.post(
+                    RUN, json=body, headers={**bearer(sub="priya"), "Accept": "text/event-stream"}
+                )
                 # Nothing in the request names whose limit it spends: another
                 # agent, prompt or skill, or an actor written into the body,
                 # is still priya's run.
-                escapes = [await other.post(RUN, json=changed, headers=bearer(sub="priya")) for changed in (
-                    {"agent_id": "EXCEPTION_AGENT", "prompt": "Another question"},
-                    {**body, "skill_id": "customer_notifications"},
-                    {**body, "actor": {"sub": "arjun", "email": "arjun@example.com"}},
-                )]
+                escapes = [
+                    await other.post(RUN, json=changed, headers=bearer(sub="priya"))
+                    for changed in (
+                        {"agent_id": "EXCEPTION_AGENT", "prompt": "Another question"},
+                        {**body, "skill_id": "customer_notifications"},
+                        {**body, "actor": {"sub": "arjun", "email": "arjun@example.com"}},
+                    )
+                ]
                 someone_else = await other.post(RUN, json=body, headers=bearer(sub="arjun"))
         finally:
             await replica.stop(grace=0.5)

@@ -67,14 +67,18 @@ async def test_no_personal_value_of_the_demo_backend_reaches_the_model_the_trace
     configured = with_env(settings, redact_keys=("payment_mode",))
     async with playground(configured, backend_app=create_backend()) as pg:
         pg.model.script(
-            Call(("list_express_bookings", {"tenant_id": 3, "status": "waiting"}),
-                 ("list_express_riders", {"tenant_id": 3})),
+            Call(
+                ("list_express_bookings", {"tenant_id": 3, "status": "waiting"}),
+                ("list_express_riders", {"tenant_id": 3}),
+            ),
             Say(f"Rider {riders[0].name} ({riders[0].phone}) should take the batch."),
         )
         dispatch = await pg.run("EXPRESS_DISPATCH_AGENT", "Batch the waiting express bookings for tenant 3.")
         pg.model.script(
-            Call(("get_booking_cache", {"booking_id": customer.booking_id}),
-                 ("get_booking_cache", {"booking_id": phone_as_id})),
+            Call(
+                ("get_booking_cache", {"booking_id": customer.booking_id}),
+                ("get_booking_cache", {"booking_id": phone_as_id}),
+            ),
             Say("The booking is on its way."),
         )
         service = await pg.run(
@@ -96,16 +100,23 @@ async def test_no_personal_value_of_the_demo_backend_reaches_the_model_the_trace
     # What the model API received: every request body of all three runs,
     # less the assistant turns, which echo the model's own words back to it
     # (here a phone-shaped booking id the script made it ask for).
-    sent = json.dumps([{**body, "messages": [m for m in body["messages"] if m["role"] == "user"]}
-                       for body in pg.model.requests], ensure_ascii=False)
+    sent = json.dumps(
+        [{**body, "messages": [m for m in body["messages"] if m["role"] == "user"]} for body in pg.model.requests],
+        ensure_ascii=False,
+    )
     assert leaks(sent, strings, names) == []
     # ...while the model still sees what dispatch needs.
     answers = pg.model.requests[1]["messages"][-1]["content"]
     waiting, fleet = (json.loads(block["content"])["items"] for block in answers)
     assert {b["booking_id"] for b in waiting} == {b.booking_id for b in bookings if b.status == "waiting"}
-    assert all(b["customer_name"].startswith("<person#") and b["customer_phone"].startswith("<phone#")
-               and b["customer_email"].startswith("<email#") and b["drop_address"].startswith("<address#")
-               and b["payment_mode"].startswith("<payment_mode#") for b in waiting)
+    assert all(
+        b["customer_name"].startswith("<person#")
+        and b["customer_phone"].startswith("<phone#")
+        and b["customer_email"].startswith("<email#")
+        and b["drop_address"].startswith("<address#")
+        and b["payment_mode"].startswith("<payment_mode#")
+        for b in waiting
+    )
     assert [(r["rider_id"], r["battery_pct"], r["vehicle"]) for r in fleet] == [
         (r.rider_id, r.battery_pct, r.vehicle) for r in riders
     ]
@@ -146,8 +157,9 @@ async def test_no_personal_value_of_the_demo_backend_reaches_the_model_the_trace
     printed = "\n".join(formatter.format(record) for record in caplog.records)
     assert leaks(printed, strings, names) == []
     summaries = [r for r in caplog.records if r.getMessage() == "playground run"]
-    assert [s.redactions for s in summaries] == [t["redactions"] for t in (dispatch_trace, service_trace,
-                                                                            briefing_trace)]
+    assert [s.redactions for s in summaries] == [
+        t["redactions"] for t in (dispatch_trace, service_trace, briefing_trace)
+    ]
 
 
 async def test_a_run_that_cannot_be_stored_logs_its_failure_redacted(settings, template, database, caplog):

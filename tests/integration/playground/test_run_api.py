@@ -61,7 +61,10 @@ async def test_an_http_read_executes_and_no_personal_data_reaches_the_model(sett
     assert sent["booking_id"] == BOOKING["booking_id"] and sent["status"] == "in_transit"
     # The prompt's phone and e-mail are the booking's: one placeholder each, across the run.
     assert (sent["customer_name"], sent["customer_phone"], sent["drop_address"]) == (
-        "<person#1>", "<phone#1>", "<address#1>")
+        "<person#1>",
+        "<phone#1>",
+        "<address#1>",
+    )
     assert sent["status_text"] == "customer wrote from <email#1>, call back on <phone#1>"
     assert sent["miler"] == {"miler_id": 77, "lat": 12.97, "lon": 77.59}
     for personal in PERSONAL:
@@ -86,14 +89,27 @@ async def test_precedents_execute_against_decision_memory_and_writes_are_only_pr
         async with keyed_channel(settings.addr("decisions"), INTERNAL_KEY) as channel:
             decisions = decisions_pb2_grpc.DecisionsStub(channel)
             for action, outcome in (("reassign", "success"), ("wait", "failure")):
-                recorded = await decisions.RecordDecision(decisions_pb2.RecordDecisionRequest(
-                    decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id="booking-900",
-                    context_json=json_bytes({"stall_minutes": 20, "rider_name": "Suresh Naidu", "zone": "Koramangala"}),
-                    action=action, confidence=0.8, reasoning="Suresh Naidu is stuck",
-                ))
-                await decisions.SetOutcome(decisions_pb2.SetOutcomeRequest(
-                    id=recorded.id, outcome=outcome, reason="delivered late", judged_by="api",
-                ))
+                recorded = await decisions.RecordDecision(
+                    decisions_pb2.RecordDecisionRequest(
+                        decision_type="stall_response",
+                        agent_id="EXCEPTION_AGENT",
+                        subject_id="booking-900",
+                        context_json=json_bytes(
+                            {"stall_minutes": 20, "rider_name": "Suresh Naidu", "zone": "Koramangala"}
+                        ),
+                        action=action,
+                        confidence=0.8,
+                        reasoning="Suresh Naidu is stuck",
+                    )
+                )
+                await decisions.SetOutcome(
+                    decisions_pb2.SetOutcomeRequest(
+                        id=recorded.id,
+                        outcome=outcome,
+                        reason="delivered late",
+                        judged_by="api",
+                    )
+                )
         pg.model.script(
             Call(("find_precedents", {"decision_type": "stall_response", "context": {"stall_minutes": 18}, "k": 5})),
             Call(("reassign_booking", {"booking_id": 1001, "miler_id": 12, "reason": "rider stalled"})),
@@ -107,15 +123,18 @@ async def test_precedents_execute_against_decision_memory_and_writes_are_only_pr
     assert (precedents["tool"], precedents["outcome"], precedents["turn"]) == ("find_precedents", "executed", 1)
     found = json.loads(precedents["result"])
     assert sorted((p["action"], p["outcome"]) for p in found["precedents"]) == [
-        ("reassign", "success"), ("wait", "failure"),
+        ("reassign", "success"),
+        ("wait", "failure"),
     ]
     assert found["summary"] == {"successes": 1, "failures": 1, "success_rate": 0.5}
     assert "Suresh" not in pg.model.sent_text() and "Koramangala" not in pg.model.sent_text()
 
     assert (proposal["tool"], proposal["outcome"], proposal["turn"]) == ("reassign_booking", "proposed", 2)
     assert proposal["proposal"] == {
-        "tool": "reassign_booking", "kind": "write",
-        "input": {"booking_id": 1001, "miler_id": 12, "reason": "rider stalled"}, "requires_confirmation": True,
+        "tool": "reassign_booking",
+        "kind": "write",
+        "input": {"booking_id": 1001, "miler_id": 12, "reason": "rider stalled"},
+        "requires_confirmation": True,
     }
     sent = json.loads(tool_results(pg.model.requests[2])[0]["content"])
     assert sent["executed"] is False and sent["proposal"]["tool"] == "reassign_booking"
@@ -130,15 +149,20 @@ async def test_unreachable_tools_are_unavailable_and_foreign_ones_rejected(setti
         http_unconfigured = await pg.run("CUSTOMER_AGENT", "Where is booking 1001?")
 
         pg.model.script(
-            Call(("nearby_milers", {"lat": 12.97, "lon": 77.59}), ("decide_stall_response", {"booking_id": 1, "facts": {}}),
-                 ("get_booking_cache", {"booking_id": 1001}), ("truncate_everything", {})),
+            Call(
+                ("nearby_milers", {"lat": 12.97, "lon": 77.59}),
+                ("decide_stall_response", {"booking_id": 1, "facts": {}}),
+                ("get_booking_cache", {"booking_id": 1001}),
+                ("truncate_everything", {}),
+            ),
             Say("Nothing I could use."),
         )
         engine_and_foreign = await pg.run("EXCEPTION_AGENT", "Rider 77 stalled.", skill_id="stall_response")
 
         pg.model.script(
-            Call(("simulate_pricing_quote", {"pickup_pincode": "560001", "drop_pincode": "560034",
-                                             "service": "express"})),
+            Call(
+                ("simulate_pricing_quote", {"pickup_pincode": "560001", "drop_pincode": "560034", "service": "express"})
+            ),
             Say("Pricing is not available here."),
         )
         console = await pg.run("CONSOLE_ASSISTANT", "Quote an express parcel.", skill_id="order_intake_auto_schedule")
@@ -160,7 +184,9 @@ async def test_unreachable_tools_are_unavailable_and_foreign_ones_rejected(setti
     results = tool_results(pg.model.requests[3])
     assert [r["is_error"] for r in results] == [True, True, True, True]
     assert json.loads(results[2]["content"]) == {
-        "executed": False, "outcome": "rejected", "detail": "get_booking_cache is not a tool of the selected skill",
+        "executed": False,
+        "outcome": "rejected",
+        "detail": "get_booking_cache is not a tool of the selected skill",
     }
 
     [step] = console.json()["steps"]
@@ -171,9 +197,12 @@ async def test_unreachable_tools_are_unavailable_and_foreign_ones_rejected(setti
 async def test_the_agent_pin_chooses_the_model(settings):
     async with playground(settings) as pg:
         async with service_channel(settings, "registry", person()) as channel:
-            await registry_pb2_grpc.RegistryStub(channel).UpdateAgent(registry_pb2.UpdateAgentRequest(
-                id="CUSTOMER_AGENT", model="claude-opus-4-1",
-            ))
+            await registry_pb2_grpc.RegistryStub(channel).UpdateAgent(
+                registry_pb2.UpdateAgentRequest(
+                    id="CUSTOMER_AGENT",
+                    model="claude-opus-4-1",
+                )
+            )
         pg.model.script(Say("Pinned."))
         reply = await pg.run("CUSTOMER_AGENT", "Hello")
 
@@ -184,7 +213,9 @@ async def test_the_agent_pin_chooses_the_model(settings):
 
 async def test_a_model_api_error_is_a_trace_with_the_error_never_a_500(settings):
     async with playground(settings) as pg:
-        pg.model.script(Call(("get_booking_cache", {"booking_id": 1001})), Fail(529, "Overloaded", kind="overloaded_error"))
+        pg.model.script(
+            Call(("get_booking_cache", {"booking_id": 1001})), Fail(529, "Overloaded", kind="overloaded_error")
+        )
         reply = await pg.run("CUSTOMER_AGENT", "Where is booking 1001?")
         listed = await pg.client.get("/admin/ai/playground/runs", headers=bearer(role=4))
 
@@ -205,7 +236,8 @@ async def test_steps_stream_as_server_sent_events(settings):
             Say("Told the customer."),
         )
         async with pg.client.stream(
-            "POST", "/admin/ai/playground/run",
+            "POST",
+            "/admin/ai/playground/run",
             json={"agent_id": "CUSTOMER_AGENT", "prompt": "Update the customer of booking 1001."},
             headers={**bearer(role=1), "Accept": "text/event-stream"},
         ) as reply:

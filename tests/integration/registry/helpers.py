@@ -48,10 +48,9 @@ async def audit_count(conn: asyncpg.Connection, entity_id: str | None = None) ->
 
 
 @asynccontextmanager
-async def registry_stub(settings: Settings, *, who: Principal | None = None,
-                        address: str | None = None) -> AsyncIterator[registry_pb2_grpc.RegistryStub]:
+async def registry_stub(
+    settings: Settings, *, who: Principal | None = None, address: str | None = None
+) -> AsyncIterator[registry_pb2_grpc.RegistryStub]:
     """The registry as the gateway reaches it, acting for a role-1 operator unless `who` says otherwise."""
     async with service_channel(settings, "registry", who or person(), address=address) as ch:
         yield registry_pb2_grpc.RegistryStub(ch)
-
-

@@ -35,11 +35,14 @@ async def test_the_client_follows_the_registry_and_keeps_a_disk_copy(settings, t
             assert client.autonomous("EXCEPTION_AGENT") is False
             assert client.model("DISPATCH_AGENT") is None
             assert client.requires_confirmation("EXCEPTION_AGENT", "reassign_booking") is True
-            await api.patch("/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": 25}},
-                            headers=WRITER)
-            await api.patch("/admin/ai/agents/EXCEPTION_AGENT",
-                            json={"autonomous": True, "confirm": "EXCEPTION_AGENT", "model": "claude-opus-4-8"},
-                            headers=WRITER)
+            await api.patch(
+                "/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": 25}}, headers=WRITER
+            )
+            await api.patch(
+                "/admin/ai/agents/EXCEPTION_AGENT",
+                json={"autonomous": True, "confirm": "EXCEPTION_AGENT", "model": "claude-opus-4-8"},
+                headers=WRITER,
+            )
             latest = first
             while latest is not None and latest.agents["EXCEPTION_AGENT"].model is None:
                 latest = await client.wait_for_change(latest.etag, timeout=1.0)
@@ -65,8 +68,9 @@ async def test_the_client_keeps_its_snapshot_through_an_outage_and_catches_up(se
             await started["registry"].stop(grace=0.1)
             # Changed while the registry is down: the client cannot know yet.
             async with registry_db(template, database) as conn:
-                await conn.execute("update skills set enabled = false, version = version + 1"
-                                   " where id = 'assignment_failure_triage'")
+                await conn.execute(
+                    "update skills set enabled = false, version = version + 1 where id = 'assignment_failure_triage'"
+                )
             assert await client.wait_for_change(before.etag, timeout=0.5) is None
             assert client.snapshot is before
             assert client.skill_enabled("assignment_failure_triage") is True

@@ -39,7 +39,11 @@ async def test_one_agent_with_its_skills_tools_and_surfaces(api):
     skill = body["skills"][0]
     assert skill["thresholds"] == {"reassignConfidence": 0.7, "stallMinutes": 10}
     assert skill["thresholds_schema"]["stallMinutes"] == {
-        "type": "integer", "min": 3, "max": 60, "step": 1, "default": 10,
+        "type": "integer",
+        "min": 3,
+        "max": 60,
+        "step": 1,
+        "default": 10,
         "description": skill["thresholds_schema"]["stallMinutes"]["description"],
     }
     tools = {t["name"]: t for t in body["tools"]}
@@ -109,8 +113,9 @@ async def test_autonomy_lifts_confirmation_only_for_that_agent(api):
 
 async def test_audit_pages_newest_first_with_filters(api):
     for minutes in range(11, 16):
-        await api.patch("/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": minutes}},
-                        headers=WRITER)
+        await api.patch(
+            "/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": minutes}}, headers=WRITER
+        )
     await api.patch("/admin/ai/skills/doorstep_stall", json={"enabled": False}, headers=WRITER)
     first = await api.get(
         "/admin/ai/audit", params={"entity": "skill", "entity_id": "stall_response", "limit": 2}, headers=READER
@@ -138,14 +143,13 @@ async def test_audit_pages_newest_first_with_filters(api):
 
 
 @pytest.mark.parametrize(
-    "params,field",
+    ("params", "field"),
     [({"entity": "tool"}, "entity"), ({"limit": 500}, "limit"), ({"cursor": "not-a-cursor"}, "cursor")],
 )
 async def test_bad_audit_queries_name_the_field(api, params, field):
     reply = await api.get("/admin/ai/audit", params=params, headers=READER)
     assert reply.status_code == 422
     assert field in reply.json()["error"]["details"]["fields"]
-
 
 
 async def test_audit_filters_by_the_person_who_changed_it(api):
@@ -156,11 +160,14 @@ async def test_audit_filters_by_the_person_who_changed_it(api):
     await api.patch("/admin/ai/skills/stall_response", json={"thresholds": {"stallMinutes": 13}}, headers=other)
     by_email = (await api.get("/admin/ai/audit", params={"actor": "other@example.com"}, headers=READER)).json()
     by_sub = (await api.get("/admin/ai/audit", params={"actor": "u-lead"}, headers=READER)).json()
-    both = (await api.get("/admin/ai/audit", params={"actor": "u-other", "entity_id": "stall_response"},
-                          headers=READER)).json()
+    both = (
+        await api.get("/admin/ai/audit", params={"actor": "u-other", "entity_id": "stall_response"}, headers=READER)
+    ).json()
     nobody = (await api.get("/admin/ai/audit", params={"actor": "nobody@example.com"}, headers=READER)).json()
     assert [(r["entity_id"], r["changed_by"]) for r in by_email["items"]] == [
-        ("stall_response", "u-other"), ("doorstep_stall", "u-other")]
+        ("stall_response", "u-other"),
+        ("doorstep_stall", "u-other"),
+    ]
     assert [(r["entity_id"], r["new"]["stallMinutes"]) for r in by_sub["items"]] == [("stall_response", 12)]
     assert [r["new"]["stallMinutes"] for r in both["items"]] == [13]
     assert nobody == {"items": [], "next_cursor": None}

@@ -33,8 +33,12 @@ async def test_seed_ships_no_data_skills_disabled_with_their_reason(settings, te
         order = await conn.fetch(
             "select tool_name from skill_tools where skill_id = 'stall_response' order by position"
         )
-    assert {row["id"] for row in rows} >= {"high_value_cod", "cash_exposure", "rider_battery_safety",
-                                           "dispatch_rebalance"}
+    assert {row["id"] for row in rows} >= {
+        "high_value_cod",
+        "cash_exposure",
+        "rider_battery_safety",
+        "dispatch_rebalance",
+    }
     assert all(row["disabled_reason"] for row in rows)
     seeded = next(s for s in load_inventory().skills if s.id == "stall_response")
     assert tuple(row["tool_name"] for row in order) == seeded.tool_names
@@ -84,9 +88,15 @@ async def test_a_reseed_fits_what_new_code_can_no_longer_honour_and_audits_it(se
     # The next release drops Dispatch's gate and narrows stallMinutes to 3..30.
     agents = tuple(replace(a, has_autonomy_gate=False) if a.id == "DISPATCH_AGENT" else a for a in inventory.agents)
     skills = tuple(
-        replace(s, thresholds_schema={**s.thresholds_schema,
-                                      "stallMinutes": {**s.thresholds_schema["stallMinutes"], "max": 30}})
-        if s.id == "stall_response" else s
+        replace(
+            s,
+            thresholds_schema={
+                **s.thresholds_schema,
+                "stallMinutes": {**s.thresholds_schema["stallMinutes"], "max": 30},
+            },
+        )
+        if s.id == "stall_response"
+        else s
         for s in inventory.skills
     )
     await seed_registry(settings.database_url, replace(inventory, agents=agents, skills=skills))
@@ -131,8 +141,7 @@ async def test_two_replicas_starting_at_once_seed_the_registry_once(settings, te
 async def test_only_the_first_start_seeds_later_ones_leave_the_rows_alone(settings, template, database):
     await seed_registry(settings.database_url)
     async with registry_db(template, database) as conn:
-        await conn.execute("update agents set purpose = 'as the previous release described it'"
-                           " where id = 'JARVIS'")
+        await conn.execute("update agents set purpose = 'as the previous release described it' where id = 'JARVIS'")
     async with running(settings, ["registry"]):
         pass
     async with registry_db(template, database) as conn:

@@ -108,17 +108,17 @@ async def test_a_watcher_on_another_replica_sees_a_change_within_a_second(settin
         other = ContextServer("registry", settings)
         port = await other.start(address="127.0.0.1:0")
         try:
-            async with registry_stub(settings, who=OPERATOR, address=f"127.0.0.1:{port}") as replica_b, \
-                    registry_stub(settings, who=OPERATOR) as replica_a:
+            async with (
+                registry_stub(settings, who=OPERATOR, address=f"127.0.0.1:{port}") as replica_b,
+                registry_stub(settings, who=OPERATOR) as replica_a,
+            ):
                 current = await replica_b.GetSnapshot(registry_pb2.GetSnapshotRequest())
                 etag = current.snapshot.etag
                 watch_b = replica_b.WatchSnapshot(registry_pb2.WatchSnapshotRequest(if_none_match=etag))
                 watch_a = replica_a.WatchSnapshot(registry_pb2.WatchSnapshotRequest(if_none_match=etag))
                 await watch_b.initial_metadata()
                 await watch_a.initial_metadata()
-                await replica_a.UpdateSkill(
-                    registry_pb2.UpdateSkillRequest(id="doorstep_stall", enabled=False)
-                )
+                await replica_a.UpdateSkill(registry_pb2.UpdateSkillRequest(id="doorstep_stall", enabled=False))
                 async with asyncio.timeout(1.0):
                     pushed_b = await watch_b.read()
                     pushed_a = await watch_a.read()
@@ -141,8 +141,9 @@ async def test_a_watch_with_a_current_etag_stays_quiet_until_a_change(settings):
         done, _ = await asyncio.wait({pending}, timeout=0.3)
         assert not done
         await registry.UpdateAgent(
-            registry_pb2.UpdateAgentRequest(id="EXPRESS_DISPATCH_AGENT", autonomous=True,
-                                            confirm="EXPRESS_DISPATCH_AGENT")
+            registry_pb2.UpdateAgentRequest(
+                id="EXPRESS_DISPATCH_AGENT", autonomous=True, confirm="EXPRESS_DISPATCH_AGENT"
+            )
         )
         pushed = await asyncio.wait_for(pending, 1.0)
         fresh.cancel()

@@ -83,9 +83,11 @@ THRESHOLD_CASES = [
     ({"reassignConfidence": 0.72}, {"thresholds.reassignConfidence": "multiple of 0.05"}, "INVALID_THRESHOLDS"),
     ({"retryCount": 3}, {"thresholds.retryCount": "unknown threshold"}, "INVALID_THRESHOLDS"),
     # All or nothing: one good key beside bad ones is not applied, and every bad key is named.
-    ({"stallMinutes": 12, "reassignConfidence": 2, "nope": 1},
-     {"thresholds.reassignConfidence": "between 0.5 and 1", "thresholds.nope": "unknown threshold"},
-     "INVALID_THRESHOLDS"),
+    (
+        {"stallMinutes": 12, "reassignConfidence": 2, "nope": 1},
+        {"thresholds.reassignConfidence": "between 0.5 and 1", "thresholds.nope": "unknown threshold"},
+        "INVALID_THRESHOLDS",
+    ),
     # The contract refuses these before the registry sees them: not numbers at all.
     ({"stallMinutes": "12"}, {"thresholds.stallMinutes": "must be a number"}, "INVALID_ARGUMENT"),
     ({"stallMinutes": True}, {"thresholds.stallMinutes": "must be a number"}, "INVALID_ARGUMENT"),
@@ -93,7 +95,7 @@ THRESHOLD_CASES = [
 ]
 
 
-@pytest.mark.parametrize("thresholds,named,code", THRESHOLD_CASES)
+@pytest.mark.parametrize(("thresholds", "named", "code"), THRESHOLD_CASES)
 async def test_bad_thresholds_are_refused_naming_each_key(api, template, database, thresholds, named, code):
     reply = await api.patch("/admin/ai/skills/stall_response", json={"thresholds": thresholds}, headers=WRITER)
     assert reply.status_code == 422, reply.text
@@ -115,7 +117,7 @@ async def test_a_threshold_on_a_step_passes_despite_binary_fractions(api):
 
 
 @pytest.mark.parametrize(
-    "body,field",
+    ("body", "field"),
     [
         ({"enabled": "yes"}, "enabled"),
         ({"thresholds": [1, 2]}, "thresholds"),
@@ -235,7 +237,12 @@ async def test_new_skill_on_a_console_agent_from_existing_tools(api, template, d
     assert [(r["field"], r["changed_by"]) for r in audit] == [("created", "u-42")]
     again = await api.post(
         "/admin/ai/skills",
-        json={"id": "late_rider_digest", "agent_id": "CONSOLE_OPS_AGENT", "title": "x", "tool_names": ["scan_bookings"]},
+        json={
+            "id": "late_rider_digest",
+            "agent_id": "CONSOLE_OPS_AGENT",
+            "title": "x",
+            "tool_names": ["scan_bookings"],
+        },
         headers=WRITER,
     )
     assert again.status_code == 409
@@ -243,21 +250,44 @@ async def test_new_skill_on_a_console_agent_from_existing_tools(api, template, d
 
 
 @pytest.mark.parametrize(
-    "draft,named,code",
+    ("draft", "named", "code"),
     [
         # The registry's rules: which agents take new skills, which tools exist.
-        ({"id": "x_skill", "agent_id": "EXCEPTION_AGENT", "title": "t", "tool_names": ["nearby_milers"]},
-         {"agent_id"}, "INVALID_SKILL"),
-        ({"id": "x_skill", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["invented_tool"]},
-         {"tool_names"}, "INVALID_SKILL"),
-        ({"id": "x_skill", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["scan_bookings"],
-          "thresholds_schema": {"k": {"type": "integer", "min": 5, "max": 1, "step": 1, "default": 2}}},
-         {"thresholds_schema.k"}, "INVALID_SKILL"),
+        (
+            {"id": "x_skill", "agent_id": "EXCEPTION_AGENT", "title": "t", "tool_names": ["nearby_milers"]},
+            {"agent_id"},
+            "INVALID_SKILL",
+        ),
+        (
+            {"id": "x_skill", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["invented_tool"]},
+            {"tool_names"},
+            "INVALID_SKILL",
+        ),
+        (
+            {
+                "id": "x_skill",
+                "agent_id": "CONSOLE_OPS_AGENT",
+                "title": "t",
+                "tool_names": ["scan_bookings"],
+                "thresholds_schema": {"k": {"type": "integer", "min": 5, "max": 1, "step": 1, "default": 2}},
+            },
+            {"thresholds_schema.k"},
+            "INVALID_SKILL",
+        ),
         # The contract: shapes the document states.
         ({"agent_id": "CONSOLE_OPS_AGENT", "tool_names": []}, {"id", "title", "tool_names"}, "INVALID_ARGUMENT"),
-        ({"id": "Bad-Id", "agent_id": "CONSOLE_OPS_AGENT", "title": "t", "tool_names": ["scan_bookings"],
-          "source": "engine", "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5}}},
-         {"id", "source", "thresholds_schema.k.step", "thresholds_schema.k.default"}, "INVALID_ARGUMENT"),
+        (
+            {
+                "id": "Bad-Id",
+                "agent_id": "CONSOLE_OPS_AGENT",
+                "title": "t",
+                "tool_names": ["scan_bookings"],
+                "source": "engine",
+                "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5}},
+            },
+            {"id", "source", "thresholds_schema.k.step", "thresholds_schema.k.default"},
+            "INVALID_ARGUMENT",
+        ),
     ],
 )
 async def test_bad_new_skills_are_refused_naming_every_field(api, template, database, draft, named, code):
@@ -296,7 +326,7 @@ async def test_autonomy_on_needs_the_typed_agent_id(api, template, database):
 
 
 @pytest.mark.parametrize(
-    "agent_id,body,code,field",
+    ("agent_id", "body", "code", "field"),
     [
         ("JARVIS", {"autonomous": True, "confirm": "JARVIS"}, "NO_AUTONOMY_GATE", "autonomous"),
         ("EXCEPTION_AGENT", {"model": "gpt-4o"}, "MODEL_NOT_ALLOWED", "model"),
@@ -330,12 +360,16 @@ async def test_patching_a_missing_agent_is_404(api):
 
 
 async def test_the_service_itself_refuses_a_write_nobody_signed(api, settings):
-    async with service_channel(settings, "registry") as unsigned, \
-            service_channel(settings, "registry", person(sub="svc-7")) as signed:
+    async with (
+        service_channel(settings, "registry") as unsigned,
+        service_channel(settings, "registry", person(sub="svc-7")) as signed,
+    ):
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await registry_pb2_grpc.RegistryStub(unsigned).UpdateSkill(
-                registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False))
+                registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False)
+            )
         reply = await registry_pb2_grpc.RegistryStub(signed).UpdateSkill(
-            registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False))
+            registry_pb2.UpdateSkillRequest(id="stall_response", enabled=False)
+        )
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert reply.version == 2 and reply.updated_by == "svc-7"

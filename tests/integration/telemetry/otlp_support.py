@@ -46,13 +46,13 @@ async def live_gateway(settings: Settings) -> AsyncIterator[str]:
 
 
 @contextmanager
-def tracer_provider(base_url: str, service: str, *,
-                    headers: dict[str, str] | None = None) -> Iterator[TracerProvider]:
+def tracer_provider(base_url: str, service: str, *, headers: dict[str, str] | None = None) -> Iterator[TracerProvider]:
     """An SDK provider whose every finished span is exported at once, as
     protobuf over HTTP, to the gateway. Use it from a worker thread: the
     export blocks until the gateway answers."""
-    exporter = OTLPSpanExporter(endpoint=f"{base_url}/v1/traces",
-                                headers=headers if headers is not None else {"x-internal-key": INTERNAL_KEY})
+    exporter = OTLPSpanExporter(
+        endpoint=f"{base_url}/v1/traces", headers=headers if headers is not None else {"x-internal-key": INTERNAL_KEY}
+    )
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     try:
@@ -69,12 +69,24 @@ def attribute(key: str, value: Any) -> KeyValue:
     return KeyValue(key=key, value=AnyValue(string_value=value))
 
 
-def span(n: int, name: str, *, parent: int | None = None, ms: int = 100, trace: bytes = TRACE,
-         failed: bool = False, **attributes: Any) -> trace_pb2.Span:
+def span(
+    n: int,
+    name: str,
+    *,
+    parent: int | None = None,
+    ms: int = 100,
+    trace: bytes = TRACE,
+    failed: bool = False,
+    **attributes: Any,
+) -> trace_pb2.Span:
     """A span of `trace`, id n, `ms` long; attribute names use __ for dots."""
     return trace_pb2.Span(
-        trace_id=trace, span_id=n.to_bytes(8, "big"), parent_span_id=parent.to_bytes(8, "big") if parent else b"",
-        name=name, start_time_unix_nano=START, end_time_unix_nano=START + ms * 1_000_000,
+        trace_id=trace,
+        span_id=n.to_bytes(8, "big"),
+        parent_span_id=parent.to_bytes(8, "big") if parent else b"",
+        name=name,
+        start_time_unix_nano=START,
+        end_time_unix_nano=START + ms * 1_000_000,
         status=trace_pb2.Status(code=trace_pb2.Status.StatusCode.STATUS_CODE_ERROR if failed else 0),
         attributes=[attribute(key.replace("__", "."), value) for key, value in attributes.items()],
     )
@@ -99,16 +111,18 @@ async def rows(stack: Stack, database: str, sql: str) -> list[dict[str, Any]]:
 
 async def table_text(stack: Stack, database: str) -> str:
     """Every row of both tables as text, to search for what must not be there."""
-    found = await rows(stack, database, "select row_to_json(r)::text as t from runs r"
-                                        " union all select row_to_json(m)::text from model_calls m")
+    found = await rows(
+        stack,
+        database,
+        "select row_to_json(r)::text as t from runs r union all select row_to_json(m)::text from model_calls m",
+    )
     return "\n".join(row["t"] for row in found)
 
 
 async def register(stack: Stack, database: str, agent_id: str) -> None:
     conn = await asyncpg.connect(stack.raw_dsn(database), server_settings={"search_path": "registry"})
     try:
-        await conn.execute("insert into agents (id, name, runtime, status) values ($1, $1, 'engine', 'live')",
-                           agent_id)
+        await conn.execute("insert into agents (id, name, runtime, status) values ($1, $1, 'engine', 'live')", agent_id)
     finally:
         await conn.close()
 
@@ -128,5 +142,8 @@ async def stream_bytes(js: Any) -> bytes:
 
 
 def metric_samples(text: str) -> dict[str, float]:
-    return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
-            for line in text.splitlines() if line and not line.startswith("#")}
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }

@@ -18,8 +18,15 @@ from services.telemetry.ingest import DURABLE, STREAM
 from tests.harness import Stack, service_channel, service_nats
 
 
-def task(agent_id: str, task_id: str, *, status: str = "succeeded", ms: int = 1000,
-         task_type: str = "stall_response", error: str | None = None) -> bytes:
+def task(
+    agent_id: str,
+    task_id: str,
+    *,
+    status: str = "succeeded",
+    ms: int = 1000,
+    task_type: str = "stall_response",
+    error: str | None = None,
+) -> bytes:
     """An engine-shaped run with naive timestamps, `ms` long."""
     seconds, millis = divmod(ms, 1000)
     body: dict[str, Any] = {
@@ -51,7 +58,9 @@ async def broker(settings: Settings) -> AsyncIterator[tuple[nats.NATS, JetStream
 async def counters(settings: Settings) -> dict[str, Any]:
     async with service_channel(settings, "telemetry") as ch:
         reply = await telemetry_pb2_grpc.TelemetryStub(ch).GetCounters(telemetry_pb2.GetCountersRequest())
-    seen: dict[str, Any] = {field.name: getattr(reply, field.name) for field in telemetry_pb2.Counters.DESCRIPTOR.fields}
+    seen: dict[str, Any] = {
+        field.name: getattr(reply, field.name) for field in telemetry_pb2.Counters.DESCRIPTOR.fields
+    }
     seen["malformed_by_field"] = dict(reply.malformed_by_field)
     return seen
 
@@ -77,5 +86,3 @@ async def consumer_state(js: JetStreamContext) -> tuple[int, int]:
     """(messages not yet delivered, delivered but not acked) on the shared consumer."""
     info = await js.consumer_info(STREAM, DURABLE)
     return info.num_pending, info.num_ack_pending
-
-

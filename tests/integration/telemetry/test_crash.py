@@ -58,11 +58,19 @@ async def serving(address: str) -> bool:
 async def start_service(settings: Settings, log: Path) -> asyncio.subprocess.Process:
     with log.open("ab") as sink:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "outrider.cli", "serve", "telemetry",
-            cwd=ROOT, env=service_env(settings), stdout=sink, stderr=sink,
+            sys.executable,
+            "-m",
+            "outrider.cli",
+            "serve",
+            "telemetry",
+            cwd=ROOT,
+            env=service_env(settings),
+            stdout=sink,
+            stderr=sink,
         )
-    await eventually(lambda: serving(settings.addr("telemetry")), timeout=30,
-                     what=f"telemetry subprocess serving (log: {log})")
+    await eventually(
+        lambda: serving(settings.addr("telemetry")), timeout=30, what=f"telemetry subprocess serving (log: {log})"
+    )
     return process
 
 
@@ -87,7 +95,8 @@ async def test_sigkill_mid_batch_then_restart_keeps_every_run_once(settings, tem
     published: set[tuple[str, str]] = set()
     process = await start_service(settings, log)
     try:
-        async with broker(settings) as (nc, js):
+        async with broker(settings) as (_nc, js):
+
             async def publish(first: int, last: int) -> None:
                 for n in range(first, last):
                     agent = f"AGENT_{n % 4}"
@@ -115,8 +124,11 @@ async def test_sigkill_mid_batch_then_restart_keeps_every_run_once(settings, tem
             assert await run_keys(template, database) == before_crash
 
             process = await start_service(settings, log)
-            await eventually(lambda: _rows_are(template, database, published), timeout=30,
-                             what="every published run landed after the restart")
+            await eventually(
+                lambda: _rows_are(template, database, published),
+                timeout=30,
+                what="every published run landed after the restart",
+            )
             await eventually(lambda: _drained(js), what="consumer drained")
             # The batch the dead process held came back to the new one.
             restarted = await counters(settings)

@@ -56,12 +56,25 @@ async def test_six_messages_make_three_rows_one_duplicate_one_malformed_one_hear
             await nc.flush()
 
             # Deliveries are counted before their batch commits; wait for the whole tally.
-            expected = {"received": 5, "inserted": 3, "duplicates": 1, "malformed": 1, "redelivered": 1,
-                        "heartbeats": 1, "dead_lettered": 0, "malformed_by_field": {"task_type": 1}}
-            await eventually(lambda: counters(settings), lambda seen: seen == {**dict.fromkeys(seen, 0), **expected},
-                             what="five task deliveries written or terminated, and one heartbeat")
+            expected = {
+                "received": 5,
+                "inserted": 3,
+                "duplicates": 1,
+                "malformed": 1,
+                "redelivered": 1,
+                "heartbeats": 1,
+                "dead_lettered": 0,
+                "malformed_by_field": {"task_type": 1},
+            }
+            await eventually(
+                lambda: counters(settings),
+                lambda seen: seen == {**dict.fromkeys(seen, 0), **expected},
+                what="five task deliveries written or terminated, and one heartbeat",
+            )
             assert await run_keys(template, database) == [
-                ("DISPATCH_AGENT", "t-1"), ("EXCEPTION_AGENT", "t-1"), ("EXCEPTION_AGENT", "t-2"),
+                ("DISPATCH_AGENT", "t-1"),
+                ("EXCEPTION_AGENT", "t-1"),
+                ("EXCEPTION_AGENT", "t-2"),
             ]
             # Everything acked or terminated: nothing waits, nothing is held.
             await eventually(lambda: _drained(js), what="consumer drained")
@@ -110,7 +123,8 @@ async def test_runs_published_while_the_database_is_away_land_once_when_it_retur
     fast = with_env(settings, telemetry_batch_size=20, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
     published: set[tuple[str, str]] = set()
 
-    async with running(fast, ["telemetry"]), broker(fast) as (nc, js):
+    async with running(fast, ["telemetry"]), broker(fast) as (_nc, js):
+
         async def publish(first: int, last: int) -> None:
             for n in range(first, last):
                 agent = f"AGENT_{n % 3}"
@@ -133,8 +147,11 @@ async def test_runs_published_while_the_database_is_away_land_once_when_it_retur
             assert reply.json()["error"]["code"] == "DATABASE_UNAVAILABLE"
         await publish(200, 240)
 
-        await eventually(lambda: _rows_are(template, database, published), timeout=30,
-                         what="every run landed after the database returned")
+        await eventually(
+            lambda: _rows_are(template, database, published),
+            timeout=30,
+            what="every run landed after the database returned",
+        )
         await eventually(lambda: _drained(js), what="consumer drained")
         seen = await counters(fast)
         assert seen["inserted"] == len(published) == 240

@@ -4,7 +4,7 @@ registry, outcomes from decision memory, live state from the bucket."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
@@ -57,13 +57,17 @@ async def test_figures_match_hand_computed_values(settings, template, database):
     fast = with_env(settings, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
     await register(template, database, ("EXCEPTION_AGENT", "live"), ("HUB_AGENT", "live"), ("OLD_AGENT", "retired"))
     # A run received three days ago: inside a 7-day window, outside a 1-day one.
-    await execute(template, database,
-                  "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
-                  " received_at) values ('EXCEPTION_AGENT', 'old-1', 'stall_response', 'failed',"
-                  " '2026-09-26T10:00:00', '2026-09-26T10:00:05.900', 5900, now() - interval '3 days')")
+    await execute(
+        template,
+        database,
+        "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
+        " received_at) values ('EXCEPTION_AGENT', 'old-1', 'stall_response', 'failed',"
+        " '2026-09-26T10:00:00', '2026-09-26T10:00:05.900', 5900, now() - interval '3 days')",
+    )
     async with running(fast, ["registry", "telemetry"]), broker(fast) as (nc, js):
-        for n, (ms, status) in enumerate([(100, "succeeded"), (200, "succeeded"), (300, "failed"),
-                                          (400, "succeeded"), (1000, "succeeded")]):
+        for n, (ms, status) in enumerate(
+            [(100, "succeeded"), (200, "succeeded"), (300, "failed"), (400, "succeeded"), (1000, "succeeded")]
+        ):
             await js.publish("telemetry.task", task("EXCEPTION_AGENT", f"t-{n}", ms=ms, status=status))
         await js.publish("telemetry.task", task("UNLISTED_AGENT", "u-1", ms=50))
         await nc.publish("telemetry.agent", heartbeat("EXCEPTION_AGENT", "busy"))
@@ -74,7 +78,7 @@ async def test_figures_match_hand_computed_values(settings, template, database):
             return seen["inserted"] == 6 and seen["heartbeats"] == 1
 
         await eventually(landed, what="six runs and a heartbeat")
-        before = datetime.now(timezone.utc)
+        before = datetime.now(UTC)
         day = await insights(fast, "?days=1")
         week = await insights(fast, "?days=7")
         default = await insights(fast)
@@ -101,9 +105,19 @@ async def test_figures_match_hand_computed_values(settings, template, database):
     assert abs(datetime.fromisoformat(exception["last_heartbeat_at"]) - before) < timedelta(minutes=1)
 
     assert agents["HUB_AGENT"] == {
-        "agent_id": "HUB_AGENT", "runs": 0, "failures": 0, "avg_ms": None, "p95_ms": None,
-        "last_run_at": None, "state": "silent", "last_heartbeat_at": None, "registered": True,
-        "model_calls": 0, "input_tokens": 0, "output_tokens": 0, "estimated_cost": None,
+        "agent_id": "HUB_AGENT",
+        "runs": 0,
+        "failures": 0,
+        "avg_ms": None,
+        "p95_ms": None,
+        "last_run_at": None,
+        "state": "silent",
+        "last_heartbeat_at": None,
+        "registered": True,
+        "model_calls": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "estimated_cost": None,
     }
     unlisted = agents["UNLISTED_AGENT"]
     assert (unlisted["runs"], unlisted["avg_ms"], unlisted["p95_ms"], unlisted["registered"]) == (1, 50.0, 50.0, False)
@@ -127,10 +141,13 @@ async def test_figures_match_hand_computed_values(settings, template, database):
 async def test_no_traffic_reads_not_receiving_with_silent_agents(settings, template, database):
     await register(template, database, ("EXCEPTION_AGENT", "live"))
     # The last run arrived ten minutes ago: history, not a live pipe.
-    await execute(template, database,
-                  "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
-                  " received_at) values ('EXCEPTION_AGENT', 'x-1', 'stall_response', 'succeeded',"
-                  " '2026-09-29T10:00:00', '2026-09-29T10:00:01', 1000, now() - interval '10 minutes')")
+    await execute(
+        template,
+        database,
+        "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
+        " received_at) values ('EXCEPTION_AGENT', 'x-1', 'stall_response', 'succeeded',"
+        " '2026-09-29T10:00:00', '2026-09-29T10:00:01', 1000, now() - interval '10 minutes')",
+    )
     async with running(settings, ["registry", "telemetry"]):
         body = await insights(settings, "?days=1")
     assert body["receiving"] is False
@@ -178,12 +195,22 @@ async def test_decisions_by_type_and_outcome_come_from_decision_memory(settings)
         async with channel(settings.addr("decisions"), INTERNAL_KEY) as ch:
             memory = decisions_pb2_grpc.DecisionsStub(ch)
             ids = []
-            for decision_type, subject in (("stall_response", "b-1"), ("stall_response", "b-2"),
-                                           ("assignment_failure", "b-3")):
-                reply = await memory.RecordDecision(decisions_pb2.RecordDecisionRequest(
-                    decision_type=decision_type, agent_id="EXCEPTION_AGENT", subject_id=subject,
-                    context_json=json_bytes({"minutes_stalled": 12, "subject": subject}), action="reassign",
-                    confidence=0.8, model="claude-sonnet-4-5"))
+            for decision_type, subject in (
+                ("stall_response", "b-1"),
+                ("stall_response", "b-2"),
+                ("assignment_failure", "b-3"),
+            ):
+                reply = await memory.RecordDecision(
+                    decisions_pb2.RecordDecisionRequest(
+                        decision_type=decision_type,
+                        agent_id="EXCEPTION_AGENT",
+                        subject_id=subject,
+                        context_json=json_bytes({"minutes_stalled": 12, "subject": subject}),
+                        action="reassign",
+                        confidence=0.8,
+                        model="claude-sonnet-4-5",
+                    )
+                )
                 ids.append(reply.id)
             await memory.SetOutcome(decisions_pb2.SetOutcomeRequest(id=ids[0], outcome="success", reason="delivered"))
         body = await insights(settings, "?days=1")

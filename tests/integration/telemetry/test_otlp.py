@@ -59,40 +59,59 @@ async def insights(base: str, query: str = "?days=1") -> dict:
 
 
 async def test_sdk_spans_become_runs_and_model_calls_and_contents_are_never_kept(settings, template, database):
-    priced = with_env(settings, telemetry_batch_wait_ms=100,
-                      model_prices={"claude-sonnet-4-*": {"input": 3, "output": 15}})
+    priced = with_env(
+        settings, telemetry_batch_wait_ms=100, model_prices={"claude-sonnet-4-*": {"input": 3, "output": 15}}
+    )
     await register(template, database, "DISPATCH_AGENT")
     async with running(priced, ["registry", "telemetry"]), live_gateway(priced) as base, broker(priced) as (_, js):
+
         def engine() -> None:
             with tracer_provider(base, "booking-engine") as provider:
                 tracer = provider.get_tracer("booking-engine")
                 with tracer.start_as_current_span("handle_booking"):
-                    with tracer.start_as_current_span("chat claude-sonnet-4", attributes={
-                        "gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic",
-                        "gen_ai.request.model": "claude-sonnet-4",
-                        "gen_ai.response.model": "claude-sonnet-4-20250514",
-                        "gen_ai.usage.input_tokens": 1200, "gen_ai.usage.output_tokens": 80,
-                        "gen_ai.input.messages": json.dumps([{"role": "user", "content": PROMPT}]),
-                        "gen_ai.output.messages": json.dumps([{"role": "assistant", "content": ANSWER}]),
-                    }) as call:
+                    with tracer.start_as_current_span(
+                        "chat claude-sonnet-4",
+                        attributes={
+                            "gen_ai.operation.name": "chat",
+                            "gen_ai.provider.name": "anthropic",
+                            "gen_ai.request.model": "claude-sonnet-4",
+                            "gen_ai.response.model": "claude-sonnet-4-20250514",
+                            "gen_ai.usage.input_tokens": 1200,
+                            "gen_ai.usage.output_tokens": 80,
+                            "gen_ai.input.messages": json.dumps([{"role": "user", "content": PROMPT}]),
+                            "gen_ai.output.messages": json.dumps([{"role": "assistant", "content": ANSWER}]),
+                        },
+                    ) as call:
                         call.add_event("gen_ai.user.message", {"content": PROMPT})
-                    with tracer.start_as_current_span("invoke_agent Dispatcher", attributes={
-                        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "DISPATCH_AGENT",
-                    }):
-                        with tracer.start_as_current_span("chat claude-haiku", attributes={
-                            "gen_ai.operation.name": "chat", "gen_ai.agent.name": "DISPATCH_AGENT",
-                            "gen_ai.request.model": "claude-haiku", "gen_ai.usage.input_tokens": 300,
-                            "gen_ai.usage.output_tokens": 20, "error.type": "OverloadedError",
-                            "gen_ai.system_instructions": PROMPT,
-                        }) as failed:
+                    with tracer.start_as_current_span(
+                        "invoke_agent Dispatcher",
+                        attributes={
+                            "gen_ai.operation.name": "invoke_agent",
+                            "gen_ai.agent.name": "DISPATCH_AGENT",
+                        },
+                    ):
+                        with tracer.start_as_current_span(
+                            "chat claude-haiku",
+                            attributes={
+                                "gen_ai.operation.name": "chat",
+                                "gen_ai.agent.name": "DISPATCH_AGENT",
+                                "gen_ai.request.model": "claude-haiku",
+                                "gen_ai.usage.input_tokens": 300,
+                                "gen_ai.usage.output_tokens": 20,
+                                "error.type": "OverloadedError",
+                                "gen_ai.system_instructions": PROMPT,
+                            },
+                        ) as failed:
                             failed.set_status(Status(StatusCode.ERROR, "overloaded"))
                     with tracer.start_as_current_span("GET /bookings/1001"):
                         pass
 
         await asyncio.to_thread(engine)
-        await eventually(lambda: counters(priced),
-                         lambda seen: seen["otlp_runs_inserted"] == 2 and seen["model_calls_inserted"] == 2,
-                         what="two runs and two model calls from the SDK's spans")
+        await eventually(
+            lambda: counters(priced),
+            lambda seen: seen["otlp_runs_inserted"] == 2 and seen["model_calls_inserted"] == 2,
+            what="two runs and two model calls from the SDK's spans",
+        )
         body = await insights(base)
         async with httpx.AsyncClient(base_url=base) as client:
             metrics = metric_samples((await client.get("/metrics", headers=internal_headers())).text)
@@ -114,10 +133,13 @@ async def test_sdk_spans_become_runs_and_model_calls_and_contents_are_never_kept
     assert body["receiving"] is True
 
     runs = await rows(template, database, "select agent_id, task_type, status from runs order by agent_id")
-    assert runs == [{"agent_id": "DISPATCH_AGENT", "task_type": "invoke_agent Dispatcher", "status": "succeeded"},
-                    {"agent_id": "booking-engine", "task_type": "handle_booking", "status": "succeeded"}]
-    [failed_call] = await rows(template, database, "select error_type, status from model_calls"
-                                                   " where agent_id = 'DISPATCH_AGENT'")
+    assert runs == [
+        {"agent_id": "DISPATCH_AGENT", "task_type": "invoke_agent Dispatcher", "status": "succeeded"},
+        {"agent_id": "booking-engine", "task_type": "handle_booking", "status": "succeeded"},
+    ]
+    [failed_call] = await rows(
+        template, database, "select error_type, status from model_calls where agent_id = 'DISPATCH_AGENT'"
+    )
     assert failed_call == {"error_type": "OverloadedError", "status": "failed"}
     # The contents were sent; they are nowhere after the gateway.
     for secret in ("Ananya", "Residency", "Vikram"):
@@ -130,20 +152,33 @@ async def test_sdk_spans_become_runs_and_model_calls_and_contents_are_never_kept
 
 async def test_json_posts_and_gzip_protobuf_posts_are_read_back(settings):
     fast = with_env(settings, telemetry_batch_wait_ms=100)
-    first = export(span(1, "sweep_bookings", ms=250),
-                   span(2, "chat", parent=1, ms=90, gen_ai__operation__name="chat",
-                        gen_ai__request__model="claude-sonnet-4", gen_ai__usage__input_tokens=10,
-                        gen_ai__usage__output_tokens=2),
-                   service="json-engine")
+    first = export(
+        span(1, "sweep_bookings", ms=250),
+        span(
+            2,
+            "chat",
+            parent=1,
+            ms=90,
+            gen_ai__operation__name="chat",
+            gen_ai__request__model="claude-sonnet-4",
+            gen_ai__usage__input_tokens=10,
+            gen_ai__usage__output_tokens=2,
+        ),
+        service="json-engine",
+    )
     second = export(span(1, "sweep_bookings", trace=b"\x07" * 16, failed=True), service="json-engine")
     async with running(fast, ["telemetry"]), live_gateway(fast) as base, httpx.AsyncClient(base_url=base) as client:
-        as_json = await client.post("/v1/traces", content=otlp_json(first),
-                                    headers={"Content-Type": "application/json",
-                                             "Authorization": f"Bearer {INTERNAL_KEY}"})
-        zipped = await client.post("/v1/traces", content=gzip.compress(second.SerializeToString()),
-                                   headers={**PROTOBUF, "Content-Encoding": "gzip"})
-        await eventually(lambda: counters(fast), lambda seen: seen["otlp_runs_inserted"] == 2,
-                         what="both runs written")
+        as_json = await client.post(
+            "/v1/traces",
+            content=otlp_json(first),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {INTERNAL_KEY}"},
+        )
+        zipped = await client.post(
+            "/v1/traces",
+            content=gzip.compress(second.SerializeToString()),
+            headers={**PROTOBUF, "Content-Encoding": "gzip"},
+        )
+        await eventually(lambda: counters(fast), lambda seen: seen["otlp_runs_inserted"] == 2, what="both runs written")
         body = await insights(base)
     assert as_json.status_code == 200 and as_json.headers["content-type"] == "application/json"
     assert as_json.json() == {}
@@ -154,7 +189,11 @@ async def test_json_posts_and_gzip_protobuf_posts_are_read_back(settings):
     assert agent["avg_ms"] == 175.0
     [model] = body["models"]
     assert (model["model"], model["input_tokens"], model["output_tokens"], model["avg_ms"]) == (
-        "claude-sonnet-4", 10, 2, 90.0)
+        "claude-sonnet-4",
+        10,
+        2,
+        90.0,
+    )
     assert body["prices_configured"] is False and model["estimated_cost"] is None
 
 
@@ -173,12 +212,12 @@ async def test_refusals_are_otlp_status_answers_counted_by_reason_and_lose_nothi
         (PROTOBUF, b"\x0a" + b"\x00" * 5000, 413, 3),
         ({**PROTOBUF, "Content-Encoding": "gzip"}, bomb, 413, 3),
     ]
-    async with running(small, ["telemetry"]), live_gateway(small) as base, \
-            httpx.AsyncClient(base_url=base) as client:
+    async with running(small, ["telemetry"]), live_gateway(small) as base, httpx.AsyncClient(base_url=base) as client:
         answers = [await client.post("/v1/traces", content=body, headers=headers) for headers, body, _, _ in cases]
         accepted = await client.post("/v1/traces", content=good.SerializeToString(), headers=PROTOBUF)
-        await eventually(lambda: counters(small), lambda seen: seen["otlp_runs_inserted"] == 1,
-                         what="the good export written")
+        await eventually(
+            lambda: counters(small), lambda seen: seen["otlp_runs_inserted"] == 1, what="the good export written"
+        )
         metrics = metric_samples((await client.get("/metrics", headers=internal_headers())).text)
     for (headers, _, status, code), answer in zip(cases, answers, strict=True):
         assert answer.status_code == status, (headers, answer.content)
@@ -191,9 +230,10 @@ async def test_refusals_are_otlp_status_answers_counted_by_reason_and_lose_nothi
         assert refusal.code == code and refusal.message, answer.content
     assert "not-hex" in json.loads(answers[5].content)["message"]
     assert accepted.status_code == 200
-    assert {outcome: metrics[f'outrider_otlp_requests_total{{outcome="{outcome}"}}'] for outcome in (
-        "accepted", "unauthenticated", "unsupported", "undecodable", "too_large", "unavailable")} == {
-        "accepted": 1, "unauthenticated": 2, "unsupported": 2, "undecodable": 3, "too_large": 2, "unavailable": 0}
+    assert {
+        outcome: metrics[f'outrider_otlp_requests_total{{outcome="{outcome}"}}']
+        for outcome in ("accepted", "unauthenticated", "unsupported", "undecodable", "too_large", "unavailable")
+    } == {"accepted": 1, "unauthenticated": 2, "unsupported": 2, "undecodable": 3, "too_large": 2, "unavailable": 0}
 
 
 async def test_without_jetstream_the_answer_is_a_503_to_retry(settings):
@@ -217,9 +257,11 @@ async def test_spans_missing_what_they_need_are_refused_alone_and_the_rest_writt
     request.resource_spans.extend(export(span(5, "nobody's run", trace=b"\x05" * 16), service=None).resource_spans)
     async with running(fast, ["telemetry"]), live_gateway(fast) as base, httpx.AsyncClient(base_url=base) as client:
         answer = await client.post("/v1/traces", content=otlp_json(request), headers=JSON)
-        await eventually(lambda: counters(fast),
-                         lambda seen: seen["otlp_runs_inserted"] == 1 and seen["model_calls_inserted"] == 1,
-                         what="the usable run and model call written")
+        await eventually(
+            lambda: counters(fast),
+            lambda seen: seen["otlp_runs_inserted"] == 1 and seen["model_calls_inserted"] == 1,
+            what="the usable run and model call written",
+        )
         metrics = metric_samples((await client.get("/metrics", headers=internal_headers())).text)
     assert answer.status_code == 200
     partial = answer.json()["partialSuccess"]
@@ -234,24 +276,31 @@ async def test_spans_missing_what_they_need_are_refused_alone_and_the_rest_writt
     assert metrics['outrider_otlp_spans_total{outcome="accepted"}'] == 2
 
 
-async def test_a_resent_export_is_stored_once_and_a_copy_past_the_stream_is_written_once(
-        settings, template, database):
+async def test_a_resent_export_is_stored_once_and_a_copy_past_the_stream_is_written_once(settings, template, database):
     fast = with_env(settings, telemetry_batch_wait_ms=100)
     request = export(span(1, "handle_booking"), span(2, "chat", parent=1, gen_ai__operation__name="chat"))
-    async with running(fast, ["telemetry"]), live_gateway(fast) as base, broker(fast) as (_, js), \
-            httpx.AsyncClient(base_url=base) as client:
+    async with (
+        running(fast, ["telemetry"]),
+        live_gateway(fast) as base,
+        broker(fast) as (_, js),
+        httpx.AsyncClient(base_url=base) as client,
+    ):
         # An exporter retrying a request whose answer it never saw, once in
         # the other encoding: the stream drops the re-sends by message id.
-        for body, headers in ((request.SerializeToString(), PROTOBUF), (request.SerializeToString(), PROTOBUF),
-                              (otlp_json(request), JSON)):
+        for body, headers in (
+            (request.SerializeToString(), PROTOBUF),
+            (request.SerializeToString(), PROTOBUF),
+            (otlp_json(request), JSON),
+        ):
             assert (await client.post("/v1/traces", content=body, headers=headers)).status_code == 200
         stored = await js.stream_info("TELEMETRY", subjects_filter=SUBJECT)
         # A copy the stream cannot recognise (one published without the id,
         # as a re-send past the duplicate window arrives) is refused by the tables.
         [message] = otlp_codec.admit(request).messages
         await js.publish(SUBJECT, message)
-        seen = await eventually(lambda: counters(fast), lambda c: c["otlp_duplicates"] == 2,
-                                what="the copy refused by the tables")
+        seen = await eventually(
+            lambda: counters(fast), lambda c: c["otlp_duplicates"] == 2, what="the copy refused by the tables"
+        )
     assert stored.state.subjects == {SUBJECT: 1}
     assert (seen["otlp_received"], seen["otlp_runs_inserted"], seen["model_calls_inserted"]) == (2, 1, 1)
     assert len(await rows(template, database, "select 1 from runs")) == 1
@@ -262,12 +311,24 @@ async def test_spans_taken_in_while_the_database_is_away_land_once_when_it_retur
     fast = with_env(settings, telemetry_batch_size=5, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
 
     def trace(n: int) -> bytes:
-        return export(span(1, "handle_booking", trace=n.to_bytes(16, "big")),
-                      span(2, "chat", parent=1, trace=n.to_bytes(16, "big"), gen_ai__operation__name="chat",
-                           gen_ai__usage__input_tokens=n)).SerializeToString()
+        return export(
+            span(1, "handle_booking", trace=n.to_bytes(16, "big")),
+            span(
+                2,
+                "chat",
+                parent=1,
+                trace=n.to_bytes(16, "big"),
+                gen_ai__operation__name="chat",
+                gen_ai__usage__input_tokens=n,
+            ),
+        ).SerializeToString()
 
-    async with running(fast, ["telemetry"]), live_gateway(fast) as base, broker(fast) as (_, js), \
-            httpx.AsyncClient(base_url=base) as client:
+    async with (
+        running(fast, ["telemetry"]),
+        live_gateway(fast) as base,
+        broker(fast) as (_, js),
+        httpx.AsyncClient(base_url=base) as client,
+    ):
         for n in range(1, 11):
             assert (await client.post("/v1/traces", content=trace(n), headers=PROTOBUF)).status_code == 200
         await eventually(lambda: counters(fast), lambda seen: seen["otlp_runs_inserted"] == 10, what="first traces")
@@ -280,10 +341,12 @@ async def test_spans_taken_in_while_the_database_is_away_land_once_when_it_retur
             await asyncio.sleep(1.5)
             info = await js.consumer_info("TELEMETRY", "telemetry-otlp-ingest")
             assert info.num_pending + info.num_ack_pending > 0, "spans were acked while the database was away"
-        seen = await eventually(lambda: counters(fast),
-                                lambda c: (c["otlp_runs_inserted"], c["model_calls_inserted"],
-                                           c["otlp_duplicates"]) == (40, 40, 0),
-                                timeout=30, what="every trace written once after the database returned")
+        seen = await eventually(
+            lambda: counters(fast),
+            lambda c: (c["otlp_runs_inserted"], c["model_calls_inserted"], c["otlp_duplicates"]) == (40, 40, 0),
+            timeout=30,
+            what="every trace written once after the database returned",
+        )
         stored = await js.stream_info("TELEMETRY", subjects_filter=SUBJECT)
     assert stored.state.subjects == {SUBJECT: 40}
     assert seen["otlp_unwritable"] == 0 and seen["otlp_malformed"] == 0
@@ -297,10 +360,14 @@ async def test_a_message_that_does_not_decode_is_terminated_and_counted(settings
     async with running(fast, ["telemetry"]), broker(fast) as (_, js):
         await js.publish(SUBJECT, b"\x0a\xff\xff")
         await js.publish(SUBJECT, good)
-        seen = await eventually(lambda: counters(fast), lambda c: c["otlp_received"] == 2 and c["otlp_runs_inserted"],
-                                what="both handled")
-        info = await eventually(lambda: js.consumer_info("TELEMETRY", "telemetry-otlp-ingest"),
-                                lambda i: i.num_ack_pending == 0 and i.num_pending == 0, what="nothing held")
+        seen = await eventually(
+            lambda: counters(fast), lambda c: c["otlp_received"] == 2 and c["otlp_runs_inserted"], what="both handled"
+        )
+        info = await eventually(
+            lambda: js.consumer_info("TELEMETRY", "telemetry-otlp-ingest"),
+            lambda i: i.num_ack_pending == 0 and i.num_pending == 0,
+            what="nothing held",
+        )
     assert seen["otlp_malformed"] == 1 and info.num_redelivered == 0
 
 
@@ -308,7 +375,10 @@ async def test_a_message_that_cannot_be_written_does_not_hold_its_batch_back(set
     fast = with_env(settings, telemetry_batch_wait_ms=300)
     # A table that refuses one agent's rows: the write fails for that message
     # only, with the database answering.
-    await execute(template, database, """
+    await execute(
+        template,
+        database,
+        """
         create function telemetry.refuse_poison() returns trigger language plpgsql as $$
         begin
             if new.agent_id = 'POISON' then raise exception 'refused for the test'; end if;
@@ -316,25 +386,38 @@ async def test_a_message_that_cannot_be_written_does_not_hold_its_batch_back(set
         end $$;
         create trigger refuse_poison before insert on telemetry.runs
             for each row execute function telemetry.refuse_poison();
-    """)
-    messages = [otlp_codec.admit(export(span(1, "run", trace=n.to_bytes(16, "big")), service=service)).messages[0]
-                for n, service in enumerate(["engine-a", "POISON", "engine-b"], start=1)]
+    """,
+    )
+    messages = [
+        otlp_codec.admit(export(span(1, "run", trace=n.to_bytes(16, "big")), service=service)).messages[0]
+        for n, service in enumerate(["engine-a", "POISON", "engine-b"], start=1)
+    ]
     async with running(fast, ["telemetry"]), broker(fast) as (_, js):
         for message in messages:
             await js.publish(SUBJECT, message)
-        seen = await eventually(lambda: counters(fast), lambda c: c["otlp_unwritable"] == 1, timeout=30,
-                                what="the poison message terminated after its last delivery")
+        seen = await eventually(
+            lambda: counters(fast),
+            lambda c: c["otlp_unwritable"] == 1,
+            timeout=30,
+            what="the poison message terminated after its last delivery",
+        )
     assert seen["otlp_runs_inserted"] == 2
     assert sorted(r["agent_id"] for r in await rows(template, database, "select agent_id from runs")) == [
-        "engine-a", "engine-b"]
+        "engine-a",
+        "engine-b",
+    ]
 
 
 async def test_model_calls_past_retention_are_pruned(settings, template, database):
-    await execute(template, database, """
+    await execute(
+        template,
+        database,
+        """
         insert into model_calls (trace_id, span_id, agent_id, operation, status, started_at, duration_ms, received_at)
         values ('t1', 's1', 'A', 'chat', 'succeeded', now(), 5, now() - interval '31 days'),
                ('t1', 's2', 'A', 'chat', 'succeeded', now(), 5, now() - interval '1 day')
-    """)
+    """,
+    )
     engine = context_engine(settings.database_url, "telemetry")
     try:
         assert await retention.prune(engine) == 1

@@ -9,7 +9,8 @@ from tests.integration.telemetry.support import execute, run_keys
 
 async def test_runs_older_than_thirty_days_are_pruned_in_batches(settings, template, database):
     await execute(
-        template, database,
+        template,
+        database,
         "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms, received_at)"
         " select 'A', 'old-' || n, 'sweep', 'succeeded', '2026-08-01T10:00:00', '2026-08-01T10:00:01', 1000,"
         "        now() - interval '30 days 1 minute' - n * interval '1 hour'"

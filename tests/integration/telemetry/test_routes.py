@@ -15,13 +15,16 @@ from tests.harness import (
 from tests.integration.telemetry.support import broker, counters, execute, task
 
 
-@pytest.mark.parametrize(("query", "code", "named"), [
-    ("?days=0", "INVALID_ARGUMENT", ["days"]),
-    ("?days=31", "INVALID_ARGUMENT", ["days"]),
-    ("?days=-3", "INVALID_ARGUMENT", ["days"]),
-    ("?days=99999999999999999999", "INVALID_ARGUMENT", ["days"]),
-    ("?days=week", "INVALID_ARGUMENT", ["days"]),
-])
+@pytest.mark.parametrize(
+    ("query", "code", "named"),
+    [
+        ("?days=0", "INVALID_ARGUMENT", ["days"]),
+        ("?days=31", "INVALID_ARGUMENT", ["days"]),
+        ("?days=-3", "INVALID_ARGUMENT", ["days"]),
+        ("?days=99999999999999999999", "INVALID_ARGUMENT", ["days"]),
+        ("?days=week", "INVALID_ARGUMENT", ["days"]),
+    ],
+)
 async def test_windows_outside_one_to_thirty_days_are_422_naming_days(settings, query, code, named):
     async with running(settings, ["telemetry"]), gateway_client(settings) as client:
         reply = await client.get(f"/admin/ai/insights{query}", headers=bearer(role=1))
@@ -32,12 +35,15 @@ async def test_windows_outside_one_to_thirty_days_are_422_naming_days(settings, 
     assert list(error["details"]["fields"]) == named
 
 
-@pytest.mark.parametrize(("headers", "status"), [
-    ({}, 401),
-    (bearer(role=3, tenant=12), 403),
-    (bearer(role=2), 403),
-    (internal_headers(), 401),
-])
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({}, 401),
+        (bearer(role=3, tenant=12), 403),
+        (bearer(role=2), 403),
+        (internal_headers(), 401),
+    ],
+)
 async def test_insights_are_for_platform_staff_only(settings, headers, status):
     async with gateway_client(settings) as client:
         reply = await client.get("/admin/ai/insights?days=1", headers=headers)
@@ -60,9 +66,11 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
         await js.publish("telemetry.task", b"{}")
 
         # Deliveries are counted before their batch commits; wait for the writes too.
-        await eventually(lambda: counters(settings),
-                         lambda seen: seen["received"] == 3 and seen["inserted"] + seen["duplicates"] == 2,
-                         what="three deliveries written or terminated")
+        await eventually(
+            lambda: counters(settings),
+            lambda seen: seen["received"] == 3 and seen["inserted"] + seen["duplicates"] == 2,
+            what="three deliveries written or terminated",
+        )
         async with gateway_client(settings) as client:
             by_header = await client.get("/metrics", headers=internal_headers())
             by_bearer = await client.get("/metrics", headers={"Authorization": f"Bearer {INTERNAL_KEY}"})
@@ -71,7 +79,8 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
     assert by_bearer.text == by_header.text
     samples = {
         line.split()[0]: int(line.split()[1])
-        for line in by_header.text.splitlines() if line and not line.startswith("#")
+        for line in by_header.text.splitlines()
+        if line and not line.startswith("#")
     }
     assert samples == {
         "outrider_telemetry_received_total": 3,
@@ -82,11 +91,22 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
         "outrider_telemetry_heartbeats_total": 0,
         "outrider_telemetry_dead_lettered_total": 0,
         'outrider_telemetry_malformed_by_field_total{field="agent_id"}': 1,
-        **{f"outrider_telemetry_{name}_total": 0 for name in (
-            "otlp_received", "otlp_malformed", "otlp_spans_rejected", "otlp_runs_inserted", "model_calls_inserted",
-            "otlp_duplicates", "otlp_unwritable")},
-        **{f'outrider_otlp_requests_total{{outcome="{outcome}"}}': 0 for outcome in (
-            "accepted", "undecodable", "unauthenticated", "too_large", "unsupported", "unavailable")},
+        **{
+            f"outrider_telemetry_{name}_total": 0
+            for name in (
+                "otlp_received",
+                "otlp_malformed",
+                "otlp_spans_rejected",
+                "otlp_runs_inserted",
+                "model_calls_inserted",
+                "otlp_duplicates",
+                "otlp_unwritable",
+            )
+        },
+        **{
+            f'outrider_otlp_requests_total{{outcome="{outcome}"}}': 0
+            for outcome in ("accepted", "undecodable", "unauthenticated", "too_large", "unsupported", "unavailable")
+        },
         **{f'outrider_otlp_spans_total{{outcome="{outcome}"}}': 0 for outcome in ("accepted", "rejected", "ignored")},
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
@@ -95,7 +115,9 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
 async def test_the_run_series_buckets_runs_and_failures_per_agent(settings, template, database):
     async with running(settings, ["telemetry", "registry", "decisions"]), broker(settings) as (_, js):
         for i in range(4):
-            await js.publish("telemetry.task", task("EXCEPTION_AGENT", f"e-{i}", status="failed" if i == 0 else "succeeded"))
+            await js.publish(
+                "telemetry.task", task("EXCEPTION_AGENT", f"e-{i}", status="failed" if i == 0 else "succeeded")
+            )
         await js.publish("telemetry.task", task("DISPATCH_AGENT", "d-1"))
 
         async def handled() -> bool:
@@ -103,8 +125,9 @@ async def test_the_run_series_buckets_runs_and_failures_per_agent(settings, temp
 
         await eventually(handled, what="five runs")
         # A run from two days ago is outside a one-day window and inside a week.
-        await execute(template, database, "update runs set received_at = now() - interval '2 days'"
-                                          " where task_id = 'd-1'")
+        await execute(
+            template, database, "update runs set received_at = now() - interval '2 days' where task_id = 'd-1'"
+        )
         async with gateway_client(settings) as client:
             day = await client.get("/admin/ai/insights/series?days=1", headers=bearer(role=4))
             week = await client.get("/admin/ai/insights/series?days=7", headers=bearer(role=3))

@@ -11,8 +11,18 @@ from pathlib import Path
 import outrider.client
 
 ROOT = Path(__file__).resolve().parents[3]
-SERVER_ONLY = {"sqlalchemy", "asyncpg", "fastapi", "starlette", "alembic", "uvicorn", "anthropic", "pgserver",
-               "services", "gateway"}
+SERVER_ONLY = {
+    "sqlalchemy",
+    "asyncpg",
+    "fastapi",
+    "starlette",
+    "alembic",
+    "uvicorn",
+    "anthropic",
+    "pgserver",
+    "services",
+    "gateway",
+}
 
 
 def test_the_public_exports_are_pinned() -> None:
@@ -57,7 +67,8 @@ def test_the_client_imports_no_server_dependencies() -> None:
 
 def test_the_base_install_pulls_no_server_dependency() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    base = {dep.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip().lower()
-            for dep in project["dependencies"]}
+    base = {
+        dep.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip().lower() for dep in project["dependencies"]
+    }
     assert base == {"grpcio", "protobuf", "nats-py"}
     assert not base & SERVER_ONLY

@@ -53,8 +53,10 @@ def test_what_the_registry_does_not_list_is_off() -> None:
 
 def test_defaults_answer_until_a_snapshot_loads() -> None:
     defaults = RegistryDefaults(
-        skills_enabled={"stall_response": True}, thresholds={"stall_response": {"stallMinutes": 8}},
-        autonomy={"EXCEPTION_AGENT": True}, models={"DISPATCH_AGENT": "claude-env"},
+        skills_enabled={"stall_response": True},
+        thresholds={"stall_response": {"stallMinutes": 8}},
+        autonomy={"EXCEPTION_AGENT": True},
+        models={"DISPATCH_AGENT": "claude-env"},
     )
     assert defaults.skill_enabled("stall_response") is True and defaults.skill_enabled("other") is False
     assert defaults.threshold("stall_response", "stallMinutes") == 8
@@ -79,12 +81,39 @@ def test_a_client_before_its_first_snapshot_uses_its_defaults() -> None:
         b"[]",
         json.dumps({"format": 2, "agents": {}, "skills": {}, "tools": {}}).encode(),
         json.dumps({"format": 1, "agents": {}, "skills": {}}).encode(),
-        json.dumps({"format": 1, "agents": {"A": {"runtime": "engine", "status": "live", "has_autonomy_gate": True,
-                                                  "autonomous": "yes", "model": None}},
-                    "skills": {}, "tools": {}}).encode(),
-        json.dumps({"format": 1, "agents": {}, "tools": {},
-                    "skills": {"s": {"agent_id": "A", "source": "engine", "enabled": True, "version": 1,
-                                     "tool_names": [], "thresholds": {"k": "10"}}}}).encode(),
+        json.dumps(
+            {
+                "format": 1,
+                "agents": {
+                    "A": {
+                        "runtime": "engine",
+                        "status": "live",
+                        "has_autonomy_gate": True,
+                        "autonomous": "yes",
+                        "model": None,
+                    }
+                },
+                "skills": {},
+                "tools": {},
+            }
+        ).encode(),
+        json.dumps(
+            {
+                "format": 1,
+                "agents": {},
+                "tools": {},
+                "skills": {
+                    "s": {
+                        "agent_id": "A",
+                        "source": "engine",
+                        "enabled": True,
+                        "version": 1,
+                        "tool_names": [],
+                        "thresholds": {"k": "10"},
+                    }
+                },
+            }
+        ).encode(),
     ],
 )
 def test_unreadable_documents_are_refused(document: bytes) -> None:

@@ -204,8 +204,16 @@ def dense_embedding(dimension, context):
 @pytest.mark.parametrize("dimension", [2, 384, 1536])
 @pytest.mark.parametrize(
     "context",
-    [STALLED, STALLED_AGAIN, DELIVERED, {}, {"only": None}, {"n": -7.5}, {"a.b": 1, "a": {"b": 2}},
-     {"x": 0.0, "y": 1e300, "flag": True}],
+    [
+        STALLED,
+        STALLED_AGAIN,
+        DELIVERED,
+        {},
+        {"only": None},
+        {"n": -7.5},
+        {"a.b": 1, "a": {"b": 2}},
+        {"x": 0.0, "y": 1e300, "flag": True},
+    ],
 )
 def test_touching_only_the_slots_facts_reach_gives_the_dense_vector_to_the_last_bit(dimension, context):
     # Stored vectors must not move when the embedder gets faster: a decision

@@ -1,7 +1,7 @@
 import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -25,8 +25,8 @@ from services.decisions.human import (
 OPS = "gitea:git.example.in/ops"
 BILLING = "gitea:git.example.in/billing"
 PLAN = "plan-7f3a"
-WRITTEN = datetime(2026, 9, 29, 15, 27, tzinfo=timezone.utc)
-OBSERVED = datetime(2026, 9, 29, 15, 30, tzinfo=timezone.utc)
+WRITTEN = datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
+OBSERVED = datetime(2026, 9, 29, 15, 30, tzinfo=UTC)
 
 INSTRUCTION = Classification(HumanDecisionKind.OPERATOR_INSTRUCTION)
 

@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -8,7 +8,7 @@ from services.common.errors import InvalidArgument
 from services.decisions.human import HumanInput, Subject
 from services.decisions.human_codec import input_from_proto, subject_from_proto
 
-NOW = datetime(2026, 9, 29, 15, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 29, 15, 30, tzinfo=UTC)
 
 
 def stamp(value: datetime) -> Timestamp:
@@ -18,16 +18,26 @@ def stamp(value: datetime) -> Timestamp:
 
 
 def pushed(**changes) -> decisions_pb2.RecordHumanInputRequest:
-    fields = dict(provider="chat:ops/dispatch", external_id="m-1", subject_id="booking-4411", author="priya",
-                  at=stamp(NOW - timedelta(minutes=3)), body="hold the parcel at the hub")
+    fields = {
+        "provider": "chat:ops/dispatch",
+        "external_id": "m-1",
+        "subject_id": "booking-4411",
+        "author": "priya",
+        "at": stamp(NOW - timedelta(minutes=3)),
+        "body": "hold the parcel at the hub",
+    }
     fields.update(changes)
     return decisions_pb2.RecordHumanInputRequest(**fields)
 
 
 def test_a_pushed_input_parses_into_the_domain_input():
     assert input_from_proto(pushed(), now=NOW) == HumanInput(
-        provider="chat:ops/dispatch", external_id="m-1", subject_id="booking-4411", author="priya",
-        written_at=NOW - timedelta(minutes=3), body="hold the parcel at the hub",
+        provider="chat:ops/dispatch",
+        external_id="m-1",
+        subject_id="booking-4411",
+        author="priya",
+        written_at=NOW - timedelta(minutes=3),
+        body="hold the parcel at the hub",
     )
 
 

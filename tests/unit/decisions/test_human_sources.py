@@ -11,10 +11,12 @@ OPS = "tracker:ops/bookings"
 
 
 def test_each_configured_source_gets_a_feed_under_its_own_name():
-    sources = build_sources({
-        OPS: {"url": "https://tracker.example/feed", "token": "t-1", "timeout_s": 2},
-        "chat:ops/dispatch": {"url": "http://chat.internal/feed"},
-    })
+    sources = build_sources(
+        {
+            OPS: {"url": "https://tracker.example/feed", "token": "t-1", "timeout_s": 2},
+            "chat:ops/dispatch": {"url": "http://chat.internal/feed"},
+        }
+    )
 
     assert sources[OPS] == HttpFeedSource(source=OPS, url="https://tracker.example/feed", token="t-1", timeout_s=2.0)
     assert sources["chat:ops/dispatch"] == HttpFeedSource(

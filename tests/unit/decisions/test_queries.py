@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -21,23 +21,26 @@ IST = timezone(timedelta(hours=5, minutes=30))
 def test_outcome_filter_takes_the_vocabulary_and_pending():
     assert outcome_filter("") is None
     assert [outcome_filter(w) for w in ("success", "failure", "unknown", "pending")] == [
-        "success", "failure", "unknown", "pending"]
+        "success",
+        "failure",
+        "unknown",
+        "pending",
+    ]
     with pytest.raises(InvalidDecision) as caught:
         outcome_filter("Success")
     assert caught.value.field == "outcome" and "pending" in caught.value.message
 
 
 def test_similar_query_needs_a_vector_of_the_schema_size_or_a_context():
-    vector = similar_query(decision_type="stall_response", k=None, embedding=[0.0, 1.0, 0.5],
-                           context=None, dimension=3)
+    vector = similar_query(decision_type="stall_response", k=None, embedding=[0.0, 1.0, 0.5], context=None, dimension=3)
     assert vector.embedding == (0.0, 1.0, 0.5) and vector.k == 10 and vector.context is None
     facts = similar_query(decision_type="stall_response", k=3, embedding=[], context={"zone": "n"}, dimension=3)
     assert facts.embedding is None and facts.context == {"zone": "n"} and facts.k == 3
     cases = {
-        "embedding": dict(embedding=[1.0, 2.0], context=None),
-        "context": dict(embedding=[], context=None),
-        "decision_type": dict(decision_type="Stall", embedding=[1.0, 0.0, 0.0], context=None),
-        "k": dict(k=0, embedding=[1.0, 0.0, 0.0], context=None),
+        "embedding": {"embedding": [1.0, 2.0], "context": None},
+        "context": {"embedding": [], "context": None},
+        "decision_type": {"decision_type": "Stall", "embedding": [1.0, 0.0, 0.0], "context": None},
+        "k": {"k": 0, "embedding": [1.0, 0.0, 0.0], "context": None},
     }
     for field, overrides in cases.items():
         arguments = {"decision_type": "stall_response", "k": None, "dimension": 3, **overrides}
@@ -45,8 +48,7 @@ def test_similar_query_needs_a_vector_of_the_schema_size_or_a_context():
             similar_query(**arguments)
         assert caught.value.field == field
     with pytest.raises(InvalidDecision) as zero:
-        similar_query(decision_type="stall_response", k=None, embedding=[0.0, 0.0, 0.0], context=None,
-                      dimension=3)
+        similar_query(decision_type="stall_response", k=None, embedding=[0.0, 0.0, 0.0], context=None, dimension=3)
     assert "zeros" in zero.value.message
 
 
@@ -79,8 +81,8 @@ def test_a_short_walk_is_rerun_only_when_the_type_could_give_more():
 
 
 def test_retention_cutoff_counts_whole_days_back_and_refuses_nonsense():
-    at = datetime(2026, 9, 29, 12, 0, tzinfo=timezone.utc)
-    assert retention.cutoff(at, 180) == datetime(2026, 4, 2, 12, 0, tzinfo=timezone.utc)
+    at = datetime(2026, 9, 29, 12, 0, tzinfo=UTC)
+    assert retention.cutoff(at, 180) == datetime(2026, 4, 2, 12, 0, tzinfo=UTC)
     with pytest.raises(ValueError, match="retention_days"):
         retention.cutoff(at, 0)
 

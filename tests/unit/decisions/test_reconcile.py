@@ -1,9 +1,9 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from services.decisions.human_store import PlanChange
 from services.decisions.reconcile import plan_in_force
 
-T0 = datetime(2026, 9, 29, 15, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 9, 29, 15, 0, tzinfo=UTC)
 
 
 def at(minutes: float) -> datetime:

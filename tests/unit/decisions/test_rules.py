@@ -1,6 +1,6 @@
 import math
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -21,7 +21,7 @@ from services.decisions.rules import (
 )
 
 IST = timezone(timedelta(hours=5, minutes=30))
-NOW = datetime(2026, 9, 29, 15, 27, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
 DIMENSION = 4
 
 
@@ -150,9 +150,7 @@ def test_confidence_in_unit_interval_is_accepted_as_float(confidence):
     assert isinstance(decision.confidence, float)
 
 
-@pytest.mark.parametrize(
-    "confidence", [None, -0.01, 1.0001, 2, 10**400, math.nan, math.inf, True, "0.9"]
-)
+@pytest.mark.parametrize("confidence", [None, -0.01, 1.0001, 2, 10**400, math.nan, math.inf, True, "0.9"])
 def test_confidence_outside_unit_interval_or_not_a_number_is_refused(confidence):
     assert refused_field(confidence=confidence) == "confidence"
 
@@ -210,7 +208,7 @@ def test_decided_at_beyond_clock_skew_is_refused():
 
 
 def test_skew_is_two_minutes():
-    assert DECIDED_AT_SKEW == timedelta(minutes=2)
+    assert timedelta(minutes=2) == DECIDED_AT_SKEW
 
 
 @pytest.mark.parametrize("decided_at", [datetime(2026, 9, 29, 10, 0), "2026-09-29T10:00:00Z", 1759140000])
@@ -243,7 +241,7 @@ def nested(depth: int) -> dict:
         ({"facts": [1, math.inf]}, "context.facts[1]"),
         ({"count": 10**400}, "context.count is not a finite number"),
         ({"facts": {1: "numeric key"}}, "key JSON or Postgres cannot hold"),
-        ({"at": datetime(2026, 9, 29, tzinfo=timezone.utc)}, "context.at"),
+        ({"at": datetime(2026, 9, 29, tzinfo=UTC)}, "context.at"),
         ({"note": "bad\x00byte"}, "context.note contains a NUL"),
         ({"facts": ["ok", "\x00"]}, "context.facts[1] contains a NUL"),
         ({"bad\x00key": 1}, "key JSON or Postgres cannot hold"),

@@ -54,8 +54,16 @@ def test_a_bad_conversation_names_its_field(message, field):
 
 
 def test_a_credit_without_model_or_trace_leaves_them_unset():
-    credit = TurnCredit(conversation_id="c", turn_ref="a1", model=None, trace_id=None, credit=Credit.FAILURE,
-                        confidence=0.5, episode_id=2, resolution=Resolution.ONGOING)
+    credit = TurnCredit(
+        conversation_id="c",
+        turn_ref="a1",
+        model=None,
+        trace_id=None,
+        credit=Credit.FAILURE,
+        confidence=0.5,
+        episode_id=2,
+        resolution=Resolution.ONGOING,
+    )
     message = codec.credit_to_proto(credit)
     assert not message.HasField("model") and not message.HasField("trace_id")
     assert (message.credit, message.episode_id, message.resolution) == ("failure", 2, "ongoing")
@@ -103,8 +111,9 @@ def test_storable_facts_pass_unchanged():
 
 
 def rpc_error(code: grpc.StatusCode) -> ContextCallError:
-    return ContextCallError("decisions", grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(),
-                                                               details=code.name))
+    return ContextCallError(
+        "decisions", grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=code.name)
+    )
 
 
 class Flaky:

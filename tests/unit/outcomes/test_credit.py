@@ -307,8 +307,15 @@ def test_a_repair_marker_makes_the_previous_turn_a_circle(answer):
 
 @pytest.mark.parametrize(
     "answer",
-    ["forget it", "this is useless", "never mind", "nevermind, i'll do it myself", "i give up",
-     "no, forget it", "ok whatever, useless"],
+    [
+        "forget it",
+        "this is useless",
+        "never mind",
+        "nevermind, i'll do it myself",
+        "i give up",
+        "no, forget it",
+        "ok whatever, useless",
+    ],
 )
 def test_explicit_abandonment_is_a_frustrated_exit(answer):
     ((_, outcome, confidence),) = outcomes_of(user("fix it", "u1"), reply("a", "t1", "m1"), user(answer, "u2"))
@@ -318,8 +325,16 @@ def test_explicit_abandonment_is_a_frustrated_exit(answer):
 
 @pytest.mark.parametrize(
     "answer",
-    ["now write the changelog", "thanks!", "no problem, next: the docs", "no worries", "no rush, also add logging",
-     "remove the useless imports too", "what is a good name for it", "how does the router know"],
+    [
+        "now write the changelog",
+        "thanks!",
+        "no problem, next: the docs",
+        "no worries",
+        "no rush, also add logging",
+        "remove the useless imports too",
+        "what is a good name for it",
+        "how does the router know",
+    ],
 )
 def test_a_new_request_or_an_acknowledgement_advances(answer):
     ((_, outcome, _),) = outcomes_of(user("fix it", "u1"), reply("a", "t1", "m1"), user(answer, "u2"))
@@ -339,7 +354,9 @@ def test_silence_after_a_first_attempt_is_a_clean_exit_and_after_a_repair_ambigu
 
 
 def test_an_assistant_turn_before_any_request_is_no_attempt():
-    assignment = credit_turns(reply("hello, how can I help?", "t0", "m1"), user("fix it", "u1"), reply("done", "t1", "m1"))
+    assignment = credit_turns(
+        reply("hello, how can I help?", "t0", "m1"), user("fix it", "u1"), reply("done", "t1", "m1")
+    )
     assert [c.turn_ref for c in assignment.credits] == ["t1"]
     assert assignment.deferred == ()
 
@@ -538,10 +555,17 @@ def test_a_conversation_payload_parses():
         ({"conversation_id": "c", "turns": [{"role": "user", "ref": "r"}]}, "turns[0].text"),
         ({"conversation_id": "c", "turns": [{"role": "user", "text": "x"}]}, "turns[0].ref"),
         ({"conversation_id": "c", "turns": [{"role": "user", "text": "x", "ref": ""}]}, "turns[0].ref"),
-        ({"conversation_id": "c", "turns": [{"role": "assistant", "text": "x", "ref": "r", "model": 4}]},
-         "turns[0].model"),
-        ({"conversation_id": "c", "turns": [{"role": "user", "text": "x", "ref": "r"},
-                                            {"role": "assistant", "text": "y", "ref": "r"}]}, "turns[1].ref"),
+        (
+            {"conversation_id": "c", "turns": [{"role": "assistant", "text": "x", "ref": "r", "model": 4}]},
+            "turns[0].model",
+        ),
+        (
+            {
+                "conversation_id": "c",
+                "turns": [{"role": "user", "text": "x", "ref": "r"}, {"role": "assistant", "text": "y", "ref": "r"}],
+            },
+            "turns[1].ref",
+        ),
     ],
 )
 def test_a_bad_conversation_names_the_field(payload, field):

@@ -63,8 +63,14 @@ def test_an_integer_subject_id_is_kept_as_text():
 
 def test_unknown_keys_are_ignored_and_nulls_say_nothing():
     parsed = parse_booking_event(
-        {"subject_id": "b-1", "at": "2024-05-01T10:00:00Z", "status": "assigned",
-         "rider_id": 7, "delivered_at": None, "cancelled": None}
+        {
+            "subject_id": "b-1",
+            "at": "2024-05-01T10:00:00Z",
+            "status": "assigned",
+            "rider_id": 7,
+            "delivered_at": None,
+            "cancelled": None,
+        }
     )
     assert parsed == event(T0, status="assigned")
     assert parsed.observations() == {"status": Observation("assigned", T0)}

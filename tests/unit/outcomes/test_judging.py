@@ -28,7 +28,7 @@ def at(offset: timedelta) -> datetime:
 
 
 def test_constants_carry_the_specified_numbers():
-    assert MIN_DECISION_AGE == timedelta(minutes=30)
+    assert timedelta(minutes=30) == MIN_DECISION_AGE
     assert SWEEP_BATCH == 500
 
 
@@ -43,29 +43,58 @@ def test_each_rule_module_registers_its_type():
 
 STALL_CASES = [
     # (case, facts, age of the decision, expected)
-    ("too young even if delivered", BookingFacts(delivered_at=at(timedelta(minutes=10))),
-     MIN_DECISION_AGE - SECOND, None),
-    ("judged at exactly the minimum age", BookingFacts(delivered_at=at(timedelta(minutes=10))),
-     MIN_DECISION_AGE, Outcome.SUCCESS),
+    (
+        "too young even if delivered",
+        BookingFacts(delivered_at=at(timedelta(minutes=10))),
+        MIN_DECISION_AGE - SECOND,
+        None,
+    ),
+    (
+        "judged at exactly the minimum age",
+        BookingFacts(delivered_at=at(timedelta(minutes=10))),
+        MIN_DECISION_AGE,
+        Outcome.SUCCESS,
+    ),
     ("cancelled", BookingFacts(cancelled=True), timedelta(hours=1), Outcome.FAILURE),
-    ("cancelled beats an on-time delivery",
-     BookingFacts(cancelled=True, delivered_at=at(timedelta(hours=1)), sla_due_at=SLA),
-     timedelta(hours=2), Outcome.FAILURE),
-    ("delivered on time", BookingFacts(delivered_at=SLA - SECOND, sla_due_at=SLA),
-     timedelta(hours=7), Outcome.SUCCESS),
-    ("delivered exactly at the SLA", BookingFacts(delivered_at=SLA, sla_due_at=SLA),
-     timedelta(hours=7), Outcome.SUCCESS),
-    ("delivered one second late", BookingFacts(delivered_at=SLA + SECOND, sla_due_at=SLA),
-     timedelta(hours=7), Outcome.FAILURE),
-    ("delivered with no SLA known", BookingFacts(delivered_at=at(timedelta(hours=30))),
-     timedelta(hours=31), Outcome.SUCCESS),
-    ("not cancelled, not delivered, window open", BookingFacts(cancelled=False, status="in_transit"),
-     WINDOW - SECOND, None),
+    (
+        "cancelled beats an on-time delivery",
+        BookingFacts(cancelled=True, delivered_at=at(timedelta(hours=1)), sla_due_at=SLA),
+        timedelta(hours=2),
+        Outcome.FAILURE,
+    ),
+    ("delivered on time", BookingFacts(delivered_at=SLA - SECOND, sla_due_at=SLA), timedelta(hours=7), Outcome.SUCCESS),
+    (
+        "delivered exactly at the SLA",
+        BookingFacts(delivered_at=SLA, sla_due_at=SLA),
+        timedelta(hours=7),
+        Outcome.SUCCESS,
+    ),
+    (
+        "delivered one second late",
+        BookingFacts(delivered_at=SLA + SECOND, sla_due_at=SLA),
+        timedelta(hours=7),
+        Outcome.FAILURE,
+    ),
+    (
+        "delivered with no SLA known",
+        BookingFacts(delivered_at=at(timedelta(hours=30))),
+        timedelta(hours=31),
+        Outcome.SUCCESS,
+    ),
+    (
+        "not cancelled, not delivered, window open",
+        BookingFacts(cancelled=False, status="in_transit"),
+        WINDOW - SECOND,
+        None,
+    ),
     ("not delivered at exactly the window", BookingFacts(cancelled=False), WINDOW, Outcome.FAILURE),
     ("not delivered long after the window", BookingFacts(), WINDOW * 3, Outcome.FAILURE),
-    ("late delivery judged before the window closes",
-     BookingFacts(delivered_at=SLA + timedelta(hours=1), sla_due_at=SLA),
-     timedelta(hours=8), Outcome.FAILURE),
+    (
+        "late delivery judged before the window closes",
+        BookingFacts(delivered_at=SLA + timedelta(hours=1), sla_due_at=SLA),
+        timedelta(hours=8),
+        Outcome.FAILURE,
+    ),
 ]
 
 
@@ -80,23 +109,49 @@ def test_stall_response(facts, age, expected):
 
 
 ASSIGNMENT_CASES = [
-    ("too young even if assigned", BookingFacts(assigned_at=at(timedelta(minutes=5))),
-     MIN_DECISION_AGE - SECOND, None),
-    ("assigned after the decision, at exactly the minimum age",
-     BookingFacts(assigned_at=at(SECOND)), MIN_DECISION_AGE, Outcome.SUCCESS),
-    ("assigned after the decision", BookingFacts(assigned_at=at(timedelta(hours=3)), status="assigned"),
-     timedelta(hours=4), Outcome.SUCCESS),
-    ("assigned at the very instant of the decision, window open", BookingFacts(assigned_at=DECIDED),
-     timedelta(hours=4), None),
-    ("assigned at the very instant of the decision, window closed", BookingFacts(assigned_at=DECIDED),
-     WINDOW, Outcome.FAILURE),
-    ("assigned before the decision, window open", BookingFacts(assigned_at=at(-timedelta(hours=1))),
-     timedelta(hours=4), None),
-    ("assigned before the decision, window closed", BookingFacts(assigned_at=at(-timedelta(hours=1))),
-     WINDOW + timedelta(hours=1), Outcome.FAILURE),
-    ("cancelled beats a later assignment",
-     BookingFacts(cancelled=True, assigned_at=at(timedelta(hours=1))), timedelta(hours=2),
-     Outcome.FAILURE),
+    ("too young even if assigned", BookingFacts(assigned_at=at(timedelta(minutes=5))), MIN_DECISION_AGE - SECOND, None),
+    (
+        "assigned after the decision, at exactly the minimum age",
+        BookingFacts(assigned_at=at(SECOND)),
+        MIN_DECISION_AGE,
+        Outcome.SUCCESS,
+    ),
+    (
+        "assigned after the decision",
+        BookingFacts(assigned_at=at(timedelta(hours=3)), status="assigned"),
+        timedelta(hours=4),
+        Outcome.SUCCESS,
+    ),
+    (
+        "assigned at the very instant of the decision, window open",
+        BookingFacts(assigned_at=DECIDED),
+        timedelta(hours=4),
+        None,
+    ),
+    (
+        "assigned at the very instant of the decision, window closed",
+        BookingFacts(assigned_at=DECIDED),
+        WINDOW,
+        Outcome.FAILURE,
+    ),
+    (
+        "assigned before the decision, window open",
+        BookingFacts(assigned_at=at(-timedelta(hours=1))),
+        timedelta(hours=4),
+        None,
+    ),
+    (
+        "assigned before the decision, window closed",
+        BookingFacts(assigned_at=at(-timedelta(hours=1))),
+        WINDOW + timedelta(hours=1),
+        Outcome.FAILURE,
+    ),
+    (
+        "cancelled beats a later assignment",
+        BookingFacts(cancelled=True, assigned_at=at(timedelta(hours=1))),
+        timedelta(hours=2),
+        Outcome.FAILURE,
+    ),
     ("never assigned, window open", BookingFacts(), WINDOW - SECOND, None),
     ("never assigned, window closed", BookingFacts(), WINDOW, Outcome.FAILURE),
 ]

@@ -21,8 +21,9 @@ def test_a_digest_changes_with_anything_a_credit_depends_on():
     ]
     digests = {turn_digest(base), *(turn_digest(v) for v in variants)}
     assert len(digests) == 1 + len(variants)
-    assert turn_digest(base) == turn_digest(Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m1",
-                                                 trace_id="tr-1"))
+    assert turn_digest(base) == turn_digest(
+        Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m1", trace_id="tr-1")
+    )
 
 
 def test_a_new_conversation_takes_the_route_it_is_given():

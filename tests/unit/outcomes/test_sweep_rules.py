@@ -20,8 +20,9 @@ WINDOW = timedelta(hours=48)
 
 
 def pending(n: int, decision_type: str, age: timedelta) -> PendingDecision:
-    return PendingDecision(id=f"d{n}", decision_type=decision_type, subject_id=f"s{n}", decided_at=NOW - age,
-                           model="m1")
+    return PendingDecision(
+        id=f"d{n}", decision_type=decision_type, subject_id=f"s{n}", decided_at=NOW - age, model="m1"
+    )
 
 
 def facts(n: int, **values) -> FactValues:
@@ -54,7 +55,10 @@ def test_only_judgeable_decisions_get_a_verdict_with_the_rules_outcome():
 
 
 def test_a_verdict_names_the_facts_it_was_drawn_from():
-    decisions = [pending(1, "stall_response", timedelta(hours=3)), pending(2, "assignment_failure", timedelta(hours=50))]
+    decisions = [
+        pending(1, "stall_response", timedelta(hours=3)),
+        pending(2, "assignment_failure", timedelta(hours=50)),
+    ]
     known = {"s1": facts(1, cancelled=True, status="cancelled")}
     first, second = judge_batch(decisions, known, now=NOW, window=WINDOW)
     assert first.reason == "failure by the sweeper's rule from cancelled, status"
@@ -62,8 +66,14 @@ def test_a_verdict_names_the_facts_it_was_drawn_from():
 
 
 def test_an_unknown_type_is_never_success_or_failure_whatever_the_facts():
-    rich = facts(1, delivered_at=NOW - timedelta(days=3), sla_due_at=NOW, assigned_at=NOW - timedelta(days=3),
-                 cancelled=True, status="delivered")
+    rich = facts(
+        1,
+        delivered_at=NOW - timedelta(days=3),
+        sla_due_at=NOW,
+        assigned_at=NOW - timedelta(days=3),
+        cancelled=True,
+        status="delivered",
+    )
     outcomes = {
         v.outcome
         for age in (timedelta(hours=1), timedelta(hours=47), timedelta(hours=48), timedelta(days=30))

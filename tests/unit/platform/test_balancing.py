@@ -13,9 +13,11 @@ from outrider.v1 import decisions_pb2, outcomes_pb2, playground_pb2, registry_pb
 from services.common.settings import SettingsError, load
 
 SECRETS = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40}
-DESCRIPTORS = {module.DESCRIPTOR.package + "." + name: service
-               for module in (decisions_pb2, outcomes_pb2, playground_pb2, registry_pb2, telemetry_pb2)
-               for name, service in module.DESCRIPTOR.services_by_name.items()}
+DESCRIPTORS = {
+    module.DESCRIPTOR.package + "." + name: service
+    for module in (decisions_pb2, outcomes_pb2, playground_pb2, registry_pb2, telemetry_pb2)
+    for name, service in module.DESCRIPTOR.services_by_name.items()
+}
 
 
 def test_one_address_or_dns_name_is_dialled_as_it_is():
@@ -28,8 +30,10 @@ def test_several_ip_addresses_become_one_multi_address_target():
     assert target("[::1]:50051,[fd00::2]:50052") == "ipv6:[::1]:50051,[fd00::2]:50052"
 
 
-@pytest.mark.parametrize("address", ["registry-a:50051,registry-b:50051", "10.0.0.7:50051,[::1]:50051",
-                                     "10.0.0.7,10.0.0.8:50051", "10.0.0.7:99999"])
+@pytest.mark.parametrize(
+    "address",
+    ["registry-a:50051,registry-b:50051", "10.0.0.7:50051,[::1]:50051", "10.0.0.7,10.0.0.8:50051", "10.0.0.7:99999"],
+)
 def test_lists_grpc_cannot_dial_are_refused(address):
     with pytest.raises(AddressError):
         target(address)

@@ -71,9 +71,14 @@ async def test_an_undeclared_body_is_cut_off_at_the_cap() -> None:
 
 
 async def test_a_tighter_prefix_wins_and_a_body_within_reaches_the_app_whole() -> None:
-    cap = BodyCap(App(), default_bytes=2**20, by_prefix=[("/internal", 512 * 1024), ("/internal/human-inputs", 64 * 1024)])
+    cap = BodyCap(
+        App(), default_bytes=2**20, by_prefix=[("/internal", 512 * 1024), ("/internal/human-inputs", 64 * 1024)]
+    )
     assert (cap.limit_for("/internal/human-inputs"), cap.limit_for("/internal/facts"), cap.limit_for("/admin")) == (
-        64 * 1024, 512 * 1024, 2**20)
+        64 * 1024,
+        512 * 1024,
+        2**20,
+    )
     receive, headers, _ = chunks(100 * 1024)
     assert (await call(cap, "/internal/human-inputs", receive, headers))[0] == 413
     app = App()

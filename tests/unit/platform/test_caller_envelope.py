@@ -79,8 +79,12 @@ def test_a_kept_check_answers_only_for_the_same_text_signature_and_keys() -> Non
     (_, payload), (_, signature) = seal(ENGINE, KEY, now=NOW)
     assert unseal(payload, signature, [KEY], now=NOW) == ENGINE
     forged = signature[:-2] + ("AA" if signature[-2:] != "AA" else "BB")
-    for attempt in ((payload, forged, [KEY]), (payload, signature, ["t" * 40]), (payload + "x", signature, [KEY]),
-                    (payload, signature, [""])):
+    for attempt in (
+        (payload, forged, [KEY]),
+        (payload, signature, ["t" * 40]),
+        (payload + "x", signature, [KEY]),
+        (payload, signature, [""]),
+    ):
         with pytest.raises(Refusal, match="signature"):
             unseal(*attempt, now=NOW)
     assert unseal(payload, signature, ["t" * 40, KEY], now=NOW) == ENGINE

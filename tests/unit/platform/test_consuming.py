@@ -29,11 +29,28 @@ json_values = st.recursive(
     max_leaves=6,
 )
 # Objects shaped like the events, with any values: the likely way a producer goes wrong.
-near_events = st.fixed_dictionaries({}, optional={
-    key: json_values for key in ("agent_id", "task_id", "task_type", "status", "started_at", "finished_at", "error",
-                                 "state", "at", "subject_id", "assigned_at", "delivered_at", "sla_due_at",
-                                 "cancelled")
-})
+near_events = st.fixed_dictionaries(
+    {},
+    optional=dict.fromkeys(
+        (
+            "agent_id",
+            "task_id",
+            "task_type",
+            "status",
+            "started_at",
+            "finished_at",
+            "error",
+            "state",
+            "at",
+            "subject_id",
+            "assigned_at",
+            "delivered_at",
+            "sla_due_at",
+            "cancelled",
+        ),
+        json_values,
+    ),
+)
 
 
 def exactly_one(result) -> bool:
@@ -59,13 +76,24 @@ def test_any_event_shaped_json_gives_a_value_or_malformed(subject: str, event: d
 HOSTILE = {
     "nested thousands deep": b'{"agent_id": ' + b"[" * 5000 + b"]" * 5000 + b"}",
     "an integer thousands of digits long": b'{"agent_id": "A", "task_id": ' + b"9" * 5000 + b"}",
-    "a timestamp that overflows in UTC": json.dumps({
-        "agent_id": "A", "task_id": "t", "task_type": "x", "status": "succeeded", "subject_id": "b-1",
-        "started_at": "9999-12-31T23:59:59-23:59", "finished_at": "9999-12-31T23:59:59-23:59",
-        "at": "9999-12-31T23:59:59-23:59", "status_x": 1, "delivered_at": "0001-01-01T00:00:00+23:59",
-        "state": "idle"}).encode(),
-    "NUL in text": json.dumps({"agent_id": "A\u0000", "subject_id": "b\u0000", "at": "2026-09-29T10:00:00Z",
-                               "status": "x\u0000"}).encode(),
+    "a timestamp that overflows in UTC": json.dumps(
+        {
+            "agent_id": "A",
+            "task_id": "t",
+            "task_type": "x",
+            "status": "succeeded",
+            "subject_id": "b-1",
+            "started_at": "9999-12-31T23:59:59-23:59",
+            "finished_at": "9999-12-31T23:59:59-23:59",
+            "at": "9999-12-31T23:59:59-23:59",
+            "status_x": 1,
+            "delivered_at": "0001-01-01T00:00:00+23:59",
+            "state": "idle",
+        }
+    ).encode(),
+    "NUL in text": json.dumps(
+        {"agent_id": "A\u0000", "subject_id": "b\u0000", "at": "2026-09-29T10:00:00Z", "status": "x\u0000"}
+    ).encode(),
     "a lone surrogate": b'{"agent_id": "\\ud800", "subject_id": "\\udfff", "status": "\\ud800"}',
     "NaN": b'{"agent_id": "A", "task_id": NaN, "subject_id": NaN}',
     "not UTF-8": b"\xff\xfe\x00{",
@@ -105,14 +133,17 @@ class Wrapped(Exception):
         self.orig = orig
 
 
-@pytest.mark.parametrize(("error", "data"), [
-    (SqlError("22021"), True),  # NUL in text
-    (Wrapped(SqlError("23505")), True),  # a constraint
-    (Wrapped(SqlError("54000")), True),  # a key too large for its index
-    (Wrapped(SqlError("57P01")), False),  # the server shutting down
-    (ConnectionResetError(), False),
-    (TimeoutError(), False),
-])
+@pytest.mark.parametrize(
+    ("error", "data"),
+    [
+        (SqlError("22021"), True),  # NUL in text
+        (Wrapped(SqlError("23505")), True),  # a constraint
+        (Wrapped(SqlError("54000")), True),  # a key too large for its index
+        (Wrapped(SqlError("57P01")), False),  # the server shutting down
+        (ConnectionResetError(), False),
+        (TimeoutError(), False),
+    ],
+)
 def test_only_the_rows_fault_is_blamed_on_the_data(error: BaseException, data: bool) -> None:
     assert blames_the_data(error) is data
 

@@ -29,8 +29,9 @@ AWAY = {
     "server starting": asyncpg.exceptions.CannotConnectNowError("the database system is starting up"),
     "connection lost mid-statement": asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed"),
     "too many connections": asyncpg.exceptions.TooManyConnectionsError("sorry, too many clients already"),
-    "database closed to connections": _through_sqlalchemy(asyncpg.exceptions.ObjectNotInPrerequisiteStateError(
-        'database "ops" is not currently accepting connections')),
+    "database closed to connections": _through_sqlalchemy(
+        asyncpg.exceptions.ObjectNotInPrerequisiteStateError('database "ops" is not currently accepting connections')
+    ),
     "refused socket, through SQLAlchemy": _through_sqlalchemy(ConnectionRefusedError(111, "Connection refused")),
     "refused socket, from the driver": _refused_socket(),
     "pool checkout timed out": sql_errors.TimeoutError("QueuePool limit reached"),
@@ -41,7 +42,8 @@ NOT_AWAY = {
     "unique violation": asyncpg.exceptions.UniqueViolationError("duplicate key value"),
     "syntax error, through SQLAlchemy": _through_sqlalchemy(asyncpg.exceptions.PostgresSyntaxError("near select")),
     "other 55000": asyncpg.exceptions.ObjectNotInPrerequisiteStateError(
-        "cannot refresh materialized view concurrently"),
+        "cannot refresh materialized view concurrently"
+    ),
     "an OSError from elsewhere": ConnectionRefusedError(111, "Connection refused"),
     "a timeout from elsewhere": TimeoutError(),
     "a bug": KeyError("turns"),

@@ -71,8 +71,14 @@ def test_the_domain_errors_module_knows_no_transport() -> None:
 
 def test_every_error_kind_is_found() -> None:
     names = {kind.__name__ for kind in EVERY_ERROR}
-    assert {"InvalidDecision", "MalformedFacts", "InvalidRegistryChange", "PlaygroundInputError",
-            "MalformedTelemetry", "UpstreamUnavailable"} <= names
+    assert {
+        "InvalidDecision",
+        "MalformedFacts",
+        "InvalidRegistryChange",
+        "PlaygroundInputError",
+        "MalformedTelemetry",
+        "UpstreamUnavailable",
+    } <= names
 
 
 def _sample(kind: type[errors.DomainError]) -> errors.DomainError:
@@ -107,7 +113,9 @@ def test_an_unlisted_error_is_internal() -> None:
 @pytest.mark.parametrize(("status", "http"), sorted(GRPC_TO_HTTP.items(), key=lambda pair: pair[0].value[0]))
 def test_every_status_maps_to_http_through_the_envelope(status: grpc.StatusCode, http: int) -> None:
     rpc_error = grpc.aio.AioRpcError(
-        status, grpc.aio.Metadata(), grpc.aio.Metadata((ERROR_CODE_KEY, "SOME_CODE"), (ERROR_DETAILS_KEY, "{}")),
+        status,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata((ERROR_CODE_KEY, "SOME_CODE"), (ERROR_DETAILS_KEY, "{}")),
         details="the context's own words",
     )
     answer = from_rpc_error(rpc_error, "decisions")
@@ -122,16 +130,21 @@ def test_every_status_maps_to_http_through_the_envelope(status: grpc.StatusCode,
 
 @pytest.mark.parametrize("status", [grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED])
 def test_a_context_that_never_answered_is_named_without_its_address(status: grpc.StatusCode) -> None:
-    transport = grpc.aio.AioRpcError(status, grpc.aio.Metadata(), grpc.aio.Metadata(),
-                                     details="failed to connect to all addresses; last error: ipv4:10.0.0.7:50052")
+    transport = grpc.aio.AioRpcError(
+        status,
+        grpc.aio.Metadata(),
+        grpc.aio.Metadata(),
+        details="failed to connect to all addresses; last error: ipv4:10.0.0.7:50052",
+    )
     answer = from_rpc_error(transport, "decisions")
     assert (answer.status, answer.code, answer.details) == (503, "UPSTREAM_UNAVAILABLE", {"context": "decisions"})
     assert "10.0.0.7" not in answer.message and "decisions" in answer.message
 
 
 def test_an_unknown_status_is_a_plain_500() -> None:
-    rpc_error = grpc.aio.AioRpcError(grpc.StatusCode.DATA_LOSS, grpc.aio.Metadata(), grpc.aio.Metadata(),
-                                     details="select * from secrets")
+    rpc_error = grpc.aio.AioRpcError(
+        grpc.StatusCode.DATA_LOSS, grpc.aio.Metadata(), grpc.aio.Metadata(), details="select * from secrets"
+    )
     answer = from_rpc_error(rpc_error, "outcomes")
     assert (answer.status, answer.code) == (500, "INTERNAL") and "secrets" not in answer.message
 
@@ -140,8 +153,9 @@ def test_an_unknown_status_is_a_plain_500() -> None:
 def test_a_refusal_from_another_context_passes_on_unchanged(kind: type[errors.DomainError]) -> None:
     original = kind("agent X does not exist", code="AGENT_NOT_FOUND", details={"fields": {"agent_id": "unknown"}})
     metadata = grpc.aio.Metadata(*error_metadata(original))
-    failure = ContextCallError("registry", grpc.aio.AioRpcError(status_of(original), grpc.aio.Metadata(), metadata,
-                                                                details=original.message))
+    failure = ContextCallError(
+        "registry", grpc.aio.AioRpcError(status_of(original), grpc.aio.Metadata(), metadata, details=original.message)
+    )
     upgraded = upstream_error(failure)
     assert upgraded is not None
     if kind is errors.Unavailable:
@@ -152,8 +166,12 @@ def test_a_refusal_from_another_context_passes_on_unchanged(kind: type[errors.Do
 
 
 def test_a_context_that_does_not_answer_is_named() -> None:
-    silent = ContextCallError("decisions", grpc.aio.AioRpcError(
-        grpc.StatusCode.DEADLINE_EXCEEDED, grpc.aio.Metadata(), grpc.aio.Metadata(), details="deadline"))
+    silent = ContextCallError(
+        "decisions",
+        grpc.aio.AioRpcError(
+            grpc.StatusCode.DEADLINE_EXCEEDED, grpc.aio.Metadata(), grpc.aio.Metadata(), details="deadline"
+        ),
+    )
     upgraded = upstream_error(silent)
     assert isinstance(upgraded, errors.UpstreamUnavailable)
     assert status_of(upgraded) == grpc.StatusCode.UNAVAILABLE and "decisions" in upgraded.message
@@ -182,4 +200,5 @@ def test_validation_locations_become_field_paths(location: tuple, path: str) -> 
 
 def test_undecodable_json_blames_the_body() -> None:
     assert validation_fields([{"type": "json_invalid", "loc": ("body", 17), "msg": "JSON decode error"}]) == {
-        "body": "JSON decode error"}
+        "body": "JSON decode error"
+    }

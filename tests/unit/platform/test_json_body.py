@@ -28,11 +28,11 @@ SIMILAR = "/internal/agent-decisions/similar"
 
 # Bodies both parsers read, each a trap for a parser that differs.
 READ_ALIKE = {
-    "floats at the edges": b'[0.1, -0.0, 5e-324, 1.7976931348623157e308, 1e400, -1e400, 1e-400, 2.5E+3]',
-    "integers stay integers": b'[0, -0, 1, 12345678901234567890123456789, 1.0]',
+    "floats at the edges": b"[0.1, -0.0, 5e-324, 1.7976931348623157e308, 1e400, -1e400, 1e-400, 2.5E+3]",
+    "integers stay integers": b"[0, -0, 1, 12345678901234567890123456789, 1.0]",
     "a repeated key keeps the last": b'{"a": 1, "a": [2]}',
     "escapes and text": '{"k": "\\u00e9\\n\\"\\\\ é 🚚 \\ud83d\\ude9a \\u0000"}'.encode(),
-    "NaN and Infinity": b'[NaN, Infinity, -Infinity]',
+    "NaN and Infinity": b"[NaN, Infinity, -Infinity]",
     "white space around": b' \r\n\t{"a": {}} \n',
     "a bare string": b'"x"',
 }
@@ -69,15 +69,20 @@ def same(a: object, b: object) -> bool:
     return type(a) is type(b) and repr(a) == repr(b)
 
 
-@pytest.mark.parametrize("body", [*READ_ALIKE.values(), *ONLY_THE_STANDARD_PARSER_READS.values()],
-                         ids=[*READ_ALIKE, *ONLY_THE_STANDARD_PARSER_READS])
+@pytest.mark.parametrize(
+    "body",
+    [*READ_ALIKE.values(), *ONLY_THE_STANDARD_PARSER_READS.values()],
+    ids=[*READ_ALIKE, *ONLY_THE_STANDARD_PARSER_READS],
+)
 def test_a_body_reads_as_json_loads_reads_it(body: bytes) -> None:
     assert same(read_json(body), json.loads(body))
 
 
 def test_random_floats_read_to_the_same_bits() -> None:
     rng = random.Random(20261130)
-    values = [rng.gauss(0, 1) for _ in range(2000)] + [rng.random() * 10.0 ** rng.randint(-320, 308) for _ in range(2000)]
+    values = [rng.gauss(0, 1) for _ in range(2000)] + [
+        rng.random() * 10.0 ** rng.randint(-320, 308) for _ in range(2000)
+    ]
     for text in (json.dumps(values), "[" + ",".join(f"{v:.25g}" for v in values) + "]"):
         assert same(read_json(text.encode()), json.loads(text))
 
@@ -100,29 +105,39 @@ def test_a_body_pydantic_reads_never_meets_the_standard_parser(monkeypatch: pyte
 
 @pytest.fixture
 async def app_client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(load({
-        "OUTRIDER_DATA_DIR": str(tmp_path),
-        "OUTRIDER_JWT_SECRET": "j" * 40,
-        "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
-        "OUTRIDER_EMBEDDING_DIM": str(DIMENSION),
-    }))
+    app = create_app(
+        load(
+            {
+                "OUTRIDER_DATA_DIR": str(tmp_path),
+                "OUTRIDER_JWT_SECRET": "j" * 40,
+                "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
+                "OUTRIDER_EMBEDDING_DIM": str(DIMENSION),
+            }
+        )
+    )
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://gateway",
-                                 headers={"X-Internal-Key": INTERNAL_KEY}) as client:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://gateway", headers={"X-Internal-Key": INTERNAL_KEY}
+    ) as client:
         yield client
 
 
 def test_every_route_that_reads_a_json_body_reads_it_so() -> None:
-    routers = [importlib.import_module(f"gateway.routes.{module.name}").router
-               for module in pkgutil.iter_modules(gateway.routes.__path__)]
-    with_body = [route for router in routers for route in router.routes
-                 if isinstance(route, APIRoute) and route.body_field is not None]
+    routers = [
+        importlib.import_module(f"gateway.routes.{module.name}").router
+        for module in pkgutil.iter_modules(gateway.routes.__path__)
+    ]
+    with_body = [
+        route
+        for router in routers
+        for route in router.routes
+        if isinstance(route, APIRoute) and route.body_field is not None
+    ]
     assert len(with_body) > 10
     assert [route.path for route in with_body if not isinstance(route, JsonBodyRoute)] == []
 
 
-async def test_a_body_only_the_standard_parser_reads_is_judged_by_the_contract(
-        app_client: httpx.AsyncClient) -> None:
+async def test_a_body_only_the_standard_parser_reads_is_judged_by_the_contract(app_client: httpx.AsyncClient) -> None:
     # Read, then refused by the contract for what it holds: the field at
     # fault is named, not the body.
     bom = b"\xef\xbb\xbf" + json.dumps({"decision_type": "Not A Type", "embedding": [1, 0, 0, 0]}).encode()
@@ -143,5 +158,8 @@ async def test_an_unreadable_body_answers_the_envelope_it_always_did(app_client:
     for body, reason in cases:
         answer = await app_client.post(SIMILAR, content=body, headers={"content-type": "application/json"})
         assert answer.status_code == 422, answer.text
-        assert answer.json()["error"] == {"code": "INVALID_ARGUMENT", "message": f"invalid body: {reason}",
-                                          "details": {"fields": {"body": reason}}}
+        assert answer.json()["error"] == {
+            "code": "INVALID_ARGUMENT",
+            "message": f"invalid body: {reason}",
+            "details": {"fields": {"body": reason}},
+        }

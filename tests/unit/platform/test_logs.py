@@ -15,8 +15,16 @@ class Terminal(io.StringIO):
 
 
 def record(message: str = "consumer recreated", **extra: object) -> logging.LogRecord:
-    entry = logging.makeLogRecord({"name": "services.telemetry", "levelname": "WARNING", "levelno": 30,
-                                   "msg": message, "created": 1_764_500_000.25, "msecs": 250.0})
+    entry = logging.makeLogRecord(
+        {
+            "name": "services.telemetry",
+            "levelname": "WARNING",
+            "levelno": 30,
+            "msg": message,
+            "created": 1_764_500_000.25,
+            "msecs": 250.0,
+        }
+    )
     entry.__dict__.update(extra)
     return entry
 
@@ -44,5 +52,9 @@ def test_colour_only_when_asked() -> None:
 def test_a_json_line_keeps_every_field() -> None:
     entry = json.loads(JsonFormatter("telemetry").format(record(problem="409")))
     assert (entry["role"], entry["level"], entry["msg"], entry["problem"]) == (
-        "telemetry", "warning", "consumer recreated", "409")
+        "telemetry",
+        "warning",
+        "consumer recreated",
+        "409",
+    )
     assert entry["at"].endswith("Z")

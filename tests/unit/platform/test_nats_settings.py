@@ -36,8 +36,14 @@ def test_development_generates_both_passwords_once_per_data_dir(tmp_path):
 def test_production_requires_the_services_password_whatever_the_server(tmp_path):
     for nats_url in ({}, {"NATS_URL": "nats://nats:4222"}):
         with pytest.raises(SettingsError, match="OUTRIDER_NATS_PASSWORD"):
-            load({**PRODUCTION, **nats_url, "OUTRIDER_DATA_DIR": str(tmp_path),
-                  "OUTRIDER_NATS_ENGINE_PASSWORD": ENGINE_PASSWORD})
+            load(
+                {
+                    **PRODUCTION,
+                    **nats_url,
+                    "OUTRIDER_DATA_DIR": str(tmp_path),
+                    "OUTRIDER_NATS_ENGINE_PASSWORD": ENGINE_PASSWORD,
+                }
+            )
 
 
 def test_production_requires_the_engines_password_only_for_the_embedded_server(tmp_path):
@@ -87,8 +93,9 @@ def test_engines_may_publish_what_the_sdk_publishes_and_what_the_streams_carry()
 
 def test_the_embedded_config_escapes_passwords_and_serves_tls_first(tmp_path):
     awkward = NatsUser("outrider", 'pa"ss\\word$HOME-é-0123456789012345')
-    config = nats_config(awkward, NatsUser("engine", ENGINE_PASSWORD),
-                         ServedTls(tmp_path / "c.pem", tmp_path / "k.pem"))
+    config = nats_config(
+        awkward, NatsUser("engine", ENGINE_PASSWORD), ServedTls(tmp_path / "c.pem", tmp_path / "k.pem")
+    )
     text = json.dumps(config, ensure_ascii=False)
     # The only escapes nats-server knows are \\" \\\\ \\t \\n \\r \\xXX: no \\u.
     assert "\\u" not in text

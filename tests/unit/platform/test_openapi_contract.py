@@ -26,12 +26,14 @@ OTLP_REFUSALS = {("post", "/v1/traces", status) for status in ("400", "401", "41
 
 @pytest.fixture(scope="module")
 def document(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    settings = load({
-        "OUTRIDER_DATA_DIR": str(tmp_path_factory.mktemp("openapi")),
-        "OUTRIDER_JWT_SECRET": "j" * 40,
-        "OUTRIDER_INTERNAL_KEY": "k" * 40,
-        "OUTRIDER_EMBEDDING_DIM": "16",
-    })
+    settings = load(
+        {
+            "OUTRIDER_DATA_DIR": str(tmp_path_factory.mktemp("openapi")),
+            "OUTRIDER_JWT_SECRET": "j" * 40,
+            "OUTRIDER_INTERNAL_KEY": "k" * 40,
+            "OUTRIDER_EMBEDDING_DIM": "16",
+        }
+    )
     return create_app(settings).openapi()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -27,7 +27,7 @@ from services.registry.codec import audit_position
 IST = timezone(timedelta(hours=5, minutes=30))
 
 
-ZONES = st.sampled_from([timezone.utc, IST, timezone(timedelta(hours=-7)), timezone(timedelta(hours=5, minutes=45))])
+ZONES = st.sampled_from([UTC, IST, timezone(timedelta(hours=-7)), timezone(timedelta(hours=5, minutes=45))])
 
 
 @given(st.datetimes(timezones=ZONES), st.uuids())
@@ -48,10 +48,18 @@ def forged(*parts: object) -> str:
     return base64.urlsafe_b64encode(json.dumps(list(parts)).encode()).decode()
 
 
-@pytest.mark.parametrize("cursor", [
-    "%%%", "bm90LWEtY3Vyc29y", forged("2026-09-29T20:57:00", str(uuid.uuid4())), forged("x", "y"),
-    forged(1, 2), forged("2026-09-29T20:57:00+05:30"), base64.urlsafe_b64encode(b'{"a": 1}').decode(),
-])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "%%%",
+        "bm90LWEtY3Vyc29y",
+        forged("2026-09-29T20:57:00", str(uuid.uuid4())),
+        forged("x", "y"),
+        forged(1, 2),
+        forged("2026-09-29T20:57:00+05:30"),
+        base64.urlsafe_b64encode(b'{"a": 1}').decode(),
+    ],
+)
 def test_a_cursor_not_issued_here_is_refused_by_name(cursor: str) -> None:
     with pytest.raises(FieldError) as caught:
         decode_cursor(cursor, instant_and_uuid, field="after_cursor")

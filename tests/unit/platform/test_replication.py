@@ -4,8 +4,6 @@ retried with one message id inside the stream's duplicate window."""
 
 from __future__ import annotations
 
-import asyncio
-
 import nats.errors
 import nats.js.errors
 import pytest
@@ -59,7 +57,7 @@ def test_every_retry_ends_inside_the_duplicate_window():
 
 
 async def test_transient_failures_are_retried_until_one_succeeds():
-    failures = [asyncio.TimeoutError(), nats.errors.NoRespondersError(), nats.js.errors.NoStreamResponseError()]
+    failures = [TimeoutError(), nats.errors.NoRespondersError(), nats.js.errors.NoStreamResponseError()]
     calls = 0
 
     async def attempt() -> str:

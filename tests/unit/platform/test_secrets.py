@@ -18,11 +18,22 @@ from gateway.errors import ApiError
 from services.common.callers import SERVICE_KEY_HEADER, identify
 from services.common.settings import MIN_SECRET_CHARS, SettingsError, load
 
-SECRET_VARIABLES = ("OUTRIDER_JWT_SECRET", "OUTRIDER_INTERNAL_KEY", "OUTRIDER_SERVICE_KEY",
-                    "OUTRIDER_SERVICE_KEY_PREVIOUS", "OUTRIDER_JWT_SECRET_PREVIOUS",
-                    "OUTRIDER_NATS_PASSWORD", "OUTRIDER_NATS_ENGINE_PASSWORD")
-GIVEN = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40, "OUTRIDER_SERVICE_KEY": "v" * 40,
-         "OUTRIDER_NATS_PASSWORD": "n" * 40, "OUTRIDER_NATS_ENGINE_PASSWORD": "e" * 40}
+SECRET_VARIABLES = (
+    "OUTRIDER_JWT_SECRET",
+    "OUTRIDER_INTERNAL_KEY",
+    "OUTRIDER_SERVICE_KEY",
+    "OUTRIDER_SERVICE_KEY_PREVIOUS",
+    "OUTRIDER_JWT_SECRET_PREVIOUS",
+    "OUTRIDER_NATS_PASSWORD",
+    "OUTRIDER_NATS_ENGINE_PASSWORD",
+)
+GIVEN = {
+    "OUTRIDER_JWT_SECRET": "j" * 40,
+    "OUTRIDER_INTERNAL_KEY": "k" * 40,
+    "OUTRIDER_SERVICE_KEY": "v" * 40,
+    "OUTRIDER_NATS_PASSWORD": "n" * 40,
+    "OUTRIDER_NATS_ENGINE_PASSWORD": "e" * 40,
+}
 PRODUCTION = {**GIVEN, "OUTRIDER_ENV": "production"}
 
 WEAK = ["x", "x" * (MIN_SECRET_CHARS - 1), "with a blank in it " + "x" * 32, "x" * 32 + "\x07", "x" * 32 + "\n" + "y"]
@@ -43,8 +54,13 @@ def test_a_weak_secret_is_refused_in_every_mode_naming_the_variable_not_the_valu
 @pytest.mark.parametrize("weak", ["short", "k" * 31, "key with blanks " + "k" * 32])
 def test_each_engine_key_is_held_to_the_same_rule(tmp_path, weak):
     with pytest.raises(SettingsError, match="OUTRIDER_ENGINE_KEYS") as refused:
-        load({**GIVEN, "OUTRIDER_DATA_DIR": str(tmp_path),
-              "OUTRIDER_ENGINE_KEYS": f'{{"dispatch": "{"d" * 40}", "support": "{weak}"}}'})
+        load(
+            {
+                **GIVEN,
+                "OUTRIDER_DATA_DIR": str(tmp_path),
+                "OUTRIDER_ENGINE_KEYS": f'{{"dispatch": "{"d" * 40}", "support": "{weak}"}}',
+            }
+        )
     assert weak not in str(refused.value)
 
 
@@ -59,15 +75,19 @@ def test_production_needs_an_engine_key_of_some_kind(tmp_path):
     without = {k: v for k, v in PRODUCTION.items() if k != "OUTRIDER_INTERNAL_KEY"}
     with pytest.raises(SettingsError, match="OUTRIDER_INTERNAL_KEY or OUTRIDER_ENGINE_KEYS"):
         load({**without, "OUTRIDER_DATA_DIR": str(tmp_path)})
-    named = load({**without, "OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_ENGINE_KEYS": f'{{"dispatch": "{"d" * 40}"}}'})
+    named = load(
+        {**without, "OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_ENGINE_KEYS": f'{{"dispatch": "{"d" * 40}"}}'}
+    )
     assert named.engine_keys == {"dispatch": ("d" * 40,)}
 
 
 def test_development_makes_each_missing_secret_once_private_and_strong(tmp_path):
     first = load({"OUTRIDER_DATA_DIR": str(tmp_path)})
     again = load({"OUTRIDER_DATA_DIR": str(tmp_path)})
-    made = {name: getattr(first, name)
-            for name in ("jwt_secret", "internal_key", "service_key", "nats_password", "nats_engine_password")}
+    made = {
+        name: getattr(first, name)
+        for name in ("jwt_secret", "internal_key", "service_key", "nats_password", "nats_engine_password")
+    }
     assert len(set(made.values())) == len(made)
     for name, value in made.items():
         assert len(value) >= MIN_SECRET_CHARS and getattr(again, name) == value
@@ -100,8 +120,7 @@ def test_processes_starting_at_once_agree_on_every_secret_and_none_reads_an_empt
     for round_number in range(rounds):
         data_dir = tmp_path / f"round-{round_number}"
         start, answers = forked.Barrier(processes), forked.Queue()
-        workers = [forked.Process(target=_load_at_once, args=(str(data_dir), start, answers))
-                   for _ in range(processes)]
+        workers = [forked.Process(target=_load_at_once, args=(str(data_dir), start, answers)) for _ in range(processes)]
         for worker in workers:
             worker.start()
         seen = [answers.get(timeout=60) for _ in workers]
@@ -136,8 +155,10 @@ def test_the_previous_service_key_and_engine_key_are_accepted_and_empty_ones_nev
     current, previous = "c" * 40, "p" * 40
     engines = {"dispatch": ("d" * 40, "o" * 40)}
     for presented in (current, previous):
-        assert identify(((SERVICE_KEY_HEADER, presented),), engine_keys={}, service_keys=(current, previous)).kind \
+        assert (
+            identify(((SERVICE_KEY_HEADER, presented),), engine_keys={}, service_keys=(current, previous)).kind
             == "service"
+        )
     for presented in engines["dispatch"]:
         caller = identify((("x-internal-key", presented),), engine_keys=engines, service_keys=(current,))
         assert caller is not None and caller.engine == "dispatch"

@@ -34,8 +34,7 @@ def test_every_declaration_is_in_the_table_once() -> None:
 BASE = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40}
 
 
-@pytest.mark.parametrize("declared", [d for d in DECLARED if getattr(d.parse, "bounds", None)],
-                         ids=lambda d: d.env)
+@pytest.mark.parametrize("declared", [d for d in DECLARED if getattr(d.parse, "bounds", None)], ids=lambda d: d.env)
 def test_a_value_outside_its_bounds_is_refused_naming_the_variable_or_falls_back(declared, tmp_path) -> None:
     bounds = declared.parse.bounds
     outside = str(bounds[1] + 1) if isinstance(bounds[0], int) else "nonsense"
@@ -50,9 +49,16 @@ def test_a_value_outside_its_bounds_is_refused_naming_the_variable_or_falls_back
 
 def test_every_declared_variable_is_read(tmp_path) -> None:
     defaults = load({**BASE, "OUTRIDER_DATA_DIR": str(tmp_path)})
-    changed = load({**BASE, "OUTRIDER_DATA_DIR": str(tmp_path / "other"), "OUTRIDER_HTTP_PORT": "9090",
-                    "OUTRIDER_LOG_FORMAT": "JSON", "OUTRIDER_DECISIONS_ADDR": "decisions:50052",
-                    "OUTRIDER_TOOL_BASE_URL_DOORMILE_API": "http://backend:8099/"})
+    changed = load(
+        {
+            **BASE,
+            "OUTRIDER_DATA_DIR": str(tmp_path / "other"),
+            "OUTRIDER_HTTP_PORT": "9090",
+            "OUTRIDER_LOG_FORMAT": "JSON",
+            "OUTRIDER_DECISIONS_ADDR": "decisions:50052",
+            "OUTRIDER_TOOL_BASE_URL_DOORMILE_API": "http://backend:8099/",
+        }
+    )
     assert (defaults.http_port, changed.http_port) == (8080, 9090)
     assert changed.log_format == "json"
     assert changed.addr("decisions") == "decisions:50052" and changed.addr("registry") == "127.0.0.1:50051"

@@ -23,8 +23,10 @@ scalars = (
 )
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text(alphabet=st.characters(blacklist_categories=("Cs",))), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.text(alphabet=st.characters(blacklist_categories=("Cs",))), inner, max_size=5)
+    ),
     max_leaves=40,
 )
 

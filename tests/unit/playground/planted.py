@@ -18,10 +18,47 @@ from typing import Any
 
 # --- personal values ---------------------------------------------------------------
 
-LISTED_FIRST = ("Ananya", "Aarav", "Priya", "Ramesh", "Suresh", "Lakshmi", "Kavya", "Arjun", "Meera", "Rohan",
-                "Imran", "Fatima", "Harpreet", "Venkatesh", "James", "Maria", "Wei", "Carlos", "Olivia", "Ahmed")
-LISTED_LAST = ("Sharma", "Iyer", "Reddy", "Nair", "Rao", "Gupta", "Menon", "Kulkarni", "Banerjee", "Khan",
-               "Singh", "Patel", "D'Souza", "Chen", "Garcia", "Smith", "Nguyen")
+LISTED_FIRST = (
+    "Ananya",
+    "Aarav",
+    "Priya",
+    "Ramesh",
+    "Suresh",
+    "Lakshmi",
+    "Kavya",
+    "Arjun",
+    "Meera",
+    "Rohan",
+    "Imran",
+    "Fatima",
+    "Harpreet",
+    "Venkatesh",
+    "James",
+    "Maria",
+    "Wei",
+    "Carlos",
+    "Olivia",
+    "Ahmed",
+)
+LISTED_LAST = (
+    "Sharma",
+    "Iyer",
+    "Reddy",
+    "Nair",
+    "Rao",
+    "Gupta",
+    "Menon",
+    "Kulkarni",
+    "Banerjee",
+    "Khan",
+    "Singh",
+    "Patel",
+    "D'Souza",
+    "Chen",
+    "Garcia",
+    "Smith",
+    "Nguyen",
+)
 # Names no list holds: caught only by the key they sit under or an honorific.
 UNLISTED = ("Tanmay Bhide", "Ojas Kelkar", "Yashoda Bhat", "Dinkar Pol", "Hrithik Ure")
 
@@ -29,6 +66,7 @@ STATES = ("KA", "MH", "DL", "TN", "TS", "KL", "GJ", "UP", "WB", "HR", "RJ", "AP"
 UPI_HANDLES = ("okaxis", "oksbi", "okhdfcbank", "okicici", "ybl", "ibl", "axl", "paytm", "upi", "apl")
 STREETS = ("Residency", "Church", "Brigade", "Hosur", "Old Airport", "80 Feet", "12th", "Link", "Station")
 STREET_WORDS = ("Road", "Rd", "Main", "Cross", "Street", "Lane", "Marg")
+
 
 def _dihedral(i: int, j: int) -> int:
     # Multiplication in the dihedral group D5, the table Verhoeff's check uses.
@@ -92,7 +130,7 @@ def _group(rng: random.Random, digits: str, sizes: tuple[int, ...]) -> str:
     sep = rng.choice((" ", "-", ""))
     parts, start = [], 0
     for size in sizes:
-        parts.append(digits[start:start + size])
+        parts.append(digits[start : start + size])
         start += size
     return sep.join(parts)
 
@@ -110,8 +148,14 @@ def unlisted_name(rng: random.Random) -> Personal:
 
 def mobile(rng: random.Random) -> Personal:
     national = rng.choice("6789") + _digits(rng, 9)
-    body = rng.choice((national, f"{national[:5]} {national[5:]}", f"{national[:5]}-{national[5:]}",
-                       f"{national[:3]} {national[3:6]} {national[6:]}"))
+    body = rng.choice(
+        (
+            national,
+            f"{national[:5]} {national[5:]}",
+            f"{national[:5]}-{national[5:]}",
+            f"{national[:3]} {national[3:6]} {national[6:]}",
+        )
+    )
     prefix = rng.choice(("", "", "+91", "+91 ", "+91-", "(+91) ", "91", "91 ", "0", "0 "))
     number = int(national) if rng.random() < 0.5 else int("91" + national)
     return Personal("phone", prefix + body, (prefix + body, national), number=number)
@@ -120,28 +164,46 @@ def mobile(rng: random.Random) -> Personal:
 def landline(rng: random.Random) -> Personal:
     std = rng.choice(("80", "11", "22", "44", "40", "33", "124", "484", "20"))
     subscriber = rng.choice("2345") + _digits(rng, 9 - len(std))
-    written = rng.choice((
-        f"0{std}-{subscriber}", f"0{std} {subscriber[:4]} {subscriber[4:]}", f"(0{std}) {subscriber}",
-        f"+91 {std} {subscriber[:4]} {subscriber[4:]}", f"+91-{std}-{subscriber}", f"0{std}{subscriber}",
-    ))
+    written = rng.choice(
+        (
+            f"0{std}-{subscriber}",
+            f"0{std} {subscriber[:4]} {subscriber[4:]}",
+            f"(0{std}) {subscriber}",
+            f"+91 {std} {subscriber[:4]} {subscriber[4:]}",
+            f"+91-{std}-{subscriber}",
+            f"0{std}{subscriber}",
+        )
+    )
     return Personal("phone", written, (written, std + subscriber))
 
 
 def international(rng: random.Random) -> Personal:
-    written = rng.choice((
-        f"+44 20 {_digits(rng, 4)} {_digits(rng, 4)}", f"+1{rng.choice('23456789')}{_digits(rng, 9)}",
-        f"+1 ({rng.choice('2345')}{_digits(rng, 2)}) {_digits(rng, 3)}-{_digits(rng, 4)}",
-        f"+65 {rng.choice('689')}{_digits(rng, 3)} {_digits(rng, 4)}", f"+971 50 {_digits(rng, 3)} {_digits(rng, 4)}",
-        f"+49 30 {_digits(rng, 8)}", f"+33 1 {_digits(rng, 2)} {_digits(rng, 2)} {_digits(rng, 2)} {_digits(rng, 2)}",
-        f"+61{rng.choice('234')}{_digits(rng, 8)}",
-    ))
+    written = rng.choice(
+        (
+            f"+44 20 {_digits(rng, 4)} {_digits(rng, 4)}",
+            f"+1{rng.choice('23456789')}{_digits(rng, 9)}",
+            f"+1 ({rng.choice('2345')}{_digits(rng, 2)}) {_digits(rng, 3)}-{_digits(rng, 4)}",
+            f"+65 {rng.choice('689')}{_digits(rng, 3)} {_digits(rng, 4)}",
+            f"+971 50 {_digits(rng, 3)} {_digits(rng, 4)}",
+            f"+49 30 {_digits(rng, 8)}",
+            f"+33 1 {_digits(rng, 2)} {_digits(rng, 2)} {_digits(rng, 2)} {_digits(rng, 2)}",
+            f"+61{rng.choice('234')}{_digits(rng, 8)}",
+        )
+    )
     return Personal("phone", written, (written, re.sub(r"\D", "", written)[2:]))
 
 
 def email(rng: random.Random) -> Personal:
-    first, last = rng.choice(LISTED_FIRST + ("ops", "rider", "cx")), rng.choice(LISTED_LAST).replace("'", "")
-    local = rng.choice((f"{first}.{last}", f"{first}{rng.randrange(10, 999)}", f"{first[0]}{last}",
-                        f"{first}_{last}+orders", f"{rng.choice('6789')}{_digits(rng, 9)}"))
+    first, last = rng.choice((*LISTED_FIRST, "ops", "rider", "cx")), rng.choice(LISTED_LAST).replace("'", "")
+    local = rng.choice(
+        (
+            f"{first}.{last}",
+            f"{first}{rng.randrange(10, 999)}",
+            f"{first[0]}{last}",
+            f"{first}_{last}+orders",
+            f"{rng.choice('6789')}{_digits(rng, 9)}",
+        )
+    )
     domain = rng.choice(("example.in", "gmail.com", "yahoo.co.in", "doormile.example", "mail.example.com"))
     written = f"{local}@{domain}"
     written = rng.choice((written, written.lower(), written.upper()))
@@ -157,20 +219,33 @@ def aadhaar(rng: random.Random) -> Personal:
 
 def pan(rng: random.Random) -> Personal:
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    written = "".join(rng.choice(letters) for _ in range(3)) + rng.choice("PCHFATBLJG") + rng.choice(letters) + \
-        _digits(rng, 4) + rng.choice(letters)
+    written = (
+        "".join(rng.choice(letters) for _ in range(3))
+        + rng.choice("PCHFATBLJG")
+        + rng.choice(letters)
+        + _digits(rng, 4)
+        + rng.choice(letters)
+    )
     return Personal("pan", written, (written,))
 
 
 def ifsc(rng: random.Random) -> Personal:
-    written = rng.choice(("SBIN", "HDFC", "ICIC", "UTIB", "KKBK", "PUNB", "CNRB")) + "0" + \
-        "".join(rng.choice("0123456789ABCDEF") for _ in range(6))
+    written = (
+        rng.choice(("SBIN", "HDFC", "ICIC", "UTIB", "KKBK", "PUNB", "CNRB"))
+        + "0"
+        + "".join(rng.choice("0123456789ABCDEF") for _ in range(6))
+    )
     return Personal("ifsc", written, (written,))
 
 
 def upi(rng: random.Random) -> Personal:
-    local = rng.choice((f"{rng.choice(LISTED_FIRST).lower()}.{rng.randrange(1, 99)}",
-                        rng.choice("6789") + _digits(rng, 9), rng.choice(LISTED_LAST).lower().replace("'", "")))
+    local = rng.choice(
+        (
+            f"{rng.choice(LISTED_FIRST).lower()}.{rng.randrange(1, 99)}",
+            rng.choice("6789") + _digits(rng, 9),
+            rng.choice(LISTED_LAST).lower().replace("'", ""),
+        )
+    )
     written = f"{local}@{rng.choice(UPI_HANDLES)}"
     return Personal("upi", written, (written,))
 
@@ -183,8 +258,9 @@ def vehicle(rng: random.Random) -> Personal:
 
 
 def card(rng: random.Random) -> Personal:
-    prefix, length = rng.choice((("4", 16), ("51", 16), ("55", 16), ("60", 16), ("65", 16), ("81", 16),
-                                 ("2221", 16), ("34", 15), ("37", 15)))
+    prefix, length = rng.choice(
+        (("4", 16), ("51", 16), ("55", 16), ("60", 16), ("65", 16), ("81", 16), ("2221", 16), ("34", 15), ("37", 15))
+    )
     body = prefix + _digits(rng, length - len(prefix) - 1)
     digits = body + luhn_check_digit(body)
     written = _group(rng, digits, (4, 6, 5) if length == 15 else (4, 4, 4, 4))
@@ -193,16 +269,28 @@ def card(rng: random.Random) -> Personal:
 
 def ip(rng: random.Random) -> Personal:
     if rng.random() < 0.6:
-        written = ".".join(str(o) for o in (rng.choice((11, 49, 103, 117, 157, 182, 203)), rng.randrange(256),
-                                             rng.randrange(256), rng.randrange(1, 255)))
+        written = ".".join(
+            str(o)
+            for o in (
+                rng.choice((11, 49, 103, 117, 157, 182, 203)),
+                rng.randrange(256),
+                rng.randrange(256),
+                rng.randrange(1, 255),
+            )
+        )
     else:
         written = str(ipaddress.IPv6Address((0x2401 << 112) | rng.getrandbits(100)))
     return Personal("ip", written, (written,))
 
 
 def address(rng: random.Random) -> Personal:
-    door = rng.choice((f"{rng.randrange(1, 400)}", f"{rng.randrange(1, 60)}/{rng.randrange(1, 9)}",
-                       f"{rng.randrange(1, 400)}{rng.choice('ABC')}"))
+    door = rng.choice(
+        (
+            f"{rng.randrange(1, 400)}",
+            f"{rng.randrange(1, 60)}/{rng.randrange(1, 9)}",
+            f"{rng.randrange(1, 400)}{rng.choice('ABC')}",
+        )
+    )
     street = f"{rng.choice(STREETS)} {rng.choice(STREET_WORDS)}"
     written = rng.choice((f"{door} {street}", f"{door}, {street}", f"Flat {door}", f"House No. {door}"))
     return Personal("address", written, (written,))
@@ -221,16 +309,51 @@ def coordinate(rng: random.Random) -> Personal:
 
 
 PERSONAL: tuple[Callable[[random.Random], Personal], ...] = (
-    name, unlisted_name, mobile, landline, international, email, aadhaar, pan, ifsc, upi, vehicle, card, ip,
-    address, coordinate,
+    name,
+    unlisted_name,
+    mobile,
+    landline,
+    international,
+    email,
+    aadhaar,
+    pan,
+    ifsc,
+    upi,
+    vehicle,
+    card,
+    ip,
+    address,
+    coordinate,
 )
 
 # --- harmless values --------------------------------------------------------------
 
-ZONES = ("Koramangala", "Indiranagar", "HSR Layout Sector 2", "Whitefield", "Jayanagar 4th Block", "Anna Nagar",
-         "Vijay Nagar", "Electronic City Phase 1", "Bandra West", "Gachibowli", "Salt Lake", "Connaught Place")
-STATUSES = ("waiting", "assigned", "picked_up", "in_transit", "delivered", "cancelled", "stalled", "EV scooter",
-            "prepaid", "cod")
+ZONES = (
+    "Koramangala",
+    "Indiranagar",
+    "HSR Layout Sector 2",
+    "Whitefield",
+    "Jayanagar 4th Block",
+    "Anna Nagar",
+    "Vijay Nagar",
+    "Electronic City Phase 1",
+    "Bandra West",
+    "Gachibowli",
+    "Salt Lake",
+    "Connaught Place",
+)
+STATUSES = (
+    "waiting",
+    "assigned",
+    "picked_up",
+    "in_transit",
+    "delivered",
+    "cancelled",
+    "stalled",
+    "EV scooter",
+    "prepaid",
+    "cod",
+)
 
 
 def harmless(rng: random.Random) -> str | int | float:
@@ -244,12 +367,16 @@ def harmless(rng: random.Random) -> str | int | float:
     if pick == 3:
         return round(rng.uniform(20, 25000), 2)
     if pick == 4:
-        return f"{rng.randrange(2024, 2027)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T" \
-               f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}" + \
-               rng.choice(("+05:30", "Z", ".123456+05:30", "+00:00", "-04:00"))
+        return (
+            f"{rng.randrange(2024, 2027)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T"
+            f"{rng.randrange(24):02d}:{rng.randrange(60):02d}:{rng.randrange(60):02d}"
+            + rng.choice(("+05:30", "Z", ".123456+05:30", "+00:00", "-04:00"))
+        )
     if pick == 5:
-        return f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}-" \
-               f"{rng.choice('89ab')}{rng.getrandbits(12):03x}-{rng.getrandbits(48):012x}"
+        return (
+            f"{rng.getrandbits(32):08x}-{rng.getrandbits(16):04x}-4{rng.getrandbits(12):03x}-"
+            f"{rng.choice('89ab')}{rng.getrandbits(12):03x}-{rng.getrandbits(48):012x}"
+        )
     if pick == 6:
         return rng.choice(ZONES)
     if pick == 7:
@@ -285,17 +412,75 @@ def harmless_words(rng: random.Random) -> str:
     return value if isinstance(value, str) else f"#{value}"
 
 
-FILLER = ("rider", "stuck", "near", "call", "on", "at", "for", "booking", "ETA", "since", "the", "customer",
-          "asked", "—", "via", "and", "said", "reassign", "pickup", "drop")
+FILLER = (
+    "rider",
+    "stuck",
+    "near",
+    "call",
+    "on",
+    "at",
+    "for",
+    "booking",
+    "ETA",
+    "since",
+    "the",
+    "customer",
+    "asked",
+    "—",
+    "via",
+    "and",
+    "said",
+    "reassign",
+    "pickup",
+    "drop",
+)
 WRAPS = (("", ""), ("(", ")"), ("", ","), ("", "."), ('"', '"'), ("", ":"), ("<", ">"), ("[", "]"))
 
 PLAIN_KEYS = ("data", "items", "summary", "text", "payload", "status_text", "detail", "message", "info", "meta")
-PERSONAL_KEYS = ("customer_name", "riderName", "RIDER-NAME", "rider", "assigned_to", "fullname", "customer",
-                 "phone", "mobile_no", "alt_phone", "email", "contact", "street", "pincode", "drop_address",
-                 "landmark", "upi_id", "vehicle_number", "aadhaar_no", "pan")
-HARMLESS_KEYS = ("booking_id", "order_id", "amount", "status", "zone", "zone_name", "hub", "eta_min", "created_at",
-                 "promised_by", "rider_id", "customer_id", "miler_id", "tenant_id", "payment_mode", "distance_km",
-                 "confidence", "count", "reason_code", "vehicle")
+PERSONAL_KEYS = (
+    "customer_name",
+    "riderName",
+    "RIDER-NAME",
+    "rider",
+    "assigned_to",
+    "fullname",
+    "customer",
+    "phone",
+    "mobile_no",
+    "alt_phone",
+    "email",
+    "contact",
+    "street",
+    "pincode",
+    "drop_address",
+    "landmark",
+    "upi_id",
+    "vehicle_number",
+    "aadhaar_no",
+    "pan",
+)
+HARMLESS_KEYS = (
+    "booking_id",
+    "order_id",
+    "amount",
+    "status",
+    "zone",
+    "zone_name",
+    "hub",
+    "eta_min",
+    "created_at",
+    "promised_by",
+    "rider_id",
+    "customer_id",
+    "miler_id",
+    "tenant_id",
+    "payment_mode",
+    "distance_km",
+    "confidence",
+    "count",
+    "reason_code",
+    "vehicle",
+)
 
 
 # --- documents ------------------------------------------------------------------------

@@ -12,8 +12,12 @@ from services.playground.engine import ToolFailure, ToolSpec
 from services.playground.executors import ToolExecutors, parse_body
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
 
-BOOKING = ToolSpec(PlaygroundTool("get_booking", ToolKind.READ, ToolExecutor.HTTP, base_url_key="doormile"),
-                   "Read a booking.", {"type": "object"}, http_path="/bookings/{booking_id}")
+BOOKING = ToolSpec(
+    PlaygroundTool("get_booking", ToolKind.READ, ToolExecutor.HTTP, base_url_key="doormile"),
+    "Read a booking.",
+    {"type": "object"},
+    http_path="/bookings/{booking_id}",
+)
 CAP = 4096
 CHUNK = b"x" * 1000
 
@@ -32,8 +36,7 @@ class Endless:
 
 def executors(handler) -> ToolExecutors:
     http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    return ToolExecutors(http=http, base_urls={"doormile": "http://doormile.test"}, decisions=None,
-                         max_body_bytes=CAP)
+    return ToolExecutors(http=http, base_urls={"doormile": "http://doormile.test"}, decisions=None, max_body_bytes=CAP)
 
 
 async def test_an_answer_within_the_cap_is_read_and_parsed():

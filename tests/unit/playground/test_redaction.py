@@ -28,20 +28,56 @@ CARD = "4111111111111111"
 @pytest.mark.parametrize(
     ("key", "kind"),
     [
-        ("name", "person"), ("customer_name", "person"), ("riderName", "person"), ("rider_name", "person"),
-        ("RIDER-NAME", "person"), ("Customer Name", "person"), ("fullname", "person"), ("first_name", "person"),
-        ("rider", "person"), ("customer", "person"), ("driver", "person"), ("recipient", "person"),
-        ("sender", "person"), ("contact", "person"), ("emergency_contact", "person"), ("assigned_to", "person"),
-        ("assignedTo", "person"), ("consignee", "person"), ("riders", "person"),
-        ("phone", "phone"), ("mobile", "phone"), ("customer_phone", "phone"), ("alt_mobile_no", "phone"),
-        ("whatsapp", "phone"), ("phone_number", "phone"),
-        ("email", "email"), ("customer_email", "email"), ("e_mail", "email"),
-        ("address", "address"), ("drop_address", "address"), ("addressLine1", "address"), ("street", "address"),
-        ("landmark", "address"), ("pincode", "address"), ("pin_code", "address"), ("zip", "address"),
-        ("aadhaar_no", "aadhaar"), ("pan", "pan"), ("upi_id", "upi"), ("ifsc", "ifsc"),
-        ("vehicle_number", "vehicle"), ("registration_no", "vehicle"), ("card_number", "card"),
-        ("notes", "note"), ("delivery_instructions", "note"), ("remarks", "note"),
-        ("otp", "secret"), ("delivery_pin", "secret"), ("dob", "dob"), ("date_of_birth", "dob"),
+        ("name", "person"),
+        ("customer_name", "person"),
+        ("riderName", "person"),
+        ("rider_name", "person"),
+        ("RIDER-NAME", "person"),
+        ("Customer Name", "person"),
+        ("fullname", "person"),
+        ("first_name", "person"),
+        ("rider", "person"),
+        ("customer", "person"),
+        ("driver", "person"),
+        ("recipient", "person"),
+        ("sender", "person"),
+        ("contact", "person"),
+        ("emergency_contact", "person"),
+        ("assigned_to", "person"),
+        ("assignedTo", "person"),
+        ("consignee", "person"),
+        ("riders", "person"),
+        ("phone", "phone"),
+        ("mobile", "phone"),
+        ("customer_phone", "phone"),
+        ("alt_mobile_no", "phone"),
+        ("whatsapp", "phone"),
+        ("phone_number", "phone"),
+        ("email", "email"),
+        ("customer_email", "email"),
+        ("e_mail", "email"),
+        ("address", "address"),
+        ("drop_address", "address"),
+        ("addressLine1", "address"),
+        ("street", "address"),
+        ("landmark", "address"),
+        ("pincode", "address"),
+        ("pin_code", "address"),
+        ("zip", "address"),
+        ("aadhaar_no", "aadhaar"),
+        ("pan", "pan"),
+        ("upi_id", "upi"),
+        ("ifsc", "ifsc"),
+        ("vehicle_number", "vehicle"),
+        ("registration_no", "vehicle"),
+        ("card_number", "card"),
+        ("notes", "note"),
+        ("delivery_instructions", "note"),
+        ("remarks", "note"),
+        ("otp", "secret"),
+        ("delivery_pin", "secret"),
+        ("dob", "dob"),
+        ("date_of_birth", "dob"),
     ],
 )
 def test_a_personal_key_has_its_value_replaced_by_its_kind(key, kind):
@@ -51,9 +87,26 @@ def test_a_personal_key_has_its_value_replaced_by_its_kind(key, kind):
 @pytest.mark.parametrize(
     "key",
     [
-        "status", "rider_id", "customer_id", "riderId", "customer_tier", "rider_status", "zone", "zone_name",
-        "hub_name", "reason", "reason_code", "note_count", "vehicle", "promised_by", "shipping_fee",
-        "rename_count", "booking_id", "amount", "named_slot", "assigned_at",
+        "status",
+        "rider_id",
+        "customer_id",
+        "riderId",
+        "customer_tier",
+        "rider_status",
+        "zone",
+        "zone_name",
+        "hub_name",
+        "reason",
+        "reason_code",
+        "note_count",
+        "vehicle",
+        "promised_by",
+        "shipping_fee",
+        "rename_count",
+        "booking_id",
+        "amount",
+        "named_slot",
+        "assigned_at",
     ],
 )
 def test_other_keys_keep_their_values(key):
@@ -290,7 +343,10 @@ def test_a_decimal_string_under_a_location_key_is_rounded():
 
 def test_whole_coordinates_and_precise_numbers_elsewhere_stay_as_they_are():
     assert redact({"lat": 12, "distance_km": 3.14159, "stop": {"eta_min": 7.25}, "similarity": 0.8734}) == {
-        "lat": 12, "distance_km": 3.14159, "stop": {"eta_min": 7.25}, "similarity": 0.8734,
+        "lat": 12,
+        "distance_km": 3.14159,
+        "stop": {"eta_min": 7.25},
+        "similarity": 0.8734,
     }
 
 
@@ -307,12 +363,17 @@ def test_one_value_is_one_placeholder_across_a_run_whatever_its_spelling():
     redactor = Redactor()
 
     prompt = redactor.text("Customer on +91 98450 12345 asks about Ananya Rao")
-    result = redactor.value({"customer_phone": "09845012345", "customer_name": "ananya  rao",
-                             "alt": 9845012345, "other": "98450 54321"})
+    result = redactor.value(
+        {"customer_phone": "09845012345", "customer_name": "ananya  rao", "alt": 9845012345, "other": "98450 54321"}
+    )
 
     assert prompt == "Customer on <phone#1> asks about <person#1>"
-    assert result == {"customer_phone": "<phone#1>", "customer_name": "<person#1>", "alt": "<phone#1>",
-                      "other": "<phone#2>"}
+    assert result == {
+        "customer_phone": "<phone#1>",
+        "customer_name": "<person#1>",
+        "alt": "<phone#1>",
+        "other": "<phone#2>",
+    }
 
 
 def test_each_run_numbers_from_one():
@@ -322,8 +383,16 @@ def test_each_run_numbers_from_one():
 def test_the_report_counts_every_replacement_by_kind():
     redactor = Redactor()
 
-    redactor.value({"customer_name": "Asha", "phone": "9845012345", "text": "call 9845012345 or asha@example.in",
-                    "lat": 12.971599, "lng": 77.594566, "status": "waiting"})
+    redactor.value(
+        {
+            "customer_name": "Asha",
+            "phone": "9845012345",
+            "text": "call 9845012345 or asha@example.in",
+            "lat": 12.971599,
+            "lng": 77.594566,
+            "status": "waiting",
+        }
+    )
 
     assert redactor.report() == {"coordinate": 2, "email": 1, "person": 1, "phone": 2}
 
@@ -338,8 +407,13 @@ def test_repeated_texts_are_counted_each_time():
 
 def test_redacting_twice_changes_nothing_more_and_counts_nothing_more():
     redactor = Redactor()
-    value = {"customer": {"name": "Asha"}, "text": "call 9845012345 at 12.971599,77.594566", "lat": 12.971599,
-             "9845054321": "BK-1042", "notes": "Mr. Tanmay Bhide"}
+    value = {
+        "customer": {"name": "Asha"},
+        "text": "call 9845012345 at 12.971599,77.594566",
+        "lat": 12.971599,
+        "9845054321": "BK-1042",
+        "notes": "Mr. Tanmay Bhide",
+    }
     once = redactor.value(value)
     report = redactor.report()
 

@@ -37,7 +37,7 @@ def test_no_personal_value_survives_whatever_text_surrounds_it(before, rng, afte
     output = redact_text(f"{before} {value.written} {after}")
 
     # The surrounding text is arbitrary and may hold a probe of its own.
-    assert value.leaked(output) == [p for p in value.leaked(f"{before} {after}")]
+    assert value.leaked(output) == list(value.leaked(f"{before} {after}"))
 
 
 @PROPERTY
@@ -48,12 +48,14 @@ def test_any_valid_email_address_is_replaced(address, after):
     assert redact({"contact_info": address})["contact_info"] in ("<email#1>", "'<email#1>")
 
 
-json_leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
-                        st.text(max_size=30))
+json_leaves = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=30)
+)
 json_values = st.recursive(
     json_leaves,
-    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children,
-                                                                              max_size=4)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
     max_leaves=15,
 )
 
@@ -79,8 +81,10 @@ def test_accuracy_over_a_large_sample():
         planted = planted_document(rng, size=rng.randrange(4, 16))
         verdicts = judge(planted, redact(planted.document), verdicts)
 
-    print(f"planted {verdicts.planted}, leaked {len(verdicts.leaked)}; "
-          f"harmless {verdicts.harmless}, wrongly redacted {len(verdicts.harmed)}")
+    print(
+        f"planted {verdicts.planted}, leaked {len(verdicts.leaked)}; "
+        f"harmless {verdicts.harmless}, wrongly redacted {len(verdicts.harmed)}"
+    )
     assert verdicts.planted > 9000 and verdicts.harmless > 15000
     assert verdicts.leaked == []
     assert len(verdicts.harmed) / verdicts.harmless < 0.01

@@ -25,7 +25,8 @@ def test_extra_key_words_and_patterns_are_read_and_applied(tmp_path):
     assert settings.redact_keys == ("guardian", "next_of_kin")
     assert settings.redact_patterns == {"employee": r"EMP-\d{5}"}
     assert redact({"guardian": "Asha", "text": "raised by EMP-12345"}, rules) == {
-        "guardian": "<guardian#1>", "text": "raised by <employee#1>",
+        "guardian": "<guardian#1>",
+        "text": "raised by <employee#1>",
     }
     assert {"OUTRIDER_REDACT_KEYS", "OUTRIDER_REDACT_PATTERNS"} <= ENV_VARS
 

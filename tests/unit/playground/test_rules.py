@@ -74,7 +74,8 @@ def test_an_agent_without_skills_has_nothing_to_try():
 
 
 @pytest.mark.parametrize(
-    ("pinned", "model"), [("claude-opus-4-1", "claude-opus-4-1"), ("", "claude-sonnet-4-5"), ("  ", "claude-sonnet-4-5")]
+    ("pinned", "model"),
+    [("claude-opus-4-1", "claude-opus-4-1"), ("", "claude-sonnet-4-5"), ("  ", "claude-sonnet-4-5")],
 )
 def test_the_agent_pin_wins_over_the_default_model(pinned, model):
     assert rules.model_for(pinned, "claude-sonnet-4-5") == model
@@ -96,7 +97,12 @@ def test_path_values_fill_the_template_and_the_rest_becomes_the_query():
 
 @pytest.mark.parametrize(
     ("value", "quoted"),
-    [("../../admin", "..%2F..%2Fadmin"), ("a b?c=1#x", "a%20b%3Fc%3D1%23x"), ("BK/7", "BK%2F7"), ("ग्राहक", "%E0%A4%97%E0%A5%8D%E0%A4%B0%E0%A4%BE%E0%A4%B9%E0%A4%95")],
+    [
+        ("../../admin", "..%2F..%2Fadmin"),
+        ("a b?c=1#x", "a%20b%3Fc%3D1%23x"),
+        ("BK/7", "BK%2F7"),
+        ("ग्राहक", "%E0%A4%97%E0%A5%8D%E0%A4%B0%E0%A4%BE%E0%A4%B9%E0%A4%95"),
+    ],
 )
 def test_a_path_value_is_quoted_whole_so_it_cannot_escape_its_segment(value, quoted):
     path, _ = http_request_parts("/bookings/cache/{booking_id}", {"booking_id": value})

@@ -3,7 +3,7 @@ the settings that set them."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from services.common.settings import SettingsError, load
 from services.playground import rules
 
-STARTED = datetime(2026, 9, 29, 12, 0, tzinfo=timezone.utc)
+STARTED = datetime(2026, 9, 29, 12, 0, tzinfo=UTC)
 PROPERTY = settings(max_examples=300, deadline=None, database=None)
 
 
@@ -35,10 +35,10 @@ def test_a_run_still_running_well_past_its_deadline_was_interrupted(stored, seco
 @pytest.mark.parametrize(
     ("spent", "allowed"),
     [
-        (0, 16_384),           # a result's own cap, well inside the budget
-        (40_000, 9_152),       # what is left of the budget
-        (48_896, 256),         # just enough to be worth reading
-        (48_897, 0),           # less than that: spent
+        (0, 16_384),  # a result's own cap, well inside the budget
+        (40_000, 9_152),  # what is left of the budget
+        (48_896, 256),  # just enough to be worth reading
+        (48_897, 0),  # less than that: spent
         (49_152, 0),
     ],
 )
@@ -86,9 +86,12 @@ def test_run_limits_default_to_what_the_settings_default_to(tmp_path):
     loaded = load({"OUTRIDER_DATA_DIR": str(tmp_path)})
     limits = rules.RunLimits()
 
-    assert (loaded.playground_run_deadline_s, loaded.playground_tool_calls_per_turn,
-            loaded.playground_result_bytes_per_run, loaded.playground_http_read_bytes) == (
-        limits.deadline_s, limits.tool_calls_per_turn, limits.result_bytes_per_run, rules.HTTP_READ_BYTES)
+    assert (
+        loaded.playground_run_deadline_s,
+        loaded.playground_tool_calls_per_turn,
+        loaded.playground_result_bytes_per_run,
+        loaded.playground_http_read_bytes,
+    ) == (limits.deadline_s, limits.tool_calls_per_turn, limits.result_bytes_per_run, rules.HTTP_READ_BYTES)
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,9 @@ def test_an_agent_patch_distinguishes_a_cleared_model_from_none_sent() -> None:
 
 def test_a_skill_draft_leaves_out_empty_text_so_the_rules_say_required() -> None:
     request = registry_pb2.CreateSkillRequest(
-        agent_id="CONSOLE_OPS_AGENT", title="", tool_names=["scan_bookings"],
+        agent_id="CONSOLE_OPS_AGENT",
+        title="",
+        tool_names=["scan_bookings"],
         thresholds_schema_json=b'{"k":{"type":"integer","min":1,"max":5,"step":1,"default":2}}',
     )
     request.unknown_fields.append("source")

@@ -19,6 +19,7 @@ from gateway.routes.registry import (
 from outrider.v1 import registry_pb2
 from outrider.wire import json_value
 
+
 def test_a_skill_patch_carries_exactly_the_fields_sent() -> None:
     body = SkillPatch.model_validate({"enabled": False, "thresholds": {"stallMinutes": 9, "ratio": 0.5}, "version": 4})
     request = skill_update("stall_response", body)
@@ -32,7 +33,7 @@ def test_a_skill_patch_carries_exactly_the_fields_sent() -> None:
 
 
 @pytest.mark.parametrize(
-    "body,field",
+    ("body", "field"),
     [
         ([], "body"),
         ({"enabled": 1}, "enabled"),
@@ -62,13 +63,19 @@ def test_an_agent_patch_carries_a_null_model_as_a_cleared_pin() -> None:
 
 def test_a_skill_draft_keeps_schemas_as_json() -> None:
     draft = SkillDraft.model_validate(
-        {"id": "n", "agent_id": "A", "title": "T", "tool_names": ["a", "b"],
-         "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5, "step": 1, "default": 2}}}
+        {
+            "id": "n",
+            "agent_id": "A",
+            "title": "T",
+            "tool_names": ["a", "b"],
+            "thresholds_schema": {"k": {"type": "integer", "min": 1, "max": 5, "step": 1, "default": 2}},
+        }
     )
     request = skill_draft(draft)
     assert list(request.tool_names) == ["a", "b"]
-    assert json_value(request.thresholds_schema_json) == {"k": {"type": "integer", "min": 1, "max": 5, "step": 1,
-                                                                "default": 2}}
+    assert json_value(request.thresholds_schema_json) == {
+        "k": {"type": "integer", "min": 1, "max": 5, "step": 1, "default": 2}
+    }
     with pytest.raises(ValidationError) as caught:
         SkillDraft.model_validate({"id": "n", "agent_id": "A", "title": "T", "tool_names": "scan_bookings"})
     assert "tool_names" in validation_fields(caught.value.errors())
@@ -86,12 +93,17 @@ def test_integer_thresholds_render_as_integers() -> None:
     shaped = skill_json(skill)
     assert shaped["thresholds"] == {"reassignConfidence": 0.7, "stallMinutes": 10}
     assert isinstance(shaped["thresholds"]["stallMinutes"], int)
-    assert shaped["thresholds_schema"]["stallMinutes"] == {"type": "integer", "min": 3, "max": 60, "step": 1,
-                                                           "default": 10}
+    assert shaped["thresholds_schema"]["stallMinutes"] == {
+        "type": "integer",
+        "min": 3,
+        "max": 60,
+        "step": 1,
+        "default": 10,
+    }
 
 
 @pytest.mark.parametrize(
-    "header,matches",
+    ("header", "matches"),
     [
         ('"abc"', True),
         ('W/"abc"', True),

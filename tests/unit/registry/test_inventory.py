@@ -107,8 +107,9 @@ def test_inventory_counts(inventory: Inventory) -> None:
         ("CONSOLE_OPS_AGENT", Runtime.CONSOLE, AgentStatus.LIVE),
     ],
 )
-def test_each_agent_carries_its_runtime_and_badge(agents: dict[str, Agent], agent_id: str, runtime: Runtime,
-                                                  status: AgentStatus) -> None:
+def test_each_agent_carries_its_runtime_and_badge(
+    agents: dict[str, Agent], agent_id: str, runtime: Runtime, status: AgentStatus
+) -> None:
     agent = agents[agent_id]
     assert (agent.runtime, agent.status) == (runtime, status)
     assert agent.status_note and agent.purpose and agent.wake_on and agent.class_ref
@@ -145,8 +146,15 @@ def test_find_precedents_reads_decision_memory_for_the_two_judged_skills(
 
 @pytest.mark.parametrize(
     "name",
-    ["record_agent_decision", "lookup_order", "lookup_miler", "open_add_skill_training", "open_add_training",
-     "query_learning_analytics", "ask_question"],
+    [
+        "record_agent_decision",
+        "lookup_order",
+        "lookup_miler",
+        "open_add_skill_training",
+        "open_add_training",
+        "query_learning_analytics",
+        "ask_question",
+    ],
 )
 def test_tools_the_plan_left_out_are_not_seeded(tools: dict[str, Tool], name: str) -> None:
     assert name not in tools
@@ -162,8 +170,13 @@ def test_console_ops_tools_are_the_proposal_verbs(tools: dict[str, Tool]) -> Non
 
 def test_only_read_tools_are_executable_outside_the_engine_and_console(tools: dict[str, Tool]) -> None:
     executable = {tool.name for tool in tools.values() if tool.executor in PLAYGROUND_EXECUTORS}
-    assert executable == {"find_precedents", "get_booking_cache", "list_express_bookings", "list_express_riders",
-                          "scan_bookings"}
+    assert executable == {
+        "find_precedents",
+        "get_booking_cache",
+        "list_express_bookings",
+        "list_express_riders",
+        "scan_bookings",
+    }
     assert all(tools[name].kind is ToolKind.READ for name in executable)
     assert {tool.name for tool in tools.values() if tool.executor is Executor.LLM} == {
         "decide_stall_response",
@@ -179,8 +192,11 @@ def test_http_tools_name_their_backend_and_a_fillable_get_path(tools: dict[str, 
         assert tool.http_path and tool.http_path.startswith("/")
         assert set(re.findall(r"\{(\w+)\}", tool.http_path)) <= set(tool.input_schema["required"])
     assert tools["get_booking_cache"].http_path == "/bookings/cache/{booking_id}"
-    assert all(tool.base_url_key is None and tool.http_path is None
-               for tool in tools.values() if tool.executor is not Executor.HTTP)
+    assert all(
+        tool.base_url_key is None and tool.http_path is None
+        for tool in tools.values()
+        if tool.executor is not Executor.HTTP
+    )
 
 
 @pytest.mark.parametrize("skill_id", SEED_SKILLS_WITH_THRESHOLDS)
@@ -231,15 +247,27 @@ def test_each_skill_matches_its_agent_runtime_and_starts_at_version_one(
 
 def test_console_ops_agent_owns_the_eight_monitoring_skills(skills: dict[str, Skill]) -> None:
     monitoring = {skill.id for skill in skills.values() if skill.category == "monitoring"}
-    assert monitoring == {"sla_guardian", "doorstep_stall", "fleet_balancer", "high_value_cod",
-                          "rider_battery_safety", "hub_congestion", "late_dispatch", "cash_exposure"}
+    assert monitoring == {
+        "sla_guardian",
+        "doorstep_stall",
+        "fleet_balancer",
+        "high_value_cod",
+        "rider_battery_safety",
+        "hub_congestion",
+        "late_dispatch",
+        "cash_exposure",
+    }
     assert {skills[skill_id].agent_id for skill_id in monitoring} == {"CONSOLE_OPS_AGENT"}
 
 
 def test_surfaces_are_the_four_screens(inventory: Inventory) -> None:
     paths = {surface.id: surface.path for surface in inventory.surfaces}
-    assert paths == {"home": "/doormile/home", "control_x": "/doormile/control-x", "agents": "/doormile/agents",
-                     "ops_banner": None}
+    assert paths == {
+        "home": "/doormile/home",
+        "control_x": "/doormile/control-x",
+        "agents": "/doormile/agents",
+        "ops_banner": None,
+    }
 
 
 # ─── Who owns each field ───────────────────────────────────────────────────
@@ -253,8 +281,9 @@ def test_surfaces_are_the_four_screens(inventory: Inventory) -> None:
         (Skill, SKILL_KEY, SKILL_CODE_DEFINED_FIELDS, SKILL_OPERATOR_FIELDS, SKILL_STORE_FIELDS),
     ],
 )
-def test_every_field_has_exactly_one_owner(record: type, key: str, code_defined: tuple[str, ...],
-                                           operator: tuple[str, ...], store: tuple[str, ...]) -> None:
+def test_every_field_has_exactly_one_owner(
+    record: type, key: str, code_defined: tuple[str, ...], operator: tuple[str, ...], store: tuple[str, ...]
+) -> None:
     groups = [(key,), code_defined, operator, store]
     flat = [name for group in groups for name in group]
     assert len(flat) == len(set(flat))
@@ -285,19 +314,23 @@ def test_reseeding_drops_autonomy_and_model_the_code_no_longer_supports(agents: 
 
 def test_reseeding_a_skill_keeps_switch_thresholds_and_version(skills: dict[str, Skill]) -> None:
     seeded = skills["stall_response"]
-    stored = replace(seeded, enabled=False, thresholds={"stallMinutes": 15, "reassignConfidence": 0.9}, version=7,
-                     title="Old title")
+    stored = replace(
+        seeded, enabled=False, thresholds={"stallMinutes": 15, "reassignConfidence": 0.9}, version=7, title="Old title"
+    )
     result = reseed_skill(stored=stored, seeded=seeded)
-    assert result == replace(seeded, enabled=False, thresholds={"stallMinutes": 15, "reassignConfidence": 0.9},
-                             version=7)
+    assert result == replace(
+        seeded, enabled=False, thresholds={"stallMinutes": 15, "reassignConfidence": 0.9}, version=7
+    )
 
 
 def test_reseeding_a_skill_fits_thresholds_to_a_changed_schema_and_honours_a_new_reason(
     skills: dict[str, Skill],
 ) -> None:
     stored = replace(skills["stall_response"], thresholds={"stallMinutes": 15, "reassignConfidence": 0.9, "old": 1})
-    schema = {**stored.thresholds_schema,
-              "reassignConfidence": {"type": "number", "min": 0.5, "max": 0.8, "step": 0.05, "default": 0.7}}
+    schema = {
+        **stored.thresholds_schema,
+        "reassignConfidence": {"type": "number", "min": 0.5, "max": 0.8, "step": 0.05, "default": 0.7},
+    }
     seeded = replace(stored, thresholds_schema=schema, disabled_reason="No data: tracking feed removed")
     result = reseed_skill(stored=stored, seeded=seeded)
     assert result.thresholds == {"stallMinutes": 15, "reassignConfidence": 0.7}
@@ -326,68 +359,147 @@ def _agent(document: dict[str, Any], agent_id: str) -> dict[str, Any]:
 Mutation = Callable[[dict[str, Any]], object]
 
 BROKEN_SEEDS: list[tuple[str, Mutation, str]] = [
-    ("skill on a missing agent", lambda d: _skill(d, "ops_briefing").update(agent_id="GHOST_AGENT"),
-     "skill 'ops_briefing': agent 'GHOST_AGENT' does not exist"),
-    ("skill with a missing tool", lambda d: _skill(d, "ops_briefing")["tool_names"].append("ghost_tool"),
-     "skill 'ops_briefing': tools do not exist: ghost_tool"),
-    ("duplicate agent", lambda d: d["agents"].append(copy.deepcopy(_agent(d, "HUB_AGENT"))),
-     "agent 'HUB_AGENT': defined more than once"),
-    ("duplicate skill", lambda d: d["skills"].append(copy.deepcopy(_skill(d, "ops_briefing"))),
-     "skill 'ops_briefing': defined more than once"),
-    ("duplicate tool", lambda d: d["tools"].append(copy.deepcopy(_tool(d, "scan_bookings"))),
-     "tool 'scan_bookings': defined more than once"),
-    ("threshold outside its schema", lambda d: _skill(d, "stall_response").update(thresholds={"stallMinutes": 500}),
-     "skill 'stall_response': thresholds refused"),
-    ("schema default out of range",
-     lambda d: _skill(d, "late_dispatch")["thresholds_schema"]["unassignedMinutes"].update(default=500),
-     "skill 'late_dispatch': thresholds_schema refused"),
-    ("bad skill id", lambda d: _skill(d, "ops_briefing").update(id="Ops-Briefing"),
-     "skill 'Ops-Briefing': id must be lowercase snake_case"),
-    ("unknown agent field", lambda d: _agent(d, "JARVIS").update(colour="blue"),
-     "agent 'JARVIS': unknown fields: colour"),
-    ("missing tool field", lambda d: _tool(d, "scan_bookings").pop("kind"),
-     "tool 'scan_bookings': missing fields: kind"),
-    ("bad status", lambda d: _agent(d, "JARVIS").update(status="sleeping"),
-     "agent 'JARVIS': status must be one of"),
-    ("lowercase agent id", lambda d: _agent(d, "JARVIS").update(id="jarvis"),
-     "agent 'jarvis': id must be UPPER_SNAKE_CASE"),
-    ("autonomy without a gate", lambda d: _agent(d, "JARVIS").update(autonomous=True),
-     "agent 'JARVIS': autonomous is true but the agent has no autonomy gate"),
-    ("model on a console agent", lambda d: _agent(d, "CONSOLE_OPS_AGENT").update(model="claude-opus-5-5"),
-     "agent 'CONSOLE_OPS_AGENT': model: only engine agents read a model"),
-    ("owner not using the tool", lambda d: _tool(d, "scan_bookings")["owner_agents"].append("JARVIS"),
-     "tool 'scan_bookings': owner_agents are CONSOLE_OPS_AGENT, JARVIS"),
-    ("owner missing for a user", lambda d: _tool(d, "notify_customer").update(owner_agents=["EXCEPTION_AGENT"]),
-     "but the skills using it belong to CUSTOMER_AGENT, EXCEPTION_AGENT"),
-    ("owner that does not exist", lambda d: _tool(d, "scan_bookings")["owner_agents"].append("GHOST_AGENT"),
-     "tool 'scan_bookings': owner agents do not exist: GHOST_AGENT"),
-    ("tool no skill uses", lambda d: _skill(d, "dispatch_rebalance").update(tool_names=["scan_bookings"]),
-     "tool 'rebalance_riders': no skill uses it"),
-    ("http tool without a backend", lambda d: _tool(d, "get_booking_cache").pop("base_url_key"),
-     "tool 'get_booking_cache': an http tool needs base_url_key"),
-    ("http path with an unfillable placeholder",
-     lambda d: _tool(d, "get_booking_cache").update(http_path="/bookings/{tenant_id}/{booking_id}"),
-     "http_path placeholders must be required inputs: tenant_id"),
-    ("http fields on an engine tool", lambda d: _tool(d, "nearby_milers").update(http_path="/milers/nearby"),
-     "tool 'nearby_milers': base_url_key and http_path belong to http tools only"),
-    ("write tool a playground could run", lambda d: _tool(d, "reassign_booking").update(executor="outrider"),
-     "tool 'reassign_booking': executor outrider is for read tools only"),
-    ("input property without a description",
-     lambda d: _tool(d, "scan_bookings")["input_schema"]["properties"]["status"].pop("description"),
-     "input_schema property 'status' needs a JSON type and a description"),
-    ("input schema requiring an undeclared property",
-     lambda d: _tool(d, "scan_bookings")["input_schema"]["required"].append("tenant_id"),
-     "input_schema requires undeclared properties: tenant_id"),
-    ("enabled with a disabled reason", lambda d: _skill(d, "high_value_cod").update(enabled=True),
-     "skill 'high_value_cod': a skill ships either enabled, or disabled with a disabled_reason"),
-    ("disabled without a reason", lambda d: _skill(d, "ops_briefing").update(enabled=False),
-     "skill 'ops_briefing': a skill ships either enabled, or disabled with a disabled_reason"),
-    ("custom skill in the seed", lambda d: _skill(d, "ops_briefing").update(source="custom"),
-     "skill 'ops_briefing': source custom is for skills made through the API"),
-    ("engine skill on a console agent", lambda d: _skill(d, "stall_response").update(agent_id="CONSOLE_OPS_AGENT"),
-     "skill 'stall_response': engine skills belong to engine agents, and CONSOLE_OPS_AGENT runs in the console"),
-    ("surface naming a missing agent", lambda d: d["surfaces"][0]["agent_ids"].append("GHOST_AGENT"),
-     "surface 'home': agents do not exist: GHOST_AGENT"),
+    (
+        "skill on a missing agent",
+        lambda d: _skill(d, "ops_briefing").update(agent_id="GHOST_AGENT"),
+        "skill 'ops_briefing': agent 'GHOST_AGENT' does not exist",
+    ),
+    (
+        "skill with a missing tool",
+        lambda d: _skill(d, "ops_briefing")["tool_names"].append("ghost_tool"),
+        "skill 'ops_briefing': tools do not exist: ghost_tool",
+    ),
+    (
+        "duplicate agent",
+        lambda d: d["agents"].append(copy.deepcopy(_agent(d, "HUB_AGENT"))),
+        "agent 'HUB_AGENT': defined more than once",
+    ),
+    (
+        "duplicate skill",
+        lambda d: d["skills"].append(copy.deepcopy(_skill(d, "ops_briefing"))),
+        "skill 'ops_briefing': defined more than once",
+    ),
+    (
+        "duplicate tool",
+        lambda d: d["tools"].append(copy.deepcopy(_tool(d, "scan_bookings"))),
+        "tool 'scan_bookings': defined more than once",
+    ),
+    (
+        "threshold outside its schema",
+        lambda d: _skill(d, "stall_response").update(thresholds={"stallMinutes": 500}),
+        "skill 'stall_response': thresholds refused",
+    ),
+    (
+        "schema default out of range",
+        lambda d: _skill(d, "late_dispatch")["thresholds_schema"]["unassignedMinutes"].update(default=500),
+        "skill 'late_dispatch': thresholds_schema refused",
+    ),
+    (
+        "bad skill id",
+        lambda d: _skill(d, "ops_briefing").update(id="Ops-Briefing"),
+        "skill 'Ops-Briefing': id must be lowercase snake_case",
+    ),
+    (
+        "unknown agent field",
+        lambda d: _agent(d, "JARVIS").update(colour="blue"),
+        "agent 'JARVIS': unknown fields: colour",
+    ),
+    (
+        "missing tool field",
+        lambda d: _tool(d, "scan_bookings").pop("kind"),
+        "tool 'scan_bookings': missing fields: kind",
+    ),
+    ("bad status", lambda d: _agent(d, "JARVIS").update(status="sleeping"), "agent 'JARVIS': status must be one of"),
+    (
+        "lowercase agent id",
+        lambda d: _agent(d, "JARVIS").update(id="jarvis"),
+        "agent 'jarvis': id must be UPPER_SNAKE_CASE",
+    ),
+    (
+        "autonomy without a gate",
+        lambda d: _agent(d, "JARVIS").update(autonomous=True),
+        "agent 'JARVIS': autonomous is true but the agent has no autonomy gate",
+    ),
+    (
+        "model on a console agent",
+        lambda d: _agent(d, "CONSOLE_OPS_AGENT").update(model="claude-opus-5-5"),
+        "agent 'CONSOLE_OPS_AGENT': model: only engine agents read a model",
+    ),
+    (
+        "owner not using the tool",
+        lambda d: _tool(d, "scan_bookings")["owner_agents"].append("JARVIS"),
+        "tool 'scan_bookings': owner_agents are CONSOLE_OPS_AGENT, JARVIS",
+    ),
+    (
+        "owner missing for a user",
+        lambda d: _tool(d, "notify_customer").update(owner_agents=["EXCEPTION_AGENT"]),
+        "but the skills using it belong to CUSTOMER_AGENT, EXCEPTION_AGENT",
+    ),
+    (
+        "owner that does not exist",
+        lambda d: _tool(d, "scan_bookings")["owner_agents"].append("GHOST_AGENT"),
+        "tool 'scan_bookings': owner agents do not exist: GHOST_AGENT",
+    ),
+    (
+        "tool no skill uses",
+        lambda d: _skill(d, "dispatch_rebalance").update(tool_names=["scan_bookings"]),
+        "tool 'rebalance_riders': no skill uses it",
+    ),
+    (
+        "http tool without a backend",
+        lambda d: _tool(d, "get_booking_cache").pop("base_url_key"),
+        "tool 'get_booking_cache': an http tool needs base_url_key",
+    ),
+    (
+        "http path with an unfillable placeholder",
+        lambda d: _tool(d, "get_booking_cache").update(http_path="/bookings/{tenant_id}/{booking_id}"),
+        "http_path placeholders must be required inputs: tenant_id",
+    ),
+    (
+        "http fields on an engine tool",
+        lambda d: _tool(d, "nearby_milers").update(http_path="/milers/nearby"),
+        "tool 'nearby_milers': base_url_key and http_path belong to http tools only",
+    ),
+    (
+        "write tool a playground could run",
+        lambda d: _tool(d, "reassign_booking").update(executor="outrider"),
+        "tool 'reassign_booking': executor outrider is for read tools only",
+    ),
+    (
+        "input property without a description",
+        lambda d: _tool(d, "scan_bookings")["input_schema"]["properties"]["status"].pop("description"),
+        "input_schema property 'status' needs a JSON type and a description",
+    ),
+    (
+        "input schema requiring an undeclared property",
+        lambda d: _tool(d, "scan_bookings")["input_schema"]["required"].append("tenant_id"),
+        "input_schema requires undeclared properties: tenant_id",
+    ),
+    (
+        "enabled with a disabled reason",
+        lambda d: _skill(d, "high_value_cod").update(enabled=True),
+        "skill 'high_value_cod': a skill ships either enabled, or disabled with a disabled_reason",
+    ),
+    (
+        "disabled without a reason",
+        lambda d: _skill(d, "ops_briefing").update(enabled=False),
+        "skill 'ops_briefing': a skill ships either enabled, or disabled with a disabled_reason",
+    ),
+    (
+        "custom skill in the seed",
+        lambda d: _skill(d, "ops_briefing").update(source="custom"),
+        "skill 'ops_briefing': source custom is for skills made through the API",
+    ),
+    (
+        "engine skill on a console agent",
+        lambda d: _skill(d, "stall_response").update(agent_id="CONSOLE_OPS_AGENT"),
+        "skill 'stall_response': engine skills belong to engine agents, and CONSOLE_OPS_AGENT runs in the console",
+    ),
+    (
+        "surface naming a missing agent",
+        lambda d: d["surfaces"][0]["agent_ids"].append("GHOST_AGENT"),
+        "surface 'home': agents do not exist: GHOST_AGENT",
+    ),
     ("unknown section", lambda d: d.update(workflows=[]), "unknown sections: workflows"),
     ("section not a list", lambda d: d.update(tools={}), "tools must be a list"),
     ("record not an object", lambda d: d["agents"].append("JARVIS"), "agents[11]: must be an object"),
@@ -436,4 +548,3 @@ def test_an_unreadable_seed_file_is_refused(tmp_path: Path, content: str | None,
         load_inventory(path)
     assert error.value.source == str(path)
     assert fragment in error.value.problems[0]
-

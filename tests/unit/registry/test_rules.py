@@ -204,7 +204,12 @@ def test_reconcile_keeps_what_still_fits_and_defaults_the_rest() -> None:
 def test_a_valid_schema_comes_back_normalised() -> None:
     schema = {
         "waitMinutes": {
-            "type": "integer", "min": 0, "max": 30.0, "step": 5, "default": 10.0, "description": "How long"
+            "type": "integer",
+            "min": 0,
+            "max": 30.0,
+            "step": 5,
+            "default": 10.0,
+            "description": "How long",
         },
         "ratio": {"type": "number", "min": 0, "max": 1, "step": 0.1, "default": 0.3},
     }
@@ -390,15 +395,25 @@ AGENT_PATCH_MATRIX = [
     # shape
     (GATED, {"name": "Renamed"}, None, None, "UNKNOWN_FIELDS"),
     (GATED, {"confirm": "EXCEPTION_AGENT"}, None, None, "UNKNOWN_FIELDS"),
-    (GATED, {"autonomous": True, "model": "claude-opus-5-5"}, "EXCEPTION_AGENT", None,
-     [("autonomous", False, True), ("model", None, "claude-opus-5-5")]),
+    (
+        GATED,
+        {"autonomous": True, "model": "claude-opus-5-5"},
+        "EXCEPTION_AGENT",
+        None,
+        [("autonomous", False, True), ("model", None, "claude-opus-5-5")],
+    ),
     (GATED, {}, None, None, []),
 ]
 
 
 @pytest.mark.parametrize(("agent", "patch", "confirm", "allowed", "expected"), AGENT_PATCH_MATRIX)
-def test_agent_patch_matrix(agent: Agent, patch: dict[str, Any], confirm: str | None, allowed: str | None,
-                            expected: list[tuple[str, Any, Any]] | str) -> None:
+def test_agent_patch_matrix(
+    agent: Agent,
+    patch: dict[str, Any],
+    confirm: str | None,
+    allowed: str | None,
+    expected: list[tuple[str, Any, Any]] | str,
+) -> None:
     if isinstance(expected, str):
         with pytest.raises(InvalidRegistryChange) as error:
             plan_agent_patch(agent, patch, confirm=confirm, allowed_models=allowed)

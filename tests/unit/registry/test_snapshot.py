@@ -32,8 +32,13 @@ def test_the_document_holds_what_the_engine_obeys(inventory: Inventory) -> None:
     assert set(document) == {"format", "agents", "skills", "tools"}
     assert len(document["agents"]) == 11 and len(document["skills"]) == 15 and len(document["tools"]) == 24
     exception = document["agents"]["EXCEPTION_AGENT"]
-    assert exception == {"runtime": "engine", "status": "live", "has_autonomy_gate": True, "autonomous": False,
-                         "model": None}
+    assert exception == {
+        "runtime": "engine",
+        "status": "live",
+        "has_autonomy_gate": True,
+        "autonomous": False,
+        "model": None,
+    }
     stall = document["skills"]["stall_response"]
     assert stall["enabled"] is True and stall["version"] == 1
     assert stall["thresholds"] == {"reassignConfidence": 0.7, "stallMinutes": 10}
@@ -43,8 +48,7 @@ def test_the_document_holds_what_the_engine_obeys(inventory: Inventory) -> None:
 
 def test_the_etag_is_the_same_for_the_same_content_in_any_order(inventory: Inventory) -> None:
     forward = encode(document_of(inventory))
-    backward = encode(build_document(reversed(inventory.agents), reversed(inventory.skills),
-                                     reversed(inventory.tools)))
+    backward = encode(build_document(reversed(inventory.agents), reversed(inventory.skills), reversed(inventory.tools)))
     assert forward == backward
     assert len(forward.etag) == 32
     assert json.loads(forward.document) == document_of(inventory)
@@ -53,8 +57,10 @@ def test_the_etag_is_the_same_for_the_same_content_in_any_order(inventory: Inven
 def test_the_etag_changes_with_any_operator_change(inventory: Inventory) -> None:
     base = encode(document_of(inventory)).etag
     agents = tuple(replace(a, model="claude-opus-4-8") if a.id == "DISPATCH_AGENT" else a for a in inventory.agents)
-    skills = tuple(replace(s, thresholds={**s.thresholds, "stallMinutes": 11}) if s.id == "stall_response" else s
-                   for s in inventory.skills)
+    skills = tuple(
+        replace(s, thresholds={**s.thresholds, "stallMinutes": 11}) if s.id == "stall_response" else s
+        for s in inventory.skills
+    )
     assert encode(build_document(agents, inventory.skills, inventory.tools)).etag != base
     assert encode(build_document(inventory.agents, skills, inventory.tools)).etag != base
 
@@ -83,6 +89,8 @@ def test_the_document_reflects_autonomy_per_agent(inventory: Inventory) -> None:
     agents = tuple(replace(a, autonomous=True) if a.id == "EXCEPTION_AGENT" else a for a in inventory.agents)
     tools = build_document(agents, inventory.skills, inventory.tools)["tools"]
     assert tools["reassign_booking"]["requires_confirmation"] is False
-    assert tools["notify_customer"]["requires_confirmation_by_agent"] == {"CUSTOMER_AGENT": True,
-                                                                          "EXCEPTION_AGENT": False}
+    assert tools["notify_customer"]["requires_confirmation_by_agent"] == {
+        "CUSTOMER_AGENT": True,
+        "EXCEPTION_AGENT": False,
+    }
     assert tools["notify_customer"]["requires_confirmation"] is True

@@ -1,10 +1,10 @@
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from gateway.routes.telemetry import METRICS, agent_json, exposition
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from services.telemetry import codec, rules
 
-NOW = datetime(2026, 9, 29, 15, 27, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
 
 
 def test_unset_days_means_default_and_zero_means_zero():
@@ -15,33 +15,56 @@ def test_unset_days_means_default_and_zero_means_zero():
 def test_registry_and_decision_replies_become_domain_values():
     agents = registry_pb2.ListAgentsResponse(items=[registry_pb2.Agent(id="A", status="retired")])
     assert codec.registry_agents(agents) == [rules.RegistryAgent("A", "retired")]
-    counts = decisions_pb2.CountOutcomesResponse(items=[
-        decisions_pb2.OutcomeCount(decision_type="stall_response", outcome="", count=2, model="m"),
-    ])
+    counts = decisions_pb2.CountOutcomesResponse(
+        items=[
+            decisions_pb2.OutcomeCount(decision_type="stall_response", outcome="", count=2, model="m"),
+        ]
+    )
     assert codec.outcome_counts(counts) == [("stall_response", "", 2)]
-    assert codec.decided_since(NOW).decided_since.ToDatetime(tzinfo=timezone.utc) == NOW
+    assert codec.decided_since(NOW).decided_since.ToDatetime(tzinfo=UTC) == NOW
 
 
 def test_insights_say_when_decisions_were_not_read():
     silent = rules.AgentInsight("B", 0, 0, 0.0, 0.0, None, rules.SILENT, None, True)
-    reply = codec.insights_to_proto(days=7, receiving=False, agents=[silent], decisions=None,
-                                    degraded={"decisions": "UNAVAILABLE"}, last_received_at=None)
+    reply = codec.insights_to_proto(
+        days=7,
+        receiving=False,
+        agents=[silent],
+        decisions=None,
+        degraded={"decisions": "UNAVAILABLE"},
+        last_received_at=None,
+    )
     assert reply.decisions_available is False
     assert list(reply.decisions) == []
     assert [(d.source, d.reason) for d in reply.degraded] == [("decisions", "UNAVAILABLE")]
     assert not reply.HasField("last_received_at")
     assert agent_json(reply.agents[0]) == {
-        "agent_id": "B", "runs": 0, "failures": 0, "avg_ms": None, "p95_ms": None, "last_run_at": None,
-        "state": "silent", "last_heartbeat_at": None, "registered": True,
-        "model_calls": 0, "input_tokens": 0, "output_tokens": 0, "estimated_cost": None,
+        "agent_id": "B",
+        "runs": 0,
+        "failures": 0,
+        "avg_ms": None,
+        "p95_ms": None,
+        "last_run_at": None,
+        "state": "silent",
+        "last_heartbeat_at": None,
+        "registered": True,
+        "model_calls": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "estimated_cost": None,
     }
 
 
 def test_an_agent_with_runs_shows_its_figures_and_instants():
     busy = rules.AgentInsight("A", 4, 1, 250.0, 390.5, NOW, "busy", NOW, False)
-    reply = codec.insights_to_proto(days=1, receiving=True, agents=[busy],
-                                    decisions=[rules.OutcomeCount("stall_response", "success", 3)],
-                                    degraded={}, last_received_at=NOW)
+    reply = codec.insights_to_proto(
+        days=1,
+        receiving=True,
+        agents=[busy],
+        decisions=[rules.OutcomeCount("stall_response", "success", 3)],
+        degraded={},
+        last_received_at=NOW,
+    )
     assert reply.decisions_available is True
     shown = agent_json(reply.agents[0])
     assert (shown["avg_ms"], shown["p95_ms"]) == (250.0, 390.5)
@@ -49,10 +72,20 @@ def test_an_agent_with_runs_shows_its_figures_and_instants():
 
 
 def test_exposition_is_prometheus_text_with_every_counter():
-    text = exposition(codec.counters_to_proto({
-        "received": 9, "inserted": 5, "duplicates": 2, "malformed": 3, "redelivered": 3, "heartbeats": 4,
-        "dead_lettered": 1, "malformed_by_field": {"payload": 2, "started_at": 1},
-    }))
+    text = exposition(
+        codec.counters_to_proto(
+            {
+                "received": 9,
+                "inserted": 5,
+                "duplicates": 2,
+                "malformed": 3,
+                "redelivered": 3,
+                "heartbeats": 4,
+                "dead_lettered": 1,
+                "malformed_by_field": {"payload": 2, "started_at": 1},
+            }
+        )
+    )
     assert text.endswith("\n")
     lines = text.splitlines()
     assert len(lines) == 3 * len(METRICS) + 2 + 2

@@ -3,13 +3,14 @@ how it packs messages, and what the ingest reads back."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
 from google.protobuf import json_format
+from google.rpc import status_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from google.rpc import status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -37,8 +38,7 @@ def attribute(key: str, value) -> KeyValue:
 def export(*spans: trace_pb2.Span, service: str = "booking-engine") -> ExportTraceServiceRequest:
     request = ExportTraceServiceRequest()
     resource_spans = request.resource_spans.add()
-    resource_spans.resource.attributes.extend([attribute("service.name", service),
-                                               attribute("host.name", "worker-7")])
+    resource_spans.resource.attributes.extend([attribute("service.name", service), attribute("host.name", "worker-7")])
     scope = resource_spans.scope_spans.add()
     scope.scope.name = "opentelemetry.instrumentation.anthropic"
     scope.spans.extend(spans)
@@ -46,14 +46,24 @@ def export(*spans: trace_pb2.Span, service: str = "booking-engine") -> ExportTra
 
 
 def root(n: int = 1, **fields) -> trace_pb2.Span:
-    return trace_pb2.Span(trace_id=TRACE, span_id=n.to_bytes(8, "big"), name="handle_booking",
-                          start_time_unix_nano=START, end_time_unix_nano=START + 2_000_000, **fields)
+    return trace_pb2.Span(
+        trace_id=TRACE,
+        span_id=n.to_bytes(8, "big"),
+        name="handle_booking",
+        start_time_unix_nano=START,
+        end_time_unix_nano=START + 2_000_000,
+        **fields,
+    )
 
 
 def chat(n: int = 2, *extra: KeyValue) -> trace_pb2.Span:
     return trace_pb2.Span(
-        trace_id=TRACE, span_id=n.to_bytes(8, "big"), parent_span_id=(1).to_bytes(8, "big"),
-        name="chat claude-sonnet-4", start_time_unix_nano=START, end_time_unix_nano=START + 900_000_000,
+        trace_id=TRACE,
+        span_id=n.to_bytes(8, "big"),
+        parent_span_id=(1).to_bytes(8, "big"),
+        name="chat claude-sonnet-4",
+        start_time_unix_nano=START,
+        end_time_unix_nano=START + 900_000_000,
         # Extras first: of two attributes with one key, the first is read.
         attributes=[
             *extra,
@@ -85,23 +95,35 @@ def test_protobuf_and_json_decode_to_the_same_request():
     assert otlp_codec.decode_request(request.SerializeToString(), json_encoded=False) == request
 
 
-@pytest.mark.parametrize(("body", "json_encoded", "says"), [
-    (b"\xff\xff\xff", False, "not a protobuf"),
-    (b"{not json", True, "not JSON"),
-    (b"[1, 2]", True, "expected a JSON object"),
-    (b'{"resourceSpans": 7}', True, "resourceSpans must be a JSON array"),
-    # A string where a message belongs must not parse as that message's keys.
-    (b'{"resourceSpans": ["AAA"]}', True, "resourceSpans[0] must be a JSON object, got str"),
-    (b'{"resourceSpans": [{"resource": "abc"}]}', True, "resourceSpans[0].resource must be a JSON object"),
-    (b'{"resourceSpans": [{"scopeSpans": "xy"}]}', True, "resourceSpans[0].scopeSpans must be a JSON array"),
-    (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": ["k"]}]}]}]}', True,
-     "resourceSpans[0].scopeSpans[0].spans[0].attributes[0] must be a JSON object"),
-    (b'{"resource_spans": [{"scope_spans": [{"spans": [{"status": 5}]}]}]}', True,
-     "resource_spans[0].scope_spans[0].spans[0].status must be a JSON object, got int"),
-    (b'{"resourceSpans": [null]}', True, "resourceSpans[0] must be a JSON object, got NoneType"),
-    (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz"}]}]}]}', True,
-     "resourceSpans[0].scopeSpans[0].spans[0].traceId"),
-])
+@pytest.mark.parametrize(
+    ("body", "json_encoded", "says"),
+    [
+        (b"\xff\xff\xff", False, "not a protobuf"),
+        (b"{not json", True, "not JSON"),
+        (b"[1, 2]", True, "expected a JSON object"),
+        (b'{"resourceSpans": 7}', True, "resourceSpans must be a JSON array"),
+        # A string where a message belongs must not parse as that message's keys.
+        (b'{"resourceSpans": ["AAA"]}', True, "resourceSpans[0] must be a JSON object, got str"),
+        (b'{"resourceSpans": [{"resource": "abc"}]}', True, "resourceSpans[0].resource must be a JSON object"),
+        (b'{"resourceSpans": [{"scopeSpans": "xy"}]}', True, "resourceSpans[0].scopeSpans must be a JSON array"),
+        (
+            b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": ["k"]}]}]}]}',
+            True,
+            "resourceSpans[0].scopeSpans[0].spans[0].attributes[0] must be a JSON object",
+        ),
+        (
+            b'{"resource_spans": [{"scope_spans": [{"spans": [{"status": 5}]}]}]}',
+            True,
+            "resource_spans[0].scope_spans[0].spans[0].status must be a JSON object, got int",
+        ),
+        (b'{"resourceSpans": [null]}', True, "resourceSpans[0] must be a JSON object, got NoneType"),
+        (
+            b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz"}]}]}]}',
+            True,
+            "resourceSpans[0].scopeSpans[0].spans[0].traceId",
+        ),
+    ],
+)
 def test_undecodable_bodies_say_why(body, json_encoded, says):
     with pytest.raises(otlp_codec.UndecodableTraces) as refused:
         otlp_codec.decode_request(body, json_encoded=json_encoded)
@@ -118,7 +140,11 @@ def test_only_the_attributes_the_mapping_reads_leave_the_gateway():
     spans = [s for rs in published.resource_spans for ss in rs.scope_spans for s in ss.spans]
     assert all(not s.events and not s.links for s in spans)
     assert {kv.key for kv in spans[1].attributes} == {
-        "gen_ai.operation.name", "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"}
+        "gen_ai.operation.name",
+        "gen_ai.request.model",
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.output_tokens",
+    }
     assert [kv.key for kv in published.resource_spans[0].resource.attributes] == ["service.name"]
 
 
@@ -135,8 +161,14 @@ def test_the_ingest_maps_a_published_message_as_the_gateway_did():
 def test_refused_spans_are_counted_with_their_reasons_and_cost_nothing_else():
     no_ids = trace_pb2.Span(name="x", start_time_unix_nano=START, end_time_unix_nano=START)
     bad_tokens = chat(4, attribute("gen_ai.usage.output_tokens", -3))
-    tool = trace_pb2.Span(trace_id=TRACE, span_id=b"\x05" * 8, parent_span_id=b"\x01" * 8, name="GET /x",
-                          start_time_unix_nano=START, end_time_unix_nano=START)
+    tool = trace_pb2.Span(
+        trace_id=TRACE,
+        span_id=b"\x05" * 8,
+        parent_span_id=b"\x01" * 8,
+        name="GET /x",
+        start_time_unix_nano=START,
+        end_time_unix_nano=START,
+    )
     admission = otlp_codec.admit(export(root(), no_ids, bad_tokens, tool, chat()))
     assert (admission.accepted, admission.rejected, admission.ignored) == (2, 2, 1)
     message = admission.rejection_message()
@@ -147,11 +179,18 @@ def test_refused_spans_are_counted_with_their_reasons_and_cost_nothing_else():
 
 
 def test_attributes_of_other_kinds_count_as_absent():
-    listed = KeyValue(key="gen_ai.usage.input_tokens",
-                      value=AnyValue(array_value=ArrayValue(values=[AnyValue(int_value=1)])))
-    span = trace_pb2.Span(trace_id=TRACE, span_id=b"\x02" * 8, parent_span_id=b"\x01" * 8, name="chat",
-                          start_time_unix_nano=START, end_time_unix_nano=START,
-                          attributes=[attribute("gen_ai.operation.name", "chat"), listed])
+    listed = KeyValue(
+        key="gen_ai.usage.input_tokens", value=AnyValue(array_value=ArrayValue(values=[AnyValue(int_value=1)]))
+    )
+    span = trace_pb2.Span(
+        trace_id=TRACE,
+        span_id=b"\x02" * 8,
+        parent_span_id=b"\x01" * 8,
+        name="chat",
+        start_time_unix_nano=START,
+        end_time_unix_nano=START,
+        attributes=[attribute("gen_ai.operation.name", "chat"), listed],
+    )
     [records] = [otlp_codec.read_message(m) for m in otlp_codec.admit(export(span)).messages]
     assert records.model_calls[0].input_tokens is None
 
@@ -159,8 +198,9 @@ def test_attributes_of_other_kinds_count_as_absent():
 def test_messages_are_bounded_in_spans_and_bytes():
     many = [root(n) for n in range(1, 251)]
     admission = otlp_codec.admit(export(*many))
-    sizes = [len(ExportTraceServiceRequest.FromString(m).resource_spans[0].scope_spans[0].spans)
-             for m in admission.messages]
+    sizes = [
+        len(ExportTraceServiceRequest.FromString(m).resource_spans[0].scope_spans[0].spans) for m in admission.messages
+    ]
     assert sizes == [100, 100, 50]
     long_error = "e" * 4096
     heavy = [root(n, status=trace_pb2.Status(code=2, message=long_error)) for n in range(1, 150)]
@@ -195,16 +235,42 @@ def test_the_response_carries_partial_success_only_when_spans_were_refused():
 
 def test_a_refusal_is_a_google_rpc_status_in_either_encoding():
     assert status_pb2.Status.FromString(otlp_codec.status(3, "bad", json_encoded=False)) == status_pb2.Status(
-        code=3, message="bad")
+        code=3, message="bad"
+    )
     assert json.loads(otlp_codec.status(16, "who", json_encoded=True)) == {"code": 16, "message": "who"}
 
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["resourceSpans", "scopeSpans", "spans", "traceId", "spanId", "parentSpanId", "name",
-                         "attributes", "key", "value", "stringValue", "intValue", "resource", "status", "code",
-                         "startTimeUnixNano", "links", "x"]), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "resourceSpans",
+                    "scopeSpans",
+                    "spans",
+                    "traceId",
+                    "spanId",
+                    "parentSpanId",
+                    "name",
+                    "attributes",
+                    "key",
+                    "value",
+                    "stringValue",
+                    "intValue",
+                    "resource",
+                    "status",
+                    "code",
+                    "startTimeUnixNano",
+                    "links",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=30,
 )
 
@@ -228,7 +294,5 @@ def test_any_bytes_decode_or_are_refused_and_never_raise_anything_else(data):
         request = None
     if request is not None:
         otlp_codec.admit(request)
-    try:
+    with contextlib.suppress(MalformedTelemetry):
         otlp_codec.read_message(data)
-    except MalformedTelemetry:
-        pass

@@ -43,8 +43,9 @@ class IntakeOn(Intake):
 
 def test_the_same_spans_pack_into_the_same_id_and_other_spans_into_another():
     [first] = otlp_codec.admit(export(root(), chat())).messages
-    [again] = otlp_codec.admit(otlp_codec.decode_request(export(root(), chat()).SerializeToString(),
-                                                         json_encoded=False)).messages
+    [again] = otlp_codec.admit(
+        otlp_codec.decode_request(export(root(), chat()).SerializeToString(), json_encoded=False)
+    ).messages
     [other] = otlp_codec.admit(export(root(), chat(3))).messages
     assert message_id(first) == message_id(again)
     assert message_id(first) != message_id(other)

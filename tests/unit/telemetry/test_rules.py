@@ -1,5 +1,5 @@
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -18,7 +18,7 @@ from services.telemetry.rules import (
     window_days,
 )
 
-NOW = datetime(2026, 9, 29, 15, 27, tzinfo=timezone.utc)
+NOW = datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
 
 
 def task(**overrides):
@@ -178,12 +178,14 @@ def test_unreadable_sources_give_unknown_state_and_runs_alone():
 
 
 def test_outcomes_fold_models_together_and_name_pending():
-    folded = fold_outcomes([
-        ("stall_response", "success", 3),
-        ("stall_response", "success", 2),
-        ("stall_response", "", 4),
-        ("assignment_failure", "failure", 1),
-    ])
+    folded = fold_outcomes(
+        [
+            ("stall_response", "success", 3),
+            ("stall_response", "success", 2),
+            ("stall_response", "", 4),
+            ("assignment_failure", "failure", 1),
+        ]
+    )
     assert [(c.decision_type, c.outcome, c.count) for c in folded] == [
         ("assignment_failure", "failure", 1),
         ("stall_response", "pending", 4),

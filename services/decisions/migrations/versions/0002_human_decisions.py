@@ -55,4 +55,3 @@ def upgrade() -> None:
         create index human_decisions_subject_order on human_decisions (subject_id, written_at, seq);
         """
     )
-
