@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from gateway.contracts.common import TRIMMED, Contract, Instant, Page, Reply, text
-from services.decisions.human import MAX_BODY_CHARS
+from services.decisions.human.rules import MAX_BODY_CHARS
 
 SOURCE = r"^[^\s\x00\x1c-\x1f\x85:][^\x00:]*:[^\x00]*[^\s\x00\x1c-\x1f\x85]$"
 

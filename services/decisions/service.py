@@ -24,7 +24,7 @@ from services.common.runtime import Runtime
 from services.decisions import codec, queries, rules, store
 from services.decisions.connections import DirectConnections
 from services.decisions.embedding import Embedder, StructuredContextEmbedder
-from services.decisions.human_service import HumanDecisionRpcs
+from services.decisions.human.service import HumanDecisionRpcs
 from services.decisions.precedent import PrecedentSearch
 from services.decisions.rules import JudgedBy, Outcome
 

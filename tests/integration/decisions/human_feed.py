@@ -1,6 +1,6 @@
 """A real human-input feed for tests: HTTP on 127.0.0.1, served from a thread.
 
-It speaks the contract of services/decisions/human_sources.py: items per
+It speaks the contract of services/decisions/human/sources.py: items per
 subject in written order, paged by an opaque cursor, behind a bearer token.
 Tests add items, make it fail or stall, and read back what it was asked.
 """

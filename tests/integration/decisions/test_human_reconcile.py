@@ -13,9 +13,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.common.db import context_engine
 from services.common.errors import Conflict, NotFound, Unavailable
-from services.decisions import human_store, reconcile
-from services.decisions.human import HumanDecisionKind, HumanInput, Subject
-from services.decisions.human_sources import build_sources
+from services.decisions.human import reconcile
+from services.decisions.human import store as human_store
+from services.decisions.human.rules import HumanDecisionKind, HumanInput, Subject
+from services.decisions.human.sources import build_sources
 from tests.integration.decisions.human_feed import Feed, serving
 
 OPS = "tracker:ops/bookings"

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.decisions.human import (
+from services.decisions.human.rules import (
     Classification,
     HumanDecision,
     HumanDecisionKind,

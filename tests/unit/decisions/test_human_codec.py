@@ -5,8 +5,8 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import decisions_pb2
 from services.common.errors import InvalidArgument
-from services.decisions.human import HumanInput, Subject
-from services.decisions.human_codec import input_from_proto, subject_from_proto
+from services.decisions.human.codec import input_from_proto, subject_from_proto
+from services.decisions.human.rules import HumanInput, Subject
 
 NOW = datetime(2026, 9, 29, 15, 30, tzinfo=UTC)
 

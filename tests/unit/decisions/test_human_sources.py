@@ -1,7 +1,7 @@
 import pytest
 
 from services.common.settings import SettingsError
-from services.decisions.human_sources import (
+from services.decisions.human.sources import (
     DEFAULT_TIMEOUT_S,
     HttpFeedSource,
     build_sources,

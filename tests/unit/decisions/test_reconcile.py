@@ -1,7 +1,6 @@
 from datetime import UTC, datetime, timedelta
 
-from services.decisions.human_store import PlanChange
-from services.decisions.reconcile import plan_in_force
+from services.decisions.human.rules import PlanChange, plan_in_force
 
 T0 = datetime(2026, 9, 29, 15, 0, tzinfo=UTC)
 

@@ -20,7 +20,7 @@ from services.common.paging import (
     one_page,
     page_limit,
 )
-from services.decisions.human_store import PageKey as HumanPageKey
+from services.decisions.human.rules import PageKey as HumanPageKey
 from services.decisions.queries import page_key
 from services.registry.codec import audit_position
 

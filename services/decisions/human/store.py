@@ -11,12 +11,12 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.common.paging import instant
-from services.decisions.human import HumanDecision, HumanDecisionKind
+from services.decisions.human.rules import HumanDecision, HumanDecisionKind, PageKey, PlanChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,14 +25,6 @@ class SubjectRow:
     source: str | None
     plan_ref: str | None
     cursor: str
-
-
-@dataclass(frozen=True, slots=True)
-class PlanChange:
-    """From `accepted_at` on, `plan_ref` was the subject's plan (None: no plan)."""
-
-    plan_ref: str | None
-    accepted_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +49,11 @@ _DECISION_COLUMNS = (
 )
 
 
-def _subject(row) -> SubjectRow:
+def _subject(row: Any) -> SubjectRow:
     return SubjectRow(id=row.id, source=row.source, plan_ref=row.plan_ref, cursor=row.source_cursor)
 
 
-def _decision(row) -> HumanDecisionRow:
+def _decision(row: Any) -> HumanDecisionRow:
     return HumanDecisionRow(
         id=str(row.id),
         seq=row.seq,
@@ -210,20 +202,6 @@ async def insert_decision(conn: AsyncConnection, *, decision: HumanDecision) -> 
         )
     ).one()
     return _decision(existing), False
-
-
-@dataclass(frozen=True, slots=True)
-class PageKey:
-    """Where a page of one subject's decisions ends, in their listing order."""
-
-    written_at: datetime
-    seq: int
-
-    @classmethod
-    def from_parts(cls, parts: list[str]) -> PageKey:
-        """A listing cursor's key (see services.common.paging)."""
-        written, seq = parts
-        return cls(written_at=instant(written), seq=int(seq))
 
 
 async def list_decisions(

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 
 from services.common.settings import SettingsError
-from services.decisions.human import HumanInput, HumanInputSource, SourceCursor, Subject
+from services.decisions.human.rules import HumanInput, HumanInputSource, SourceCursor, Subject
 
 SETTING = "OUTRIDER_HUMAN_SOURCES"
 DEFAULT_TIMEOUT_S = 10.0

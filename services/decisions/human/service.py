@@ -8,13 +8,11 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import decisions_pb2
-from services.common import paging
 from services.common.errors import Unavailable
 from services.common.settings import Settings, SettingsError
-from services.decisions import human_codec as codec
-from services.decisions import reconcile
-from services.decisions.human import HumanInputSource
-from services.decisions.human_sources import build_sources
+from services.decisions.human import codec, reconcile
+from services.decisions.human.rules import HumanInputSource
+from services.decisions.human.sources import build_sources
 
 
 class HumanDecisionRpcs:
@@ -38,43 +36,45 @@ class HumanDecisionRpcs:
         return self._human_sources
 
     async def RegisterSubject(
-        self, request: decisions_pb2.RegisterSubjectRequest, context: grpc.aio.ServicerContext
+        self,
+        request: decisions_pb2.RegisterSubjectRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.RegisterSubjectRequest, decisions_pb2.Subject],
     ) -> decisions_pb2.Subject:
         row = await reconcile.register_subject(self._engine, codec.subject_from_proto(request))
         return codec.subject_to_proto(row)
 
     async def RecordHumanInput(
-        self, request: decisions_pb2.RecordHumanInputRequest, context: grpc.aio.ServicerContext
+        self,
+        request: decisions_pb2.RecordHumanInputRequest,
+        context: grpc.aio.ServicerContext[
+            decisions_pb2.RecordHumanInputRequest, decisions_pb2.RecordHumanInputResponse
+        ],
     ) -> decisions_pb2.RecordHumanInputResponse:
         now = reconcile.utc_now()
         row, created = await reconcile.record_input(
             self._engine, codec.input_from_proto(request, now=now), clock=lambda: now
         )
-        return decisions_pb2.RecordHumanInputResponse(decision=codec.decision_to_proto(row), created=created)
+        return codec.recorded_to_proto(row, created)
 
     async def LeaseSubject(
-        self, request: decisions_pb2.LeaseSubjectRequest, context: grpc.aio.ServicerContext
+        self,
+        request: decisions_pb2.LeaseSubjectRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.LeaseSubjectRequest, decisions_pb2.LeaseSubjectResponse],
     ) -> decisions_pb2.LeaseSubjectResponse:
-        subject_id = codec.subject_id(request.subject_id)
+        subject_id = codec.lease_from_proto(request)
         try:
             sources = self.human_sources()
         except SettingsError as exc:
             # Failing closed: a source that cannot be read cannot be known empty.
             raise Unavailable(f"lease refused: {exc}", code="HUMAN_SOURCES_MISCONFIGURED") from None
-        lease = await reconcile.lease(self._engine, sources, subject_id)
-        return decisions_pb2.LeaseSubjectResponse(
-            subject_id=lease.subject_id,
-            human_decisions=[codec.decision_to_proto(row) for row in lease.decisions],
-            imported=lease.imported,
-        )
+        return codec.lease_to_proto(await reconcile.lease(self._engine, sources, subject_id))
 
     async def ListHumanDecisions(
-        self, request: decisions_pb2.ListHumanDecisionsRequest, context: grpc.aio.ServicerContext
+        self,
+        request: decisions_pb2.ListHumanDecisionsRequest,
+        context: grpc.aio.ServicerContext[
+            decisions_pb2.ListHumanDecisionsRequest, decisions_pb2.ListHumanDecisionsResponse
+        ],
     ) -> decisions_pb2.ListHumanDecisionsResponse:
-        subject_id = codec.subject_id(request.subject_id)
-        after, limit = codec.page_from_proto(request.page)
-        rows, next_key = await reconcile.list_page(self._engine, subject_id=subject_id, after=after, limit=limit)
-        return decisions_pb2.ListHumanDecisionsResponse(
-            items=[codec.decision_to_proto(row) for row in rows],
-            next_cursor=paging.encode_cursor(next_key.written_at, next_key.seq) if next_key else "",
-        )
+        rows, next_key = await reconcile.list_page(self._engine, codec.listing_from_proto(request))
+        return codec.page_to_proto(rows, next_key)

@@ -1,11 +1,7 @@
-"""Human input turned into durable decisions before an agent acts on a subject.
+"""The rules of importing human input: what an input means, what a range
+records, and which source may speak for a subject.
 
-A subject (a booking, a proposal) may have people commenting on it somewhere
-else: an issue tracker, a chat thread. Before an agent takes the subject on,
-everything written there since the last look is imported as a human
-decision, so the agent never resumes from an older intent while newer human
-input is waiting. These are the rules of that import; fetching and storing
-belong to the caller.
+Pure functions over plain values; fetching and storing belong to the caller.
 """
 
 from __future__ import annotations
@@ -17,6 +13,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from services.common.errors import FieldError
+from services.common.paging import instant
 
 # The one keyed form a comment may take. Anything else, "looks good"
 # included, is an instruction, so casual approval can never pass a gate.
@@ -64,6 +61,14 @@ class Subject:
 
 
 @dataclass(frozen=True, slots=True)
+class PlanChange:
+    """From `accepted_at` on, `plan_ref` was the subject's plan (None: no plan)."""
+
+    plan_ref: str | None
+    accepted_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class SourceCursor:
     """How far one source has been read for one subject.
 
@@ -86,6 +91,29 @@ class HumanInputSource(Protocol):
         without error; the provenance key keeps the decisions single.
         """
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class PageKey:
+    """Where a page of one subject's decisions ends, in their listing order."""
+
+    written_at: datetime
+    seq: int
+
+    @classmethod
+    def from_parts(cls, parts: list[str]) -> PageKey:
+        """A listing cursor's key (see services.common.paging)."""
+        written, seq = parts
+        return cls(written_at=instant(written), seq=int(seq))
+
+
+@dataclass(frozen=True, slots=True)
+class HumanDecisionListing:
+    """One page of a subject's human decisions, as asked for."""
+
+    subject_id: str
+    after: PageKey | None
+    limit: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +168,24 @@ def classify(body: str, plan_ref: str | None) -> Classification:
     if not step or not plan_ref:
         return Classification(HumanDecisionKind.OPERATOR_INSTRUCTION)
     return Classification(HumanDecisionKind.PLAN_STEP_APPROVAL, step=step, plan_ref=plan_ref)
+
+
+def plan_in_force(history: Sequence[PlanChange], at: datetime) -> str | None:
+    """The plan accepted for the subject at the instant `at`, or None.
+
+    An approval binds to the plan the person could see when they wrote it.
+    Binding to the plan current at import time would let a slow source aim
+    "verify step 2" at a plan accepted after the person wrote it, whose step
+    2 they never read. An input written before any plan approves nothing.
+    `history` is in acceptance order; ties on the instant go to the later one.
+    """
+    chosen: tuple[datetime, int] | None = None
+    plan_ref: str | None = None
+    for order, change in enumerate(history):
+        if change.accepted_at <= at and (chosen is None or (change.accepted_at, order) >= chosen):
+            chosen = (change.accepted_at, order)
+            plan_ref = change.plan_ref
+    return plan_ref
 
 
 def human_decision(human_input: HumanInput, *, plan_ref: str | None, observed_at: datetime) -> HumanDecision:

@@ -1,4 +1,5 @@
-"""Subjects and human decisions to and from protobuf.
+"""Subjects and human decisions to and from protobuf: the only module of the
+human-decision half that sees wire types.
 
 Parsing refuses bad input here, naming the field, before anything is read
 or written.
@@ -6,14 +7,16 @@ or written.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from outrider.v1 import common_pb2, decisions_pb2
+from outrider.v1 import decisions_pb2
 from outrider.wire import timestamp
 from services.common import paging
 from services.common.errors import InvalidArgument
-from services.decisions.human import MAX_BODY_CHARS, HumanInput, Subject
-from services.decisions.human_store import HumanDecisionRow, PageKey, SubjectRow
+from services.decisions.human.reconcile import Lease
+from services.decisions.human.rules import MAX_BODY_CHARS, HumanDecisionListing, HumanInput, PageKey, Subject
+from services.decisions.human.store import HumanDecisionRow, SubjectRow
 
 # How far a pushed input's written time may run ahead of this clock. A
 # written time in the future would sort after everything said later and
@@ -29,7 +32,7 @@ def _required(value: str, field: str) -> str:
     return value
 
 
-def subject_id(value: str) -> str:
+def _subject_id(value: str) -> str:
     return _required(value, "subject_id")
 
 
@@ -52,7 +55,7 @@ def subject_from_proto(request: decisions_pb2.RegisterSubjectRequest) -> Subject
 def input_from_proto(request: decisions_pb2.RecordHumanInputRequest, *, now: datetime) -> HumanInput:
     provider = _source(request.provider, "provider")
     external_id = _required(request.external_id, "external_id")
-    subject = subject_id(request.subject_id)
+    subject = _subject_id(request.subject_id)
     if not request.HasField("at"):
         raise InvalidArgument("at (when the person wrote it) is required", field="at")
     written_at = request.at.ToDatetime(tzinfo=UTC)
@@ -73,8 +76,15 @@ def input_from_proto(request: decisions_pb2.RecordHumanInputRequest, *, now: dat
     )
 
 
-def page_from_proto(page: common_pb2.PageRequest) -> tuple[PageKey | None, int]:
-    return paging.decode_cursor(page.cursor, PageKey.from_parts), paging.page_limit(page.limit)
+def lease_from_proto(request: decisions_pb2.LeaseSubjectRequest) -> str:
+    """The subject to lease."""
+    return _subject_id(request.subject_id)
+
+
+def listing_from_proto(request: decisions_pb2.ListHumanDecisionsRequest) -> HumanDecisionListing:
+    subject = _subject_id(request.subject_id)
+    after = paging.decode_cursor(request.page.cursor, PageKey.from_parts)
+    return HumanDecisionListing(subject_id=subject, after=after, limit=paging.page_limit(request.page.limit))
 
 
 def subject_to_proto(row: SubjectRow) -> decisions_pb2.Subject:
@@ -94,4 +104,25 @@ def decision_to_proto(row: HumanDecisionRow) -> decisions_pb2.HumanDecision:
         observed_at=timestamp(row.observed_at),
         plan_ref=row.plan_ref or "",
         step=row.step or "",
+    )
+
+
+def recorded_to_proto(row: HumanDecisionRow, created: bool) -> decisions_pb2.RecordHumanInputResponse:
+    return decisions_pb2.RecordHumanInputResponse(decision=decision_to_proto(row), created=created)
+
+
+def lease_to_proto(lease: Lease) -> decisions_pb2.LeaseSubjectResponse:
+    return decisions_pb2.LeaseSubjectResponse(
+        subject_id=lease.subject_id,
+        human_decisions=[decision_to_proto(row) for row in lease.decisions],
+        imported=lease.imported,
+    )
+
+
+def page_to_proto(
+    rows: Sequence[HumanDecisionRow], next_key: PageKey | None
+) -> decisions_pb2.ListHumanDecisionsResponse:
+    return decisions_pb2.ListHumanDecisionsResponse(
+        items=[decision_to_proto(row) for row in rows],
+        next_cursor=paging.encode_cursor(next_key.written_at, next_key.seq) if next_key else "",
     )

@@ -12,27 +12,30 @@ source outage must stop the agent rather than let it proceed on old intent.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from services.common.errors import Conflict, NotFound, Unavailable
-from services.decisions import human_store as store
-from services.decisions.human import (
+from services.decisions.human import store
+from services.decisions.human.rules import (
+    HumanDecisionListing,
     HumanInput,
     HumanInputSource,
     InvalidHumanInput,
+    PageKey,
     SourceCursor,
     Subject,
     human_decision,
     next_cursor,
     plan_import,
+    plan_in_force,
     source_matches,
 )
-from services.decisions.human_sources import SourceError, SourceTimeout, SourceUnavailable
-from services.decisions.human_store import HumanDecisionRow, PageKey, PlanChange, SubjectRow
+from services.decisions.human.sources import SourceError, SourceTimeout, SourceUnavailable
+from services.decisions.human.store import HumanDecisionRow, SubjectRow
 
 _log = logging.getLogger(__name__)
 
@@ -41,24 +44,6 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def plan_in_force(history: Sequence[PlanChange], at: datetime) -> str | None:
-    """The plan accepted for the subject at the instant `at`, or None.
-
-    An approval binds to the plan the person could see when they wrote it.
-    Binding to the plan current at import time would let a slow source aim
-    "verify step 2" at a plan accepted after the person wrote it, whose step
-    2 they never read. An input written before any plan approves nothing.
-    `history` is in acceptance order; ties on the instant go to the later one.
-    """
-    chosen: tuple[datetime, int] | None = None
-    plan_ref: str | None = None
-    for order, change in enumerate(history):
-        if change.accepted_at <= at and (chosen is None or (change.accepted_at, order) >= chosen):
-            chosen = (change.accepted_at, order)
-            plan_ref = change.plan_ref
-    return plan_ref
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,12 +170,13 @@ async def record_input(
 
 
 async def list_page(
-    engine: AsyncEngine, *, subject_id: str, after: PageKey | None, limit: int
+    engine: AsyncEngine, listing: HumanDecisionListing
 ) -> tuple[list[HumanDecisionRow], PageKey | None]:
+    limit = listing.limit
     async with engine.connect() as conn:
-        if await store.get_subject(conn, subject_id=subject_id) is None:
-            raise _unknown(subject_id)
-        rows = await store.list_decisions(conn, subject_id=subject_id, after=after, limit=limit + 1)
+        if await store.get_subject(conn, subject_id=listing.subject_id) is None:
+            raise _unknown(listing.subject_id)
+        rows = await store.list_decisions(conn, subject_id=listing.subject_id, after=listing.after, limit=limit + 1)
     if len(rows) <= limit:
         return rows, None
     last = rows[limit - 1]
