@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from services.common.errors import Unavailable
+from services.decisions import store
 
 # Closing a connection politely waits for the server; a dead server must not
 # hold up shutdown.
@@ -80,7 +81,7 @@ class DirectConnections:
         try:
             held = self._take_idle(ef_search) or await self._open()
             if ef_search is not None and held.ef_search != ef_search:
-                await held.conn.execute(f"set hnsw.ef_search = {int(ef_search)}")
+                await store.set_search_width(held.conn, ef_search=ef_search)
                 held.ef_search = ef_search
             yield held.conn
         except asyncpg.PostgresError:

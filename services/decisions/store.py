@@ -3,7 +3,6 @@ them into one transaction (an outcome and its history row commit together)."""
 
 from __future__ import annotations
 
-import json
 import struct
 import uuid
 from collections.abc import Iterable, Sequence
@@ -15,6 +14,7 @@ import asyncpg
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from outrider.wire import json_bytes
 from services.decisions.queries import PENDING, PageKey
 from services.decisions.rules import NewDecision
 
@@ -116,7 +116,10 @@ async def get_decision(conn: AsyncConnection, *, id: uuid.UUID, lock: bool = Fal
 
 async def get_embedding(conn: AsyncConnection, *, id: uuid.UUID) -> list[float] | None:
     # As a plain float array, so the read needs no vector codec on this connection.
-    return await conn.scalar(text("select embedding::real[] from decisions where id = :id"), {"id": id})
+    embedding: list[float] | None = await conn.scalar(
+        text("select embedding::real[] from decisions where id = :id"), {"id": id}
+    )
+    return embedding
 
 
 async def outcome_history(conn: AsyncConnection, *, decision_id: uuid.UUID) -> list[OutcomeChangeRow]:
@@ -349,6 +352,11 @@ async def prepare_direct(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", schema="pg_catalog", encoder=_jsonb_send, decoder=_jsonb_recv, format="binary")
 
 
+async def set_search_width(conn: asyncpg.Connection, *, ef_search: int) -> None:
+    """How many candidates a graph walk on this connection keeps, until set again."""
+    await conn.execute(f"set hnsw.ef_search = {int(ef_search)}")
+
+
 # Positional: $1 the query vector, $2 the decision type, $3 k. The columns
 # are listed in DecisionRow's field order, so a record becomes a row whole.
 _SIMILAR_SELECT = f"""
@@ -414,7 +422,7 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
         [r.decision.decision_type for r in recordings],
         [r.decision.agent_id for r in recordings],
         [r.decision.subject_id for r in recordings],
-        [_context_json(r.decision.context) for r in recordings],
+        [json_bytes(r.decision.context) for r in recordings],
         [r.decision.action for r in recordings],
         [r.decision.confidence for r in recordings],
         [r.decision.reasoning for r in recordings],
@@ -423,10 +431,6 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
         [r.decision.decided_at for r in recordings],
     )
     return {row[0] for row in rows}
-
-
-def _context_json(context: Any) -> bytes:
-    return json.dumps(context, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 async def recorded_identities(
