@@ -1,19 +1,58 @@
 """Decision memory records to and from protobuf: the only module of the
-decision-memory half that sees wire types."""
+decision-memory half that sees wire types.
+
+Decoding refuses bad input here, naming the field, and answers a plain
+value of the rules (rules.py, queries.py) for a flow to act on; encoding
+turns a flow's answer into the reply.
+"""
 
 from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from outrider.v1 import decisions_pb2
-from outrider.wire import MalformedJson, json_object, timestamp, timestamp_fields
+from outrider.wire import MalformedJson, instant, json_object, timestamp, timestamp_fields
+from services.common import callers, paging
 from services.common.errors import DomainError, InvalidArgument
 from services.common.grpc_server import status_of
-from services.decisions.rules import MAX_CONTEXT_BYTES, InvalidDecision, SimilarSummary
+from services.decisions import queries, rules
+from services.decisions.memory import DecisionDetail, RecordResult
+from services.decisions.queries import (
+    DEFAULT_PENDING_BATCH,
+    MAX_PENDING_BATCH,
+    MAX_RECORD_BATCH,
+    MAX_VERDICTS,
+    DecisionListing,
+    DetailQuery,
+    PendingListing,
+    SimilarQuery,
+)
+from services.decisions.rules import (
+    MAX_CONTEXT_BYTES,
+    DecisionDraft,
+    InvalidDecision,
+    JudgedBy,
+    Judgement,
+    PendingVerdicts,
+    SimilarSummary,
+    UnreadableDecision,
+    Verdict,
+)
 from services.decisions.store import DecisionRow, OutcomeChangeRow, OutcomeCountRow, PendingRow
+
+# ─── In ────────────────────────────────────────────────────────────────────
+
+
+def _uuid(value: str, field: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise InvalidArgument(f"{field}: must be a UUID, got {value!r}", field=field) from None
 
 
 def context_from_proto(data: bytes) -> dict[str, Any] | None:
@@ -44,9 +83,131 @@ def embedding_from_proto(values: Sequence[float]) -> tuple[float, ...]:
     return struct.unpack_from(f"<{count}f", data, len(data) - 4 * count)
 
 
-def record_results_to_proto(
-    results: Sequence[tuple[str, bool] | tuple[str, DomainError]],
-) -> decisions_pb2.RecordDecisionsResponse:
+def draft_from_proto(request: decisions_pb2.RecordDecisionRequest) -> DecisionDraft:
+    """A decision to record as sent; raises only when its context cannot be read."""
+    return DecisionDraft(
+        id=request.id,
+        decision_type=request.decision_type,
+        agent_id=request.agent_id,
+        subject_id=request.subject_id,
+        action=request.action,
+        confidence=request.confidence if request.HasField("confidence") else None,
+        reasoning=request.reasoning,
+        model=request.model,
+        context=context_from_proto(request.context_json),
+        embedding=embedding_from_proto(request.embedding),
+        decided_at=instant(request.decided_at, request.HasField("decided_at")),
+    )
+
+
+def drafts_from_proto(request: decisions_pb2.RecordDecisionsRequest) -> list[DecisionDraft | UnreadableDecision]:
+    """A batch to record; a decision that cannot be read is refused alone, as one that breaks a rule is."""
+    rules.check_batch("decisions", len(request.decisions), MAX_RECORD_BATCH)
+    drafts: list[DecisionDraft | UnreadableDecision] = []
+    for message in request.decisions:
+        try:
+            drafts.append(draft_from_proto(message))
+        except InvalidArgument as error:
+            drafts.append(UnreadableDecision(message.id, error))
+    return drafts
+
+
+def similar_query_from_proto(request: decisions_pb2.FindSimilarRequest, *, dimension: int) -> SimilarQuery:
+    return queries.similar_query(
+        decision_type=request.decision_type,
+        k=request.k if request.HasField("k") else None,
+        embedding=embedding_from_proto(request.embedding),
+        context=context_from_proto(request.context_json),
+        dimension=dimension,
+    )
+
+
+def searches_from_proto(
+    message: decisions_pb2.PrecedentQueries,
+) -> Iterator[tuple[int, decisions_pb2.FindSimilarRequest]]:
+    """The searches of one stream message: (tag, search) each."""
+    for query in message.queries:
+        yield query.tag, query.search
+
+
+def judgement_from_proto(request: decisions_pb2.SetOutcomeRequest) -> Judgement:
+    """The verdict asked for, and the person it is asked for: the verified caller, never a request field."""
+    decision_id = _uuid(request.id, "id")
+    outcome = rules.parse_outcome(request.outcome)
+    judged_by = rules.parse_judged_by(request.judged_by or JudgedBy.API.value)
+    person = callers.principal()
+    return Judgement(
+        decision_id=decision_id,
+        outcome=outcome,
+        judged_by=judged_by,
+        reason=request.reason.strip() or None,
+        changed_by=person.sub if person else "",
+        changed_by_email=person.email if person else "",
+        writer=person is not None and person.writer,
+    )
+
+
+def pending_verdicts_from_proto(request: decisions_pb2.SetOutcomesRequest) -> PendingVerdicts:
+    judged_by = rules.parse_judged_by(request.judged_by)
+    rules.check_batch("verdicts", len(request.verdicts), MAX_VERDICTS)
+    verdicts: list[Verdict] = []
+    seen: set[uuid.UUID] = set()
+    for index, verdict in enumerate(request.verdicts):
+        field = f"verdicts[{index}]"
+        decision_id = _uuid(verdict.id, f"{field}.id")
+        if decision_id in seen:
+            raise InvalidArgument(f"{field}.id: {decision_id} appears twice", field=f"{field}.id")
+        seen.add(decision_id)
+        outcome = rules.parse_outcome(verdict.outcome, f"{field}.outcome")
+        verdicts.append(Verdict(decision_id, outcome.value, verdict.reason.strip() or None))
+    return PendingVerdicts(judged_by, tuple(verdicts))
+
+
+def listing_from_proto(request: decisions_pb2.ListDecisionsRequest) -> DecisionListing:
+    decided_from = instant(request.decided_from, request.HasField("decided_from"))
+    decided_to = instant(request.decided_to, request.HasField("decided_to"))
+    outcome = queries.outcome_filter(request.outcome)
+    limit = paging.page_limit(request.page.limit)
+    after = paging.decode_cursor(request.page.cursor, queries.page_key)
+    queries.decided_range(decided_from, decided_to)
+    return DecisionListing(
+        decision_type=request.decision_type or None,
+        outcome=outcome,
+        agent_id=request.agent_id or None,
+        model=request.model or None,
+        decided_from=decided_from,
+        decided_to=decided_to,
+        after=after,
+        limit=limit,
+    )
+
+
+def detail_query_from_proto(request: decisions_pb2.GetDecisionRequest) -> DetailQuery:
+    decision_id = _uuid(request.id, "id")
+    wanted = queries.detail_precedents(request.precedents if request.HasField("precedents") else None)
+    return DetailQuery(decision_id=decision_id, precedents=wanted)
+
+
+def pending_listing_from_proto(request: decisions_pb2.ListPendingRequest) -> PendingListing:
+    limit = paging.page_limit(request.limit, default=DEFAULT_PENDING_BATCH, maximum=MAX_PENDING_BATCH)
+    after = paging.decode_cursor(request.after_cursor, queries.page_key, field="after_cursor")
+    before = instant(request.decided_before, request.HasField("decided_before"))
+    return PendingListing(decided_before=before, after=after, limit=limit)
+
+
+def counted_since_from_proto(request: decisions_pb2.CountOutcomesRequest) -> datetime | None:
+    """The decisions to count: those made from this instant on; None counts them all."""
+    return instant(request.decided_since, request.HasField("decided_since"))
+
+
+# ─── Out ───────────────────────────────────────────────────────────────────
+
+
+def recorded_to_proto(decision_id: str, created: bool) -> decisions_pb2.RecordDecisionResponse:
+    return decisions_pb2.RecordDecisionResponse(id=decision_id, created=created)
+
+
+def record_results_to_proto(results: Sequence[RecordResult]) -> decisions_pb2.RecordDecisionsResponse:
     """(id, created) for a recorded decision, (id, error) for a refused one."""
     items = []
     for decision_id, outcome in results:
@@ -114,6 +275,19 @@ def similar_to_proto(rows: Sequence[DecisionRow], summary: SimilarSummary) -> de
     return message
 
 
+def detail_to_proto(detail: DecisionDetail) -> decisions_pb2.DecisionDetail:
+    return decisions_pb2.DecisionDetail(
+        decision=decision_to_proto(detail.decision),
+        history=[change_to_proto(change) for change in detail.history],
+        precedents=[decision_to_proto(p) for p in detail.precedents],
+        summary=summary_to_proto(detail.summary),
+    )
+
+
+def decisions_page_to_proto(rows: Iterable[DecisionRow], cursor: str) -> decisions_pb2.ListDecisionsResponse:
+    return decisions_pb2.ListDecisionsResponse(items=[decision_to_proto(row) for row in rows], next_cursor=cursor)
+
+
 def summary_to_proto(summary: SimilarSummary) -> decisions_pb2.SimilarSummary:
     message = decisions_pb2.SimilarSummary(successes=summary.successes, failures=summary.failures)
     if summary.success_rate is not None:
@@ -129,6 +303,18 @@ def pending_to_proto(row: PendingRow) -> decisions_pb2.PendingDecision:
         decided_at=timestamp(row.decided_at),
         model=row.model or "",
     )
+
+
+def pending_page_to_proto(rows: Iterable[PendingRow], cursor: str) -> decisions_pb2.ListPendingResponse:
+    return decisions_pb2.ListPendingResponse(items=[pending_to_proto(row) for row in rows], next_cursor=cursor)
+
+
+def judged_to_proto(judged: Iterable[uuid.UUID]) -> decisions_pb2.SetOutcomesResponse:
+    return decisions_pb2.SetOutcomesResponse(judged_ids=[str(i) for i in judged])
+
+
+def counts_to_proto(rows: Iterable[OutcomeCountRow]) -> decisions_pb2.CountOutcomesResponse:
+    return decisions_pb2.CountOutcomesResponse(items=[count_to_proto(row) for row in rows])
 
 
 def count_to_proto(row: OutcomeCountRow) -> decisions_pb2.OutcomeCount:
@@ -162,3 +348,12 @@ def precedent_refusal(tag: int, error: DomainError | None) -> decisions_pb2.Prec
             details_json=json.dumps(error.details, default=str).encode(),
         )
     return decisions_pb2.PrecedentAnswer(tag=tag, refused=refusal)
+
+
+def precedent_found(tag: int, found: decisions_pb2.FindSimilarResponse) -> decisions_pb2.PrecedentAnswer:
+    """One answered search of a stream."""
+    return decisions_pb2.PrecedentAnswer(tag=tag, found=found)
+
+
+def precedent_answers(ready: Sequence[decisions_pb2.PrecedentAnswer]) -> decisions_pb2.PrecedentAnswers:
+    return decisions_pb2.PrecedentAnswers(answers=ready)

@@ -3,7 +3,7 @@
 The plan (graph or exact, and how wide a graph walk) comes from
 queries.plan_search; this module supplies its inputs, the judged-row count of
 every type, kept for a minute because counting on every query would
-cost more than the search.
+cost more than the search, and runs the plan.
 """
 
 from __future__ import annotations
@@ -14,15 +14,18 @@ import time
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from services.decisions import store
+from services.decisions import rules, store
 from services.decisions.connections import DirectConnections
+from services.decisions.embedding import Embedder
 from services.decisions.queries import (
     EF_PER_RESULT,
     EF_SEARCH_MAX,
     EXACT_SEARCH_ROWS,
+    SimilarQuery,
     graph_came_short,
     plan_search,
 )
+from services.decisions.rules import SimilarSummary
 from services.decisions.store import DecisionRow
 
 _log = logging.getLogger(__name__)
@@ -126,3 +129,16 @@ class PrecedentSearch:
             return await store.find_similar(
                 conn, decision_type=decision_type, embedding=embedding, k=k, exact=ef_search is None
             )
+
+
+async def find(
+    query: SimilarQuery, *, embedder: Embedder, precedents: PrecedentSearch
+) -> tuple[list[DecisionRow], SimilarSummary]:
+    """The precedents of one search, nearest first, and how they turned out.
+
+    The caller's own vector is searched with as it is; facts without one are
+    embedded as a recorded decision's would be, so they meet its vector.
+    """
+    vector = store.vector_bytes(query.embedding or embedder.embed(query.context or {}))
+    rows = await precedents.nearest(decision_type=query.decision_type, embedding=vector, k=query.k)
+    return rows, rules.similar_summary(row.outcome or "" for row in rows)

@@ -56,6 +56,38 @@ class PageKey:
 
 
 @dataclass(frozen=True, slots=True)
+class DecisionListing:
+    """One page of the decision listing, as asked for; None filters nothing."""
+
+    decision_type: str | None
+    outcome: str | None
+    agent_id: str | None
+    model: str | None
+    decided_from: datetime | None
+    decided_to: datetime | None
+    after: PageKey | None
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class PendingListing:
+    """One batch of pending decisions, as the outcome judge asks for it."""
+
+    # None: made before now.
+    decided_before: datetime | None
+    after: PageKey | None
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class DetailQuery:
+    """One decision's detail, with up to `precedents` of its nearest precedents."""
+
+    decision_id: uuid.UUID
+    precedents: int
+
+
+@dataclass(frozen=True, slots=True)
 class SearchPlan:
     """How one precedent search reads the table.
 
@@ -108,7 +140,7 @@ class SimilarQuery:
 
 
 def similar_query(
-    *, decision_type: object, k: object, embedding: object, context: object, dimension: int
+    *, decision_type: object, k: object, embedding: Sequence[float], context: object, dimension: int
 ) -> SimilarQuery:
     """Validate a precedent search with the same rules a record obeys.
 

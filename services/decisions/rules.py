@@ -1,13 +1,14 @@
-"""Decision memory rules: what a well-formed decision is, and who may judge it.
+"""Decision memory rules: what a well-formed decision is, when a retry is the same one, and who may judge it.
 
-Pure functions over plain values. The servicer turns the wire message into
-keyword arguments and calls these; a broken rule raises `InvalidDecision`, a
-domain error naming the field. Nothing here knows about gRPC, HTTP or the
-database.
+Pure functions over plain values. The codec turns a wire message into one
+of the values below and the flows (memory.py) call these on it; a broken
+rule raises `InvalidDecision`, a domain error naming the field. Nothing here
+knows about gRPC, HTTP or the database.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import uuid
@@ -17,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeGuard
 
-from services.common.errors import FieldError
+from services.common.errors import Conflict, FieldError, InvalidArgument, NotFound, PermissionDenied
 
 # Engines run on their own hosts, and their clocks drift a little from ours.
 # Refusing a decision stamped a few seconds "ahead" would drop a real record
@@ -46,10 +47,19 @@ MAX_EMBEDDING_LENGTH = 1e15
 _DECISION_TYPE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
 _DECISION_TYPE_MIN = 2
 _DECISION_TYPE_MAX = 64
+# Built once rather than per value checked; dict first (see _check_json).
+_MAPPINGS = (dict, Mapping)
 
 
 class InvalidDecision(FieldError):
     """A request field that breaks a decision rule."""
+
+
+def decision_not_found(decision_id: uuid.UUID) -> NotFound:
+    """No decision has this id: never recorded, or past retention."""
+    return NotFound(
+        f"decision {decision_id} does not exist", code="DECISION_NOT_FOUND", details={"id": str(decision_id)}
+    )
 
 
 class Outcome(StrEnum):
@@ -86,6 +96,73 @@ class NewDecision:
     # The caller's idempotency key: a retry with the same id is the same
     # decision, not a second one.
     id: uuid.UUID | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionDraft:
+    """A record request as the caller sent it, held to no rule yet.
+
+    Text fields are as sent: proto3 cannot tell an unset one from "", so
+    empty stands for absent.
+    """
+
+    id: str
+    decision_type: str
+    agent_id: str
+    subject_id: str
+    action: str
+    confidence: float | None
+    reasoning: str
+    model: str
+    context: Mapping[str, Any] | None
+    embedding: tuple[float, ...]
+    decided_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableDecision:
+    """A record request refused before any rule could read it (its context
+    is not a JSON object, or too large): in a batch, that decision's answer."""
+
+    id: str
+    error: InvalidArgument
+
+
+# What a retry of a decision repeats: its type, agent, subject and action.
+DecisionIdentity = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """One verdict on one decision, as SetOutcome gives it."""
+
+    decision_id: uuid.UUID
+    outcome: Outcome
+    judged_by: JudgedBy
+    reason: str | None
+    # The signed-in person the call was made for, kept in the decision's
+    # history; empty for an engine or the platform.
+    changed_by: str = ""
+    changed_by_email: str = ""
+    # Whether that person is a role-1 writer; an engine key never is.
+    writer: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One verdict of a batch on a pending decision; `outcome` an Outcome's value."""
+
+    id: uuid.UUID
+    outcome: str
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingVerdicts:
+    """A batch of verdicts from one judge, each on a different decision."""
+
+    judged_by: JudgedBy
+    verdicts: tuple[Verdict, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +211,89 @@ def new_decision(
         model=_optional_text("model", model, MAX_TEXT_CHARS),
         embedding=_embedding(embedding, embedding_dimension),
     )
+
+
+def decision_to_record(draft: DecisionDraft, *, now: datetime, embedding_dimension: int) -> NewDecision:
+    """The decision a record request makes; the first broken rule raises InvalidDecision.
+
+    A decided_at ahead of `now`, within the clock-skew allowance, is the
+    engine's clock running ahead: the decision was made no later than now,
+    and is stored as made now.
+    """
+    decision = new_decision(
+        id=draft.id or None,
+        decision_type=draft.decision_type,
+        agent_id=draft.agent_id,
+        subject_id=draft.subject_id,
+        action=draft.action,
+        confidence=draft.confidence,
+        reasoning=draft.reasoning or None,
+        model=draft.model or None,
+        context=draft.context,
+        embedding=draft.embedding,
+        decided_at=draft.decided_at,
+        now=now,
+        embedding_dimension=embedding_dimension,
+    )
+    if decision.decided_at > now:
+        return dataclasses.replace(decision, decided_at=now)
+    return decision
+
+
+def identity(decision: NewDecision) -> DecisionIdentity:
+    return decision.decision_type, decision.agent_id, decision.subject_id, decision.action
+
+
+def id_reuse(decision_id: str, decision: NewDecision, recorded: DecisionIdentity | None) -> Conflict | None:
+    """The refusal of `decision` when its id is recorded for a different one; None for a retry.
+
+    A retry repeats the same decision. The same id on a different one is a
+    caller reusing keys, and answering "already recorded" would silently
+    drop the second decision. `recorded` is None when the id holds nothing
+    to compare with, and then nothing conflicts.
+    """
+    if recorded is None or recorded == identity(decision):
+        return None
+    return Conflict(
+        f"id {decision_id} is already recorded for a different decision",
+        code="DECISION_ID_REUSED",
+        details={"id": decision_id},
+    )
+
+
+def check_batch(field: str, count: int, maximum: int) -> None:
+    """A batch call carries at most `maximum` items; past that it is refused whole."""
+    if count > maximum:
+        raise InvalidArgument(f"{field}: at most {maximum} per call, got {count}", field=field)
+
+
+def check_judge(judgement: Judgement) -> None:
+    """Only a role-1 person the gateway verified may give a human verdict.
+
+    An engine key reaches SetOutcome for its API verdicts; letting it claim
+    a person's verdict would let a machine overwrite what only a person may
+    change (see may_rejudge).
+    """
+    if judgement.judged_by is JudgedBy.HUMAN and not judgement.writer:
+        raise PermissionDenied("a human verdict needs a signed-in role-1 person", code="HUMAN_VERDICT_REFUSED")
+
+
+def rejudges(judgement: Judgement, *, outcome: str | None, reason: str | None, judged_by: str | None) -> bool:
+    """Whether `judgement` changes a decision now at `outcome` (None: pending), `reason`, `judged_by`.
+
+    The same verdict again is a retry, not a change: False, and no history
+    row is written. A different one on a judged decision is refused with
+    ALREADY_JUDGED unless may_rejudge allows it.
+    """
+    if outcome == judgement.outcome.value and reason == judgement.reason:
+        return False
+    if not may_rejudge(Outcome(outcome) if outcome else None, judgement.judged_by):
+        raise Conflict(
+            f"decision {judgement.decision_id} is already judged {outcome} by {judged_by}; only a person may change it",
+            code="ALREADY_JUDGED",
+            details={"id": str(judgement.decision_id), "outcome": outcome, "judged_by": judged_by},
+        )
+    return True
 
 
 def parse_outcome(word: object, field: str = "outcome") -> Outcome:
@@ -325,7 +485,7 @@ def _check_json(value: object, path: str, depth: int) -> None:
             raise InvalidDecision("context", f"{path} is not a finite number")
         return
     # dict before the Mapping ABC: an ABC check costs ten plain ones.
-    if isinstance(value, dict) or isinstance(value, Mapping):
+    if isinstance(value, _MAPPINGS):
         for key, item in value.items():
             if not isinstance(key, str) or "\x00" in key:
                 raise InvalidDecision("context", f"{path} has a key JSON or Postgres cannot hold: {key!r}")

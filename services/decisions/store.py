@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from outrider.wire import json_bytes
 from services.decisions.queries import PENDING, PageKey
-from services.decisions.rules import NewDecision
+from services.decisions.rules import NewDecision, Verdict
 
 # The predicate of the partial HNSW index, spelled exactly as in the
 # migration: the planner proves an index usable only when the query's WHERE
@@ -77,13 +77,6 @@ class OutcomeChangeRow:
     changed_by: str
     changed_by_email: str
     judged_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    id: uuid.UUID
-    outcome: str
-    reason: str | None
 
 
 _COLUMNS = """

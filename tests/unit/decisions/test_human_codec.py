@@ -3,10 +3,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from outrider.v1 import decisions_pb2
+from outrider.v1 import common_pb2, decisions_pb2
 from services.common.errors import InvalidArgument
-from services.decisions.human.codec import input_from_proto, subject_from_proto
-from services.decisions.human.rules import HumanInput, Subject
+from services.common.paging import encode_cursor
+from services.decisions.human.codec import (
+    input_from_proto,
+    lease_from_proto,
+    listing_from_proto,
+    page_to_proto,
+    subject_from_proto,
+)
+from services.decisions.human.rules import HumanDecisionKind, HumanDecisionListing, HumanInput, PageKey, Subject
+from services.decisions.human.store import HumanDecisionRow
 
 NOW = datetime(2026, 9, 29, 15, 30, tzinfo=UTC)
 
@@ -87,3 +95,44 @@ def test_a_bad_subject_is_refused_naming_the_field(request_fields, field):
         subject_from_proto(decisions_pb2.RegisterSubjectRequest(**request_fields))
 
     assert list(refused.value.fields) == [field]
+
+
+def test_a_lease_and_a_listing_refuse_a_missing_subject_naming_it():
+    with pytest.raises(InvalidArgument) as lease:
+        lease_from_proto(decisions_pb2.LeaseSubjectRequest(subject_id=" "))
+    with pytest.raises(InvalidArgument) as listing:
+        listing_from_proto(decisions_pb2.ListHumanDecisionsRequest())
+
+    assert list(lease.value.fields) == list(listing.value.fields) == ["subject_id"]
+
+
+def test_a_listing_reads_its_cursor_and_limit():
+    cursor = encode_cursor(NOW, 7)
+    request = decisions_pb2.ListHumanDecisionsRequest(
+        subject_id="booking-4411", page=common_pb2.PageRequest(cursor=cursor, limit=20)
+    )
+
+    assert listing_from_proto(request) == HumanDecisionListing("booking-4411", after=PageKey(NOW, 7), limit=20)
+
+
+def test_a_page_carries_the_cursor_of_the_next_and_none_after_the_last():
+    row = HumanDecisionRow(
+        id="h-1",
+        seq=7,
+        subject_id="booking-4411",
+        kind=HumanDecisionKind.OPERATOR_INSTRUCTION,
+        body="hold the parcel at the hub",
+        author="priya",
+        provider="chat:ops/dispatch",
+        external_id="m-1",
+        written_at=NOW,
+        observed_at=NOW,
+        plan_ref=None,
+        step=None,
+    )
+
+    more = page_to_proto([row], PageKey(NOW, 7))
+    last = page_to_proto([row], None)
+
+    assert [item.id for item in more.items] == ["h-1"] and more.next_cursor == encode_cursor(NOW, 7)
+    assert last.next_cursor == ""

@@ -1,0 +1,194 @@
+"""Decision memory's units of work: record decisions, judge them, read them back.
+
+Each function opens what it needs (a direct connection, a transaction of
+the shared engine), applies the rules and calls the store, and answers in
+domain values; the servicer only decodes before and encodes after.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from services.common import paging
+from services.common.errors import DomainError, InvalidArgument
+from services.decisions import rules, store
+from services.decisions.connections import DirectConnections
+from services.decisions.embedding import Embedder
+from services.decisions.precedent import PrecedentSearch
+from services.decisions.queries import DecisionListing, DetailQuery, PendingListing
+from services.decisions.rules import (
+    DecisionDraft,
+    Judgement,
+    NewDecision,
+    PendingVerdicts,
+    SimilarSummary,
+    UnreadableDecision,
+)
+from services.decisions.store import DecisionRow, OutcomeChangeRow, OutcomeCountRow, PendingRow
+
+Clock = Callable[[], datetime]
+# (id, created) for a recorded decision, (id, why) for a refused one.
+RecordResult = tuple[str, bool] | tuple[str, DomainError]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionDetail:
+    decision: DecisionRow
+    # Oldest first.
+    history: list[OutcomeChangeRow]
+    # Nearest first, without their contexts.
+    precedents: list[DecisionRow]
+    summary: SimilarSummary
+
+
+async def record(
+    records: DirectConnections,
+    embedder: Embedder,
+    drafts: Sequence[DecisionDraft | UnreadableDecision],
+    *,
+    embedding_dimension: int,
+    clock: Clock = utc_now,
+) -> list[RecordResult]:
+    """Validate, embed and store decisions in one statement: (id, created or why refused) for each."""
+    now = clock()
+    # (id, why) for a refused decision, (id, key, decision) for one to store.
+    checked: list[tuple[str, InvalidArgument] | tuple[str, uuid.UUID, NewDecision]] = []
+    recordings: dict[uuid.UUID, store.Recording] = {}
+    for draft in drafts:
+        if isinstance(draft, UnreadableDecision):
+            checked.append((draft.id, draft.error))
+            continue
+        try:
+            decision = rules.decision_to_record(draft, now=now, embedding_dimension=embedding_dimension)
+        except InvalidArgument as error:
+            checked.append((draft.id, error))
+            continue
+        decision_id = decision.id or uuid.uuid4()
+        checked.append((str(decision_id), decision_id, decision))
+        # The same id twice in one call is stored once; the later copy
+        # is then checked against it like any retry.
+        if decision_id not in recordings:
+            embedding = decision.embedding or embedder.embed(decision.context)
+            recordings[decision_id] = store.Recording(decision_id, decision, store.vector_bytes(embedding))
+    created: set[uuid.UUID] = set()
+    stored: dict[uuid.UUID, rules.DecisionIdentity] = {}
+    if recordings:
+        async with records.connection() as conn:
+            created = await store.insert_decisions(conn, recordings=list(recordings.values()))
+            retried = [decision_id for decision_id in recordings if decision_id not in created]
+            stored = await store.recorded_identities(conn, ids=retried) if retried else {}
+    stored.update((decision_id, rules.identity(recordings[decision_id].decision)) for decision_id in created)
+    results: list[RecordResult] = []
+    for entry in checked:
+        if len(entry) == 2:
+            results.append(entry)
+            continue
+        text_id, decision_id, decision = entry
+        if decision_id in created and recordings[decision_id].decision is decision:
+            results.append((text_id, True))
+        else:
+            conflict = rules.id_reuse(text_id, decision, stored.get(decision_id))
+            results.append((text_id, False) if conflict is None else (text_id, conflict))
+    return results
+
+
+async def record_one(
+    records: DirectConnections, embedder: Embedder, draft: DecisionDraft, *, embedding_dimension: int
+) -> tuple[str, bool]:
+    """Record one decision: (id, created); a refusal is raised."""
+    [(decision_id, outcome)] = await record(records, embedder, [draft], embedding_dimension=embedding_dimension)
+    if isinstance(outcome, DomainError):
+        raise outcome
+    return decision_id, outcome
+
+
+async def judge(engine: AsyncEngine, judgement: Judgement) -> DecisionRow:
+    """Set one decision's outcome and keep the change in its history."""
+    rules.check_judge(judgement)
+    async with engine.begin() as conn:
+        current = await store.get_decision(conn, id=judgement.decision_id, lock=True)
+        if current is None:
+            raise rules.decision_not_found(judgement.decision_id)
+        if not rules.rejudges(
+            judgement, outcome=current.outcome, reason=current.outcome_reason, judged_by=current.judged_by
+        ):
+            return current
+        return await store.set_outcome(
+            conn,
+            id=judgement.decision_id,
+            old_outcome=current.outcome,
+            outcome=judgement.outcome.value,
+            reason=judgement.reason,
+            judged_by=judgement.judged_by.value,
+            changed_by=judgement.changed_by,
+            changed_by_email=judgement.changed_by_email,
+        )
+
+
+async def judge_pending(engine: AsyncEngine, batch: PendingVerdicts) -> list[uuid.UUID]:
+    """Judge the decisions of a batch still pending; the ids this call judged."""
+    async with engine.begin() as conn:
+        return await store.set_pending_outcomes(conn, verdicts=batch.verdicts, judged_by=batch.judged_by.value)
+
+
+async def list_decisions(engine: AsyncEngine, listing: DecisionListing) -> tuple[list[DecisionRow], str]:
+    """One page of decisions, newest first, and the cursor of the next ("" after the last)."""
+    async with engine.connect() as conn:
+        rows = await store.list_decisions(
+            conn,
+            decision_type=listing.decision_type,
+            outcome=listing.outcome,
+            agent_id=listing.agent_id,
+            after=listing.after,
+            limit=listing.limit + 1,
+            model=listing.model,
+            decided_from=listing.decided_from,
+            decided_to=listing.decided_to,
+        )
+    return paging.one_page(rows, listing.limit, lambda row: (row.decided_at, row.id))
+
+
+async def detail(engine: AsyncEngine, precedents: PrecedentSearch, query: DetailQuery) -> DecisionDetail:
+    """One decision with its outcome history and its nearest judged precedents."""
+    async with engine.connect() as conn:
+        row = await store.get_decision(conn, id=query.decision_id)
+        if row is None:
+            raise rules.decision_not_found(query.decision_id)
+        history = await store.outcome_history(conn, decision_id=query.decision_id)
+        embedding = await store.get_embedding(conn, id=query.decision_id) if query.precedents else None
+    found: list[DecisionRow] = []
+    if embedding is not None:
+        # One more than wanted: a judged decision is its own nearest neighbour.
+        nearest = await precedents.nearest(
+            decision_type=row.decision_type, embedding=store.vector_bytes(embedding), k=query.precedents + 1
+        )
+        # The context holds rider and customer data; this answer is for the console.
+        found = [dataclasses.replace(p, context_json=None) for p in nearest if p.id != query.decision_id][
+            : query.precedents
+        ]
+    return DecisionDetail(row, history, found, rules.similar_summary(p.outcome or "" for p in found))
+
+
+async def list_pending(
+    engine: AsyncEngine, listing: PendingListing, *, clock: Clock = utc_now
+) -> tuple[list[PendingRow], str]:
+    """One batch of pending decisions, oldest first, and the cursor of the next ("" after the last)."""
+    before = listing.decided_before or clock()
+    async with engine.connect() as conn:
+        rows = await store.list_pending(conn, decided_before=before, after=listing.after, limit=listing.limit + 1)
+    return paging.one_page(rows, listing.limit, lambda row: (row.decided_at, row.id))
+
+
+async def count_outcomes(engine: AsyncEngine, *, decided_since: datetime | None) -> list[OutcomeCountRow]:
+    async with engine.connect() as conn:
+        return await store.count_outcomes(conn, decided_since=decided_since)
