@@ -21,8 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from outrider.publishing import TRANSIENT
 from services.common.consuming import Malformed, guarded, preview, printable, write_apart
 from services.outcomes import intake, store
-from services.outcomes.facts import BookingFactsEvent, decode_booking_event
-from services.outcomes.intake import check_storable
+from services.outcomes.rules.facts import BookingFactsEvent, check_storable, decode_booking_event
 
 _log = logging.getLogger(__name__)
 

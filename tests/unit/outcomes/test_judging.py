@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.outcomes.judging import (
+from services.outcomes.rules.judging import (
     MIN_DECISION_AGE,
     SWEEP_BATCH,
     BookingFacts,

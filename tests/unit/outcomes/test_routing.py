@@ -2,9 +2,9 @@ import random
 
 import pytest
 
-from services.outcomes.credit import Credit, Resolution, TurnCredit
-from services.outcomes.judging import Outcome
-from services.outcomes.routing import (
+from services.outcomes.rules.credit import Credit, Resolution, TurnCredit
+from services.outcomes.rules.judging import Outcome
+from services.outcomes.rules.routing import (
     NO_EVIDENCE,
     Arm,
     BetaPosterior,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from services.outcomes.judging.registry import (
+from services.outcomes.rules.judging.registry import (
     MIN_DECISION_AGE,
     RULES,
     SWEEP_BATCH,
