@@ -7,6 +7,8 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
+from google.protobuf.message import Message
+
 from outrider.v1 import decisions_pb2, outcomes_pb2
 from outrider.wire import instant, timestamp
 from services.common.errors import InvalidArgument
@@ -24,6 +26,15 @@ def list_pending_request(*, before: datetime, cursor: str, limit: int) -> decisi
     return decisions_pb2.ListPendingRequest(decided_before=timestamp(before), after_cursor=cursor, limit=limit)
 
 
+def _decided_at(item: decisions_pb2.PendingDecision) -> datetime:
+    decided_at = instant(item.decided_at)
+    if decided_at is None:
+        # The decisions context stamps every decision it records; judging one
+        # without a time would need a guess at its age.
+        raise ValueError(f"pending decision {item.id!r} carries no decided_at")
+    return decided_at
+
+
 def pending_from_proto(reply: decisions_pb2.ListPendingResponse) -> tuple[list[PendingDecision], str]:
     """One page of pending decisions, and the cursor of the next ("" at the end)."""
     items = [
@@ -31,7 +42,7 @@ def pending_from_proto(reply: decisions_pb2.ListPendingResponse) -> tuple[list[P
             id=item.id,
             decision_type=item.decision_type,
             subject_id=item.subject_id,
-            decided_at=instant(item.decided_at),
+            decided_at=_decided_at(item),
             model=item.model or None,
         )
         for item in reply.items
@@ -82,13 +93,13 @@ def sweep_response(report: SweepReport) -> outcomes_pb2.SweepResponse:
 # ─── Conversations, credits and metrics ──────────────────────────────────────
 
 
-def _optional(message: object, name: str) -> str | None:
+def _optional(message: Message, name: str) -> str | None:
     # A blank trace id or model identifies nothing; reading it as absent keeps
     # a client that writes "" for "none" from binding a decision to "".
-    if not message.HasField(name):  # type: ignore[attr-defined]
+    if not message.HasField(name):
         return None
-    value = getattr(message, name).strip()
-    return value or None
+    value: str = getattr(message, name)
+    return value.strip() or None
 
 
 def _storable(field: str, value: str | None) -> None:

@@ -104,7 +104,7 @@ class FactsConsumer:
             parsed = guarded(read_event, message.data)
             if parsed.value is not None:
                 events.append((message, parsed.value))
-            else:
+            elif parsed.malformed is not None:
                 rejected.append((message, parsed.malformed))
         try:
             _, refused = await write_apart(events, self._merge)

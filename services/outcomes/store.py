@@ -105,11 +105,6 @@ async def count_rejection(conn: AsyncConnection, *, field: str, problem: str, pa
     )
 
 
-async def list_rejections(conn: AsyncConnection) -> dict[str, int]:
-    rows = await conn.execute(text("select field, count from fact_rejections order by field"))
-    return {row.field: row.count for row in rows}
-
-
 # ─── Conversations and the credit ledger ─────────────────────────────────────
 
 

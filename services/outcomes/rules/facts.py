@@ -207,7 +207,8 @@ class SubjectFacts:
         """This state with `event` folded in. Commutative and idempotent."""
         if event.subject_id != self.subject_id:
             raise ValueError(f"event for subject {event.subject_id!r} merged into facts of {self.subject_id!r}")
-        newer = {
+        # Keyed by field name, so the values reach `replace` as keywords.
+        newer: dict[str, Any] = {
             name: observation
             for name, observation in event.observations().items()
             if observation.supersedes(getattr(self, name))

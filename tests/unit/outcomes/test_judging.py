@@ -229,7 +229,7 @@ def test_a_type_cannot_have_two_rules():
 
 @pytest.mark.parametrize("name", ["", " stall", "stall "])
 def test_a_type_name_must_be_trimmed_and_non_blank(name):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="non-blank, trimmed"):
         RuleBook().register(name)
 
 
