@@ -34,7 +34,7 @@ from outrider.balancing import RETRY_POLICY
 from outrider.precedent_stream import PrecedentSearches
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
-from services.outcomes.facts import MAX_EVENT_BYTES
+from services.outcomes.rules import MAX_EVENT_BYTES
 
 READINESS_TIMEOUT_S = 2.0
 # Precedent searches go over a few long-lived streams rather than a call

@@ -61,7 +61,7 @@ from outrider.rpc import keyed_channel as channel
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
 from services.common.db import context_engine, migrate
 from services.common.embedded import free_port
-from services.outcomes.facts import BookingFactsEvent, SubjectFacts
+from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts
 from tests.harness import NATS_SERVICE, Stack, embedded_stack
 
 ROOT = Path(__file__).resolve().parents[2]

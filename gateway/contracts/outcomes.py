@@ -14,7 +14,7 @@ from gateway.contracts.common import (
     integer_or_text,
     text,
 )
-from services.outcomes.intake import MAX_SUBJECT_ID
+from services.outcomes.rules import MAX_SUBJECT_ID
 
 FACT_NAMES = ("status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
 Filled = text(min_length=1, max_length=256, pattern=FILLED)

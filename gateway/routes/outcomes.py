@@ -28,8 +28,7 @@ from gateway.contracts.outcomes import (
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
-from services.outcomes.advice import MAX_CANDIDATES
-from services.outcomes.sweeper import MAX_BATCH
+from services.outcomes.rules import MAX_BATCH, MAX_CANDIDATES
 
 router = APIRouter(tags=["outcomes"], route_class=JsonBodyRoute)
 

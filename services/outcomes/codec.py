@@ -3,97 +3,75 @@ its own context's and the decisions context's it calls."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
-import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import TypeVar
 
-import grpc
+from google.protobuf.message import Message
 
-from outrider.v1 import decisions_pb2, decisions_pb2_grpc, outcomes_pb2
+from outrider.v1 import decisions_pb2, outcomes_pb2
 from outrider.wire import instant, timestamp
-from services.common.clients import ContextCallError
 from services.common.errors import InvalidArgument
-from services.outcomes.advice import Advice, OutcomeCount
-from services.outcomes.credit import Conversation, ConversationMetrics, TurnCredit
-from services.outcomes.credit import parse_conversation as parse_conversation_payload
-from services.outcomes.facts import SubjectFacts
-from services.outcomes.ledger import Route
-from services.outcomes.sweeper import PendingDecision, SweepReport, Verdict
+from services.outcomes.rules.advice import Advice, OutcomeCount, RouteQuery, route_query
+from services.outcomes.rules.credit import Conversation, ConversationMetrics, TurnCredit
+from services.outcomes.rules.credit import parse_conversation as parse_conversation_payload
+from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts, check_storable, decode_booking_event
+from services.outcomes.rules.submission import Booking, Route
+from services.outcomes.rules.sweep import PendingDecision, SweepReport, Verdict, batch_size
 
-_log = logging.getLogger(__name__)
-
-Reply = TypeVar("Reply")
-
-# Both calls the sweep makes are safe to repeat: a listing reads, and a
-# verdict lands only on a decision still pending. So a failed call is retried
-# a few times before the sweep gives up, instead of one transient failure (a
-# dropped connection, a decisions replica restarting) failing the sweep.
-RETRY_ATTEMPTS = 4
-RETRY_BASE_S = 0.05
-_RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
+# ─── The decisions context's messages ────────────────────────────────────────
 
 
-async def retrying(call: Callable[[], Awaitable[Reply]], *, what: str) -> Reply:
-    attempt = 1
-    while True:
-        try:
-            return await call()
-        except ContextCallError as error:
-            if error.status not in _RETRYABLE or attempt == RETRY_ATTEMPTS:
-                raise
-            _log.warning(
-                "decisions call failed; retrying",
-                extra={"call": what, "attempt": attempt, "grpc_code": error.status.name},
-            )
-        await asyncio.sleep(RETRY_BASE_S * 2**attempt * (1 + random.random()))
-        attempt += 1
+def list_pending_request(*, before: datetime, cursor: str, limit: int) -> decisions_pb2.ListPendingRequest:
+    return decisions_pb2.ListPendingRequest(decided_before=timestamp(before), after_cursor=cursor, limit=limit)
 
 
-class DecisionsClient:
-    """The decisions context's API as the sweeper and the router use it."""
+def _decided_at(item: decisions_pb2.PendingDecision) -> datetime:
+    decided_at = instant(item.decided_at)
+    if decided_at is None:
+        # The decisions context stamps every decision it records; judging one
+        # without a time would need a guess at its age.
+        raise ValueError(f"pending decision {item.id!r} carries no decided_at")
+    return decided_at
 
-    def __init__(self, stub: decisions_pb2_grpc.DecisionsStub) -> None:
-        self._stub = stub
 
-    async def list_pending(self, *, before: datetime, cursor: str, limit: int) -> tuple[list[PendingDecision], str]:
-        request = decisions_pb2.ListPendingRequest(decided_before=timestamp(before), after_cursor=cursor, limit=limit)
-        reply = await retrying(lambda: self._stub.ListPending(request), what="ListPending")
-        items = [
-            PendingDecision(
-                id=item.id,
-                decision_type=item.decision_type,
-                subject_id=item.subject_id,
-                decided_at=instant(item.decided_at),
-                model=item.model or None,
-            )
-            for item in reply.items
-        ]
-        return items, reply.next_cursor
-
-    async def set_outcomes(self, verdicts: Sequence[Verdict], *, judged_by: str) -> set[str]:
-        request = decisions_pb2.SetOutcomesRequest(
-            verdicts=[
-                decisions_pb2.OutcomeVerdict(id=v.decision_id, outcome=v.outcome.value, reason=v.reason)
-                for v in verdicts
-            ],
-            judged_by=judged_by,
+def pending_from_proto(reply: decisions_pb2.ListPendingResponse) -> tuple[list[PendingDecision], str]:
+    """One page of pending decisions, and the cursor of the next ("" at the end)."""
+    items = [
+        PendingDecision(
+            id=item.id,
+            decision_type=item.decision_type,
+            subject_id=item.subject_id,
+            decided_at=_decided_at(item),
+            model=item.model or None,
         )
-        reply = await retrying(lambda: self._stub.SetOutcomes(request), what="SetOutcomes")
-        return set(reply.judged_ids)
+        for item in reply.items
+    ]
+    return items, reply.next_cursor
 
-    async def count_outcomes(self) -> list[OutcomeCount]:
-        reply = await self._stub.CountOutcomes(decisions_pb2.CountOutcomesRequest())
-        return [
-            OutcomeCount(decision_type=i.decision_type, outcome=i.outcome, model=i.model, count=i.count)
-            for i in reply.items
-        ]
+
+def set_outcomes_request(verdicts: Sequence[Verdict], *, judged_by: str) -> decisions_pb2.SetOutcomesRequest:
+    return decisions_pb2.SetOutcomesRequest(
+        verdicts=[
+            decisions_pb2.OutcomeVerdict(id=v.decision_id, outcome=v.outcome.value, reason=v.reason) for v in verdicts
+        ],
+        judged_by=judged_by,
+    )
+
+
+def outcome_counts_from_proto(reply: decisions_pb2.CountOutcomesResponse) -> list[OutcomeCount]:
+    return [
+        OutcomeCount(decision_type=i.decision_type, outcome=i.outcome, model=i.model, count=i.count)
+        for i in reply.items
+    ]
 
 
 # ─── Facts and the sweep ─────────────────────────────────────────────────────
+
+
+def facts_event(request: outcomes_pb2.RecordFactsRequest) -> BookingFactsEvent:
+    """The event a RecordFacts call carries, read exactly as the consumer reads one."""
+    return check_storable(decode_booking_event(request.event))
 
 
 def facts_response(facts: SubjectFacts, *, changed: bool) -> outcomes_pb2.RecordFactsResponse:
@@ -104,6 +82,10 @@ def facts_response(facts: SubjectFacts, *, changed: bool) -> outcomes_pb2.Record
     )
 
 
+def sweep_batch(request: outcomes_pb2.SweepRequest) -> int:
+    return batch_size(request.batch_size)
+
+
 def sweep_response(report: SweepReport) -> outcomes_pb2.SweepResponse:
     return outcomes_pb2.SweepResponse(judged=report.judged, by_outcome=report.as_counts(), scanned=report.scanned)
 
@@ -111,13 +93,13 @@ def sweep_response(report: SweepReport) -> outcomes_pb2.SweepResponse:
 # ─── Conversations, credits and metrics ──────────────────────────────────────
 
 
-def _optional(message: object, name: str) -> str | None:
+def _optional(message: Message, name: str) -> str | None:
     # A blank trace id or model identifies nothing; reading it as absent keeps
     # a client that writes "" for "none" from binding a decision to "".
-    if not message.HasField(name):  # type: ignore[attr-defined]
+    if not message.HasField(name):
         return None
-    value = getattr(message, name).strip()
-    return value or None
+    value: str = getattr(message, name)
+    return value.strip() or None
 
 
 def _storable(field: str, value: str | None) -> None:
@@ -167,6 +149,12 @@ def credit_to_proto(credit: TurnCredit) -> outcomes_pb2.TurnCredit:
     return message
 
 
+def submission_response(booking: Booking) -> outcomes_pb2.SubmitConversationResponse:
+    return outcomes_pb2.SubmitConversationResponse(
+        credits=[credit_to_proto(c) for c in booking.credits], deferred=booking.pending
+    )
+
+
 def metrics_to_proto(metrics: ConversationMetrics, *, model: str | None) -> outcomes_pb2.ConversationMetrics:
     message = outcomes_pb2.ConversationMetrics(
         episodes=metrics.episodes,
@@ -194,6 +182,15 @@ def metrics_model(request: outcomes_pb2.GetConversationMetricsRequest) -> str | 
 
 def seed_of(request: outcomes_pb2.GetRoutingRequest | outcomes_pb2.RecommendModelRequest) -> int | None:
     return request.seed if request.HasField("seed") else None
+
+
+def route_request(request: outcomes_pb2.GetRoutingRequest | outcomes_pb2.RecommendModelRequest) -> RouteQuery:
+    return route_query(
+        decision_type=request.decision_type,
+        skill=request.skill,
+        candidates=request.candidates,
+        seed=seed_of(request),
+    )
 
 
 def _arms(advice: Advice) -> list[outcomes_pb2.ModelArm]:

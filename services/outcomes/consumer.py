@@ -21,8 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from outrider.publishing import TRANSIENT
 from services.common.consuming import Malformed, guarded, preview, printable, write_apart
 from services.outcomes import intake, store
-from services.outcomes.facts import BookingFactsEvent, decode_booking_event
-from services.outcomes.intake import check_storable
+from services.outcomes.rules.facts import BookingFactsEvent, check_storable, decode_booking_event
 
 _log = logging.getLogger(__name__)
 
@@ -105,7 +104,7 @@ class FactsConsumer:
             parsed = guarded(read_event, message.data)
             if parsed.value is not None:
                 events.append((message, parsed.value))
-            else:
+            elif parsed.malformed is not None:
                 rejected.append((message, parsed.malformed))
         try:
             _, refused = await write_apart(events, self._merge)

@@ -16,33 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.outcomes import store
-from services.outcomes.facts import BookingFactsEvent, MalformedFacts, SubjectFacts, merge_all
-
-# A subject id is a key, not a document; past this it is a producer bug, and
-# near Postgres's btree limit it would fail the insert instead of parsing.
-MAX_SUBJECT_ID = 200
-
-
-def check_storable(event: BookingFactsEvent) -> BookingFactsEvent:
-    """Refuse what parses but cannot be stored, naming the field.
-
-    Postgres text holds neither a NUL character nor half a surrogate pair
-    (which JSON's \\u escapes can spell). An event carrying one would fail
-    its transaction on every delivery, so it is malformed here rather than
-    poison that is redelivered forever.
-    """
-    if len(event.subject_id) > MAX_SUBJECT_ID:
-        raise MalformedFacts("subject_id", f"is longer than {MAX_SUBJECT_ID} characters")
-    for field, value in (("subject_id", event.subject_id), ("status", event.status)):
-        if value is None:
-            continue
-        if "\x00" in value:
-            raise MalformedFacts(field, "contains a NUL character")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise MalformedFacts(field, "is not valid Unicode text") from None
-    return event
+from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts, merge_all
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,71 +10,19 @@ a later turn settles it, without ever crediting a settled turn twice.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import dataclass
-
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.common.errors import Conflict
 from services.outcomes import store
-from services.outcomes.credit import (
+from services.outcomes.rules.credit import (
     Conversation,
     ConversationMetrics,
     Credit,
     Resolution,
-    Turn,
     TurnCredit,
     assign_credit,
     conversation_metrics,
 )
-
-
-def turn_digest(turn: Turn) -> str:
-    """A fingerprint of everything about a turn that its credit depends on."""
-    canonical = json.dumps([turn.role.value, turn.ref, turn.text, turn.model, turn.trace_id], separators=(",", ":"))
-    return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """What a conversation's credits route for; either may be absent."""
-
-    skill: str | None = None
-    decision_type: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Booking:
-    # Only the credits this submission added.
-    credits: tuple[TurnCredit, ...]
-    # The conversation's turns still waiting for a verdict.
-    pending: int
-
-
-def settle_route(stored: store.ConversationRow, route: Route, *, new: bool) -> Route:
-    """The route the conversation keeps: set once, then only repeated or omitted.
-
-    Credits already booked carry the route they were booked under; letting a
-    later submission change it would split one conversation across two keys.
-    """
-    settled = {}
-    for field in ("skill", "decision_type"):
-        before, given = getattr(stored, field), getattr(route, field)
-        if given is not None and before is not None and given != before:
-            raise Conflict(
-                f"conversation {stored.conversation_id!r} routes for {field} {before!r}, not {given!r}",
-                code="CONVERSATION_ROUTE_CHANGED",
-                details={"field": field},
-            )
-        if given is not None and before is None and not new:
-            raise Conflict(
-                f"conversation {stored.conversation_id!r} was booked without a {field}; it cannot gain one",
-                code="CONVERSATION_ROUTE_CHANGED",
-                details={"field": field},
-            )
-        settled[field] = before if before is not None else given
-    return Route(**settled)
+from services.outcomes.rules.submission import Booking, Route, check_only_grows, settle_route, turn_digest
 
 
 async def submit(conn: AsyncConnection, conversation: Conversation, route: Route) -> Booking:
@@ -83,16 +31,7 @@ async def submit(conn: AsyncConnection, conversation: Conversation, route: Route
     new = not stored.turn_digests
     settled = settle_route(stored, route, new=new)
     digests = [turn_digest(turn) for turn in conversation.turns]
-    for index, (before, now) in enumerate(zip(stored.turn_digests, digests, strict=False)):
-        if before != now:
-            # Booked credits were computed from the stored turns; a rewritten
-            # turn would make the ledger disagree with its own history.
-            raise Conflict(
-                f"turn {index} differs from the one already booked for conversation "
-                f"{conversation.conversation_id!r}; a conversation may only grow",
-                code="CONVERSATION_REWRITTEN",
-                details={"field": f"turns[{index}]"},
-            )
+    check_only_grows(stored, digests)
     if len(digests) <= len(stored.turn_digests) and not new:
         # A repeat, or an older snapshot arriving late: nothing it could book
         # is missing from the ledger.

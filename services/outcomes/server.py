@@ -10,8 +10,9 @@ import grpc
 from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc
 from services.common.callers import Access
 from services.common.runtime import Runtime
-from services.outcomes.codec import DecisionsClient
+from services.outcomes.clients import DecisionsClient
 from services.outcomes.consumer import FactsConsumer
+from services.outcomes.router import Router
 from services.outcomes.service import OutcomesService
 from services.outcomes.sweeper import Sweeper, run_on_timer
 
@@ -38,9 +39,9 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
         decisions=decisions,
         window=timedelta(hours=runtime.settings.outcome_window_hours),
     )
-    outcomes_pb2_grpc.add_OutcomesServicer_to_server(
-        OutcomesService(runtime.engine, sweeper=sweeper, decisions=decisions), server
-    )
+    router = Router(runtime.engine, decisions=decisions)
+    service = OutcomesService(runtime.engine, sweeper=sweeper, router=router)
+    outcomes_pb2_grpc.add_OutcomesServicer_to_server(service, server)  # type: ignore[no-untyped-call]  # generated untyped
     if runtime.js is None:
         raise RuntimeError("the outcomes context needs JetStream; USES_NATS makes the runtime connect it")
     consumer = FactsConsumer(runtime.js, runtime.engine, max_deliver=runtime.settings.max_deliver)

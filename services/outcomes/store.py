@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.outcomes.rules.advice import CreditTally
+from services.outcomes.rules.submission import BookedConversation
+from services.outcomes.rules.sweep import FactValues
 
 # ─── Facts ───────────────────────────────────────────────────────────────────
 
@@ -64,18 +67,6 @@ async def get_facts(conn: AsyncConnection, *, subject_id: str) -> dict[str, Any]
     return None if row is None else row.facts
 
 
-@dataclass(frozen=True, slots=True)
-class FactValues:
-    """The values of a subject's facts, without their observation times."""
-
-    subject_id: str
-    status: str | None
-    assigned_at: datetime | None
-    delivered_at: datetime | None
-    sla_due_at: datetime | None
-    cancelled: bool | None
-
-
 async def list_fact_values(conn: AsyncConnection, *, subject_ids: Sequence[str]) -> dict[str, FactValues]:
     """The judge's view of many subjects in one read.
 
@@ -114,23 +105,10 @@ async def count_rejection(conn: AsyncConnection, *, field: str, problem: str, pa
     )
 
 
-async def list_rejections(conn: AsyncConnection) -> dict[str, int]:
-    rows = await conn.execute(text("select field, count from fact_rejections order by field"))
-    return {row.field: row.count for row in rows}
-
-
 # ─── Conversations and the credit ledger ─────────────────────────────────────
 
 
-@dataclass(frozen=True, slots=True)
-class ConversationRow:
-    conversation_id: str
-    skill: str | None
-    decision_type: str | None
-    turn_digests: list[str]
-
-
-async def lock_conversation(conn: AsyncConnection, *, conversation_id: str) -> ConversationRow:
+async def lock_conversation(conn: AsyncConnection, *, conversation_id: str) -> BookedConversation:
     """The conversation's booked state, row-locked; created empty if new.
 
     Two submissions of one conversation then book one after the other, so the
@@ -149,7 +127,7 @@ async def lock_conversation(conn: AsyncConnection, *, conversation_id: str) -> C
             {"c": conversation_id},
         )
     ).one()
-    return ConversationRow(**row._mapping)
+    return BookedConversation(**row._mapping)
 
 
 async def update_conversation(
@@ -307,13 +285,6 @@ async def list_credits(conn: AsyncConnection, *, model: str | None = None) -> li
 
 
 RouteColumn = Literal["skill", "decision_type"]
-
-
-@dataclass(frozen=True, slots=True)
-class CreditTally:
-    model: str
-    successes: float
-    failures: float
 
 
 async def tally_credits(conn: AsyncConnection, *, column: RouteColumn, key: str) -> list[CreditTally]:

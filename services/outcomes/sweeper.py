@@ -10,48 +10,32 @@ A sweep walks every page rather than stopping after one batch. Pending
 decisions still inside their window (a booking in flight) stay pending and
 sort first; a sweep capped at one batch would rescan those same oldest rows
 every time and starve younger decisions that are ready to judge.
+
+What each decision's verdict is, and how large a page may be, is decided by
+the rules in `services.outcomes.rules.sweep`; this module moves the pages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from services.common.errors import InvalidArgument
 from services.outcomes import store
-from services.outcomes.judging import MIN_DECISION_AGE, SWEEP_BATCH, BookingFacts, Outcome, judge
+from services.outcomes.rules.judging import MIN_DECISION_AGE, SWEEP_BATCH
+from services.outcomes.rules.sweep import PendingDecision, SweepReport, Verdict, judge_batch
 
 _log = logging.getLogger(__name__)
 
 JUDGED_BY = "sweeper"
-# The decisions context reads and writes at most this many per call.
-MAX_BATCH = 1000
 # Verdict batches being written at once by one sweep. One more than one lets
 # the decisions context work on a batch while the database commits another.
 WRITES_IN_FLIGHT = 2
-
-
-@dataclass(frozen=True, slots=True)
-class PendingDecision:
-    id: str
-    decision_type: str
-    subject_id: str
-    decided_at: datetime
-    model: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    decision_id: str
-    outcome: Outcome
-    reason: str
 
 
 class DecisionsApi(Protocol):
@@ -62,67 +46,6 @@ class DecisionsApi(Protocol):
 
     async def set_outcomes(self, verdicts: Sequence[Verdict], *, judged_by: str) -> set[str]:
         """Write verdicts onto still-pending decisions; the ids actually judged."""
-
-
-@dataclass(slots=True)
-class SweepReport:
-    judged: int = 0
-    scanned: int = 0
-    by_outcome: Counter[Outcome] = field(default_factory=Counter)
-
-    def as_counts(self) -> dict[str, int]:
-        return {outcome.value: self.by_outcome.get(outcome, 0) for outcome in Outcome}
-
-
-def batch_size(requested: int) -> int:
-    """0 means the default batch; anything outside 1..MAX_BATCH is refused."""
-    if requested == 0:
-        return SWEEP_BATCH
-    if not 1 <= requested <= MAX_BATCH:
-        raise InvalidArgument(f"batch_size must be between 1 and {MAX_BATCH}, got {requested}", field="batch_size")
-    return requested
-
-
-def _facts(values: store.FactValues | None) -> BookingFacts:
-    if values is None:
-        # No facts at all about the subject: every field "not known yet".
-        return BookingFacts()
-    return BookingFacts(
-        status=values.status,
-        assigned_at=values.assigned_at,
-        delivered_at=values.delivered_at,
-        sla_due_at=values.sla_due_at,
-        cancelled=values.cancelled,
-    )
-
-
-def _reason(outcome: Outcome, facts: BookingFacts) -> str:
-    # A short account an operator can check against the booking, not a rule
-    # name: the verdict must be explainable from the facts it was drawn from.
-    known = [
-        name
-        for name in ("cancelled", "delivered_at", "assigned_at", "sla_due_at", "status")
-        if getattr(facts, name) is not None
-    ]
-    seen = ", ".join(known) if known else "no facts"
-    return f"{outcome.value} by the sweeper's rule from {seen}"
-
-
-def judge_batch(
-    decisions: list[PendingDecision],
-    facts: dict[str, store.FactValues],
-    *,
-    now: datetime,
-    window: timedelta,
-) -> list[Verdict]:
-    """Verdicts for the decisions that can be judged now; the rest stay pending."""
-    verdicts = []
-    for decision in decisions:
-        booking = _facts(facts.get(decision.subject_id))
-        outcome = judge(decision.decision_type, booking, decided_at=decision.decided_at, now=now, window=window)
-        if outcome is not None:
-            verdicts.append(Verdict(decision.id, outcome, _reason(outcome, booking)))
-    return verdicts
 
 
 class Sweeper:

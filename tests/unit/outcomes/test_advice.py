@@ -1,17 +1,17 @@
 import pytest
 
 from services.common.errors import InvalidArgument
-from services.outcomes.advice import (
+from services.outcomes.rules.advice import (
     PICK_DRAWS,
     Advice,
+    CreditTally,
     OutcomeCount,
     RouteKey,
     advise,
     candidate_models,
     route_key,
 )
-from services.outcomes.routing import BetaPosterior, Evidence
-from services.outcomes.store import CreditTally
+from services.outcomes.rules.routing import BetaPosterior, Evidence
 
 STALL = RouteKey("decision_type", "stall_response")
 

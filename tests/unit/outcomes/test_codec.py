@@ -1,19 +1,15 @@
 import json
 from datetime import UTC, datetime
 
-import grpc
 import pytest
 
 from outrider.v1 import outcomes_pb2
-from services.common.clients import ContextCallError
 from services.common.errors import InvalidArgument
 from services.outcomes import codec
-from services.outcomes.advice import RouteKey, advise
-from services.outcomes.credit import Credit, Resolution, Role, TurnCredit
-from services.outcomes.facts import BookingFactsEvent, MalformedFacts, SubjectFacts
-from services.outcomes.intake import MAX_SUBJECT_ID, check_storable
-from services.outcomes.ledger import Route
-from services.outcomes.store import CreditTally
+from services.outcomes.rules.advice import CreditTally, RouteKey, advise
+from services.outcomes.rules.credit import Credit, Resolution, Role, TurnCredit
+from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts
+from services.outcomes.rules.submission import Route
 
 AT = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 
@@ -88,66 +84,3 @@ def test_routing_carries_both_kinds_of_evidence_and_the_seed():
 def test_a_seed_is_read_only_when_set():
     assert codec.seed_of(outcomes_pb2.GetRoutingRequest(skill="s")) is None
     assert codec.seed_of(outcomes_pb2.GetRoutingRequest(skill="s", seed=0)) == 0
-
-
-@pytest.mark.parametrize(
-    ("event", "field"),
-    [
-        (BookingFactsEvent(subject_id="b" * (MAX_SUBJECT_ID + 1), at=AT, status="x"), "subject_id"),
-        (BookingFactsEvent(subject_id="b\x001", at=AT, status="x"), "subject_id"),
-        (BookingFactsEvent(subject_id="b-1", at=AT, status="on\x00way"), "status"),
-        (BookingFactsEvent(subject_id="b-1", at=AT, status="\ud800"), "status"),
-    ],
-)
-def test_facts_postgres_cannot_store_are_malformed(event, field):
-    with pytest.raises(MalformedFacts) as caught:
-        check_storable(event)
-    assert caught.value.field == field
-
-
-def test_storable_facts_pass_unchanged():
-    event = BookingFactsEvent(subject_id="b" * MAX_SUBJECT_ID, at=AT, status="délivré ✓")
-    assert check_storable(event) is event
-
-
-def rpc_error(code: grpc.StatusCode) -> ContextCallError:
-    return ContextCallError(
-        "decisions", grpc.aio.AioRpcError(code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=code.name)
-    )
-
-
-class Flaky:
-    """A call that fails with the given codes, in order, then answers."""
-
-    def __init__(self, *codes: grpc.StatusCode) -> None:
-        self.codes = list(codes)
-        self.calls = 0
-
-    async def __call__(self) -> str:
-        self.calls += 1
-        if self.codes:
-            raise rpc_error(self.codes.pop(0))
-        return "reply"
-
-
-async def test_a_dropped_connection_or_an_aborted_call_is_retried(monkeypatch):
-    monkeypatch.setattr(codec, "RETRY_BASE_S", 0.0)
-    call = Flaky(grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE)
-    assert await codec.retrying(call, what="SetOutcomes") == "reply"
-    assert call.calls == 3
-
-
-async def test_a_refusal_is_not_retried_and_retries_run_out(monkeypatch):
-    monkeypatch.setattr(codec, "RETRY_BASE_S", 0.0)
-    refused = Flaky(grpc.StatusCode.INVALID_ARGUMENT)
-    broken = Flaky(grpc.StatusCode.INTERNAL)
-    with pytest.raises(ContextCallError):
-        await codec.retrying(broken, what="SetOutcomes")
-    assert broken.calls == 1
-    with pytest.raises(ContextCallError) as caught:
-        await codec.retrying(refused, what="SetOutcomes")
-    assert caught.value.status == grpc.StatusCode.INVALID_ARGUMENT and refused.calls == 1
-    down = Flaky(*[grpc.StatusCode.UNAVAILABLE] * codec.RETRY_ATTEMPTS)
-    with pytest.raises(ContextCallError):
-        await codec.retrying(down, what="ListPending")
-    assert down.calls == codec.RETRY_ATTEMPTS

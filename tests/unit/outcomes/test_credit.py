@@ -1,6 +1,6 @@
 import pytest
 
-from services.outcomes.credit import (
+from services.outcomes.rules.credit import (
     ABANDONED_BOOST,
     CIRCLE_CONFIDENCE,
     DRIFT_CONFIDENCE,

@@ -5,18 +5,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.outcomes.facts import (
+from services.outcomes.rules.facts import (
     FACT_FIELDS,
+    MAX_SUBJECT_ID,
     BookingFactsEvent,
     MalformedFacts,
     Observation,
     SubjectFacts,
+    check_storable,
     decode_booking_event,
     merge_all,
     parse_booking_event,
     parse_timestamp,
 )
-from services.outcomes.judging import BookingFacts
+from services.outcomes.rules.judging import BookingFacts
 
 T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 IST = timezone(timedelta(hours=5, minutes=30))
@@ -296,3 +298,23 @@ def test_redelivering_events_changes_nothing(batch, data):
 def test_the_stored_form_reads_back_to_the_same_state(batch):
     state = merge_all(SubjectFacts("b-1"), batch)
     assert SubjectFacts.from_json("b-1", json.loads(json.dumps(state.to_json()))) == state
+
+
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [
+        (BookingFactsEvent(subject_id="b" * (MAX_SUBJECT_ID + 1), at=T0, status="x"), "subject_id"),
+        (BookingFactsEvent(subject_id="b\x001", at=T0, status="x"), "subject_id"),
+        (BookingFactsEvent(subject_id="b-1", at=T0, status="on\x00way"), "status"),
+        (BookingFactsEvent(subject_id="b-1", at=T0, status="\ud800"), "status"),
+    ],
+)
+def test_facts_postgres_cannot_store_are_malformed(event, field):
+    with pytest.raises(MalformedFacts) as caught:
+        check_storable(event)
+    assert caught.value.field == field
+
+
+def test_storable_facts_pass_unchanged():
+    event = BookingFactsEvent(subject_id="b" * MAX_SUBJECT_ID, at=T0, status="délivré ✓")
+    assert check_storable(event) is event

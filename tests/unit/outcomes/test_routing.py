@@ -2,9 +2,9 @@ import random
 
 import pytest
 
-from services.outcomes.credit import Credit, Resolution, TurnCredit
-from services.outcomes.judging import Outcome
-from services.outcomes.routing import (
+from services.outcomes.rules.credit import Credit, Resolution, TurnCredit
+from services.outcomes.rules.judging import Outcome
+from services.outcomes.rules.routing import (
     NO_EVIDENCE,
     Arm,
     BetaPosterior,
@@ -98,12 +98,12 @@ def test_credits_without_a_model_are_not_evidence_for_any_arm():
 
 @pytest.mark.parametrize(("alpha", "beta"), [(0.0, 1.0), (1.0, -1.0)])
 def test_a_posterior_needs_positive_parameters(alpha, beta):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="must be positive"):
         BetaPosterior(alpha, beta)
 
 
 def test_evidence_cannot_be_negative():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="cannot be negative"):
         Evidence(successes=-1.0)
 
 
@@ -117,7 +117,7 @@ def test_a_pick_is_reproducible_and_independent_of_mapping_order():
 
 
 def test_a_pick_needs_a_candidate():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no model to pick from"):
         thompson_pick({}, random.Random(0))
 
 

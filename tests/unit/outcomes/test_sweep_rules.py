@@ -4,10 +4,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.common.errors import InvalidArgument
-from services.outcomes.judging import SWEEP_BATCH, Outcome
-from services.outcomes.store import FactValues
-from services.outcomes.sweeper import (
+from services.outcomes.rules.judging import SWEEP_BATCH, Outcome
+from services.outcomes.rules.sweep import (
     MAX_BATCH,
+    FactValues,
     PendingDecision,
     SweepReport,
     Verdict,

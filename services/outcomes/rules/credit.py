@@ -434,9 +434,8 @@ def content_words(text: str) -> frozenset[str]:
             continue
         # "tests" and "test" are one topic. Double-s endings ("class") are
         # left alone, or the fold would invent words.
-        if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
-            token = token[:-1]
-        words.add(token)
+        plural = len(token) > 3 and token.endswith("s") and not token.endswith("ss")
+        words.add(token[:-1] if plural else token)
     return frozenset(words)
 
 

@@ -5,7 +5,7 @@ It worked if the parcel reached the customer within the promise in force.
 
 from __future__ import annotations
 
-from services.outcomes.judging.registry import BookingFacts, Outcome, Timing, rule
+from services.outcomes.rules.judging.registry import BookingFacts, Outcome, Timing, rule
 
 
 @rule("stall_response")

@@ -5,7 +5,7 @@ It worked if the booking got a rider after the decision.
 
 from __future__ import annotations
 
-from services.outcomes.judging.registry import BookingFacts, Outcome, Timing, rule
+from services.outcomes.rules.judging.registry import BookingFacts, Outcome, Timing, rule
 
 
 @rule("assignment_failure")

@@ -1,13 +1,14 @@
 import pytest
 
 from services.common.errors import Conflict
-from services.outcomes.credit import Role, Turn
-from services.outcomes.ledger import Route, settle_route, turn_digest
-from services.outcomes.store import ConversationRow
+from services.outcomes.rules.credit import Role, Turn
+from services.outcomes.rules.submission import BookedConversation, Route, settle_route, turn_digest
 
 
-def stored(skill=None, decision_type=None, digests=("x",)) -> ConversationRow:
-    return ConversationRow(conversation_id="c-1", skill=skill, decision_type=decision_type, turn_digests=list(digests))
+def stored(skill=None, decision_type=None, digests=("x",)) -> BookedConversation:
+    return BookedConversation(
+        conversation_id="c-1", skill=skill, decision_type=decision_type, turn_digests=list(digests)
+    )
 
 
 def test_a_digest_changes_with_anything_a_credit_depends_on():

@@ -11,13 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from services.outcomes.judging.config import (
-    DEFAULT_OUTCOME_WINDOW_HOURS,
-    DEFAULT_RETENTION_DAYS,
-    outcome_window,
-    retention_days,
-)
-from services.outcomes.judging.registry import (
+from services.outcomes.rules.judging.registry import (
     MIN_DECISION_AGE,
     RULES,
     SWEEP_BATCH,
@@ -37,8 +31,6 @@ for _module in pkgutil.iter_modules(__path__):
 del _module
 
 __all__ = [
-    "DEFAULT_OUTCOME_WINDOW_HOURS",
-    "DEFAULT_RETENTION_DAYS",
     "MIN_DECISION_AGE",
     "RULES",
     "SWEEP_BATCH",
@@ -48,8 +40,6 @@ __all__ = [
     "RuleBook",
     "Timing",
     "judge",
-    "outcome_window",
     "registered_types",
-    "retention_days",
     "rule",
 ]

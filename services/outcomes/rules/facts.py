@@ -20,12 +20,15 @@ from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from services.common.errors import FieldError
-from services.outcomes.judging import BookingFacts
+from services.outcomes.rules.judging import BookingFacts
 
 FACT_FIELDS = ("status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
 # A facts event names one subject and a handful of fields; far past this it
 # is not an event but a producer sending the wrong thing.
 MAX_EVENT_BYTES = 16 * 1024
+# A subject id is a key, not a document; past this it is a producer bug, and
+# near Postgres's btree limit it would fail the insert instead of parsing.
+MAX_SUBJECT_ID = 200
 _TIMESTAMP_FIELDS = frozenset({"assigned_at", "delivered_at", "sla_due_at"})
 
 # RFC 3339 date-time. `datetime.fromisoformat` alone also takes dates without a
@@ -167,6 +170,28 @@ def decode_booking_event(raw: bytes | str) -> BookingFactsEvent:
     return parse_booking_event(payload)
 
 
+def check_storable(event: BookingFactsEvent) -> BookingFactsEvent:
+    """Refuse what parses but cannot be stored, naming the field.
+
+    Postgres text holds neither a NUL character nor half a surrogate pair
+    (which JSON's \\u escapes can spell). An event carrying one would fail
+    its transaction on every delivery, so it is malformed here rather than
+    poison that is redelivered forever.
+    """
+    if len(event.subject_id) > MAX_SUBJECT_ID:
+        raise MalformedFacts("subject_id", f"is longer than {MAX_SUBJECT_ID} characters")
+    for field, value in (("subject_id", event.subject_id), ("status", event.status)):
+        if value is None:
+            continue
+        if "\x00" in value:
+            raise MalformedFacts(field, "contains a NUL character")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise MalformedFacts(field, "is not valid Unicode text") from None
+    return event
+
+
 @dataclass(frozen=True, slots=True)
 class SubjectFacts:
     """Everything observed about one subject, newest observation per field."""
@@ -182,7 +207,8 @@ class SubjectFacts:
         """This state with `event` folded in. Commutative and idempotent."""
         if event.subject_id != self.subject_id:
             raise ValueError(f"event for subject {event.subject_id!r} merged into facts of {self.subject_id!r}")
-        newer = {
+        # Keyed by field name, so the values reach `replace` as keywords.
+        newer: dict[str, Any] = {
             name: observation
             for name, observation in event.observations().items()
             if observation.supersedes(getattr(self, name))
@@ -245,10 +271,13 @@ def merge_all(state: SubjectFacts, events: Iterable[BookingFactsEvent]) -> Subje
 
 __all__ = [
     "FACT_FIELDS",
+    "MAX_EVENT_BYTES",
+    "MAX_SUBJECT_ID",
     "BookingFactsEvent",
     "MalformedFacts",
     "Observation",
     "SubjectFacts",
+    "check_storable",
     "decode_booking_event",
     "merge_all",
     "parse_booking_event",

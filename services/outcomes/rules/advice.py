@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from services.common.errors import InvalidArgument
-from services.outcomes.judging import Outcome
-from services.outcomes.routing import (
+from services.outcomes.rules.judging import Outcome
+from services.outcomes.rules.routing import (
     Arm,
     BetaPosterior,
     Evidence,
@@ -25,7 +25,6 @@ from services.outcomes.routing import (
     pick_probabilities,
     thompson_pick,
 )
-from services.outcomes.store import CreditTally
 
 # Seeded picks behind each pick probability. 4,000 puts the estimate within
 # about ±1.6 points (95 %) of the true chance, at a few milliseconds a call.
@@ -66,6 +65,33 @@ def candidate_models(raw: Sequence[str]) -> tuple[str, ...]:
         if name.strip() not in names:
             names.append(name.strip())
     return tuple(names)
+
+
+@dataclass(frozen=True, slots=True)
+class RouteQuery:
+    """What one request for advice asks: the key, the models to choose among
+    (none: every model with evidence), and the seed (none: a fresh one)."""
+
+    key: RouteKey
+    candidates: tuple[str, ...]
+    seed: int | None
+
+
+def route_query(*, decision_type: str, skill: str, candidates: Sequence[str], seed: int | None) -> RouteQuery:
+    return RouteQuery(
+        key=route_key(decision_type=decision_type, skill=skill),
+        candidates=candidate_models(candidates),
+        seed=seed,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CreditTally:
+    """Confidence-weighted episode credit booked for one model under one key."""
+
+    model: str
+    successes: float
+    failures: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +138,6 @@ def _decision_evidence(key: RouteKey, counts: Iterable[OutcomeCount]) -> dict[st
     return evidence
 
 
-def new_seed() -> int:
-    return random.SystemRandom().getrandbits(63)
-
-
 def advise(
     key: RouteKey,
     *,
@@ -155,3 +177,14 @@ def advise(
         for model in sorted(posteriors)
     )
     return Advice(key=key, arms=arms, pick=pick, seed=seed)
+
+
+def recommendation(advice: Advice) -> Advice:
+    """The advice, refused when it picks no model: a recommendation must name one."""
+    if advice.pick is None:
+        raise InvalidArgument(
+            f"no model has evidence for {advice.key.label}; name the candidates to choose among",
+            field="candidates",
+            code="NO_CANDIDATES",
+        )
+    return advice

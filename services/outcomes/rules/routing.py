@@ -21,8 +21,8 @@ import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from services.outcomes.credit import Credit, TurnCredit
-from services.outcomes.judging import Outcome
+from services.outcomes.rules.credit import Credit, TurnCredit
+from services.outcomes.rules.judging import Outcome
 
 
 @dataclass(frozen=True, slots=True)

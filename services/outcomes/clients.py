@@ -1,0 +1,72 @@
+"""The calls the outcomes context makes to another context: the decisions
+context's API, as the sweeper and the router use it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+import grpc
+
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from services.common.clients import ContextCallError
+from services.outcomes import codec
+from services.outcomes.rules.advice import OutcomeCount
+from services.outcomes.rules.sweep import PendingDecision, Verdict
+
+_log = logging.getLogger(__name__)
+
+Reply = TypeVar("Reply")
+
+# Both calls the sweep makes are safe to repeat: a listing reads, and a
+# verdict lands only on a decision still pending. So a failed call is retried
+# a few times before the sweep gives up, instead of one transient failure (a
+# dropped connection, a decisions replica restarting) failing the sweep.
+RETRY_ATTEMPTS = 4
+RETRY_BASE_S = 0.05
+_RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED})
+
+
+async def retrying(call: Callable[[], Awaitable[Reply]], *, what: str) -> Reply:
+    attempt = 1
+    while True:
+        try:
+            return await call()
+        except ContextCallError as error:
+            if error.status not in _RETRYABLE or attempt == RETRY_ATTEMPTS:
+                raise
+            _log.warning(
+                "decisions call failed; retrying",
+                extra={"call": what, "attempt": attempt, "grpc_code": error.status.name},
+            )
+        await asyncio.sleep(RETRY_BASE_S * 2**attempt * (1 + random.random()))
+        attempt += 1
+
+
+class DecisionsClient:
+    """The decisions context's API as the sweeper and the router use it."""
+
+    def __init__(self, stub: decisions_pb2_grpc.DecisionsStub) -> None:
+        self._stub = stub
+
+    async def list_pending(self, *, before: datetime, cursor: str, limit: int) -> tuple[list[PendingDecision], str]:
+        request = codec.list_pending_request(before=before, cursor=cursor, limit=limit)
+        reply: decisions_pb2.ListPendingResponse = await retrying(
+            lambda: self._stub.ListPending(request), what="ListPending"
+        )
+        return codec.pending_from_proto(reply)
+
+    async def set_outcomes(self, verdicts: Sequence[Verdict], *, judged_by: str) -> set[str]:
+        request = codec.set_outcomes_request(verdicts, judged_by=judged_by)
+        reply: decisions_pb2.SetOutcomesResponse = await retrying(
+            lambda: self._stub.SetOutcomes(request), what="SetOutcomes"
+        )
+        return set(reply.judged_ids)
+
+    async def count_outcomes(self) -> list[OutcomeCount]:
+        reply = await self._stub.CountOutcomes(decisions_pb2.CountOutcomesRequest())
+        return codec.outcome_counts_from_proto(reply)
