@@ -12,7 +12,7 @@ from services.telemetry import retention, rules
 from services.telemetry.counters import Counters
 from services.telemetry.heartbeats import HeartbeatSink
 from services.telemetry.ingest import Ingest, IngestConfig
-from services.telemetry.otlp_ingest import OtlpIngest
+from services.telemetry.otlp.ingest import OtlpIngest
 from services.telemetry.service import TelemetryService
 
 SERVICE_NAMES = (telemetry_pb2.DESCRIPTOR.services_by_name["Telemetry"].full_name,)
