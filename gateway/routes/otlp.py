@@ -44,8 +44,8 @@ from gateway.errors import ApiError
 from outrider.publishing import Retry, publish_once
 from services.common import nats as nats_helper
 from services.common.settings import Settings
-from services.telemetry import otlp_codec
-from services.telemetry.otlp_ingest import SUBJECT
+from services.telemetry.otlp import codec as otlp_codec
+from services.telemetry.otlp.codec import SUBJECT
 
 _log = logging.getLogger(__name__)
 

@@ -1,23 +1,65 @@
-"""Playground records to and from protobuf, and the registry's answer read
-into the run's terms: the only module that sees wire types."""
+"""Playground records to and from protobuf, and the registry's and decision
+memory's answers read into the run's terms: the only module that sees wire
+types."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from outrider.v1 import playground_pb2, registry_pb2
+from outrider.v1 import decisions_pb2, playground_pb2, registry_pb2
 from outrider.wire import json_bytes, json_object
-from services.playground.engine import Step, ToolSpec
+from services.common import paging
+from services.common.errors import InvalidArgument
+from services.playground.engine import RunPlan, Step, ToolSpec
 from services.playground.rules import SkillChoice
 from services.playground.store import RunRow
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
 
 _KINDS = frozenset(kind.value for kind in ToolKind)
 _EXECUTORS = frozenset(executor.value for executor in ToolExecutor)
+
+
+# ─── Requests ──────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True, slots=True)
+class RunRequest:
+    """A run as asked for, trimmed but not yet checked: admission checks it, in its order."""
+
+    agent_id: str
+    prompt: str
+    # '' when the caller named none.
+    skill_id: str
+
+
+def run_request(request: playground_pb2.RunRequest) -> RunRequest:
+    return RunRequest(agent_id=request.agent_id.strip(), prompt=request.prompt, skill_id=request.skill_id.strip())
+
+
+def run_id(request: playground_pb2.GetRunRequest) -> uuid.UUID:
+    try:
+        return uuid.UUID(request.id)
+    except ValueError:
+        raise InvalidArgument(f"id must be a run id (UUID), got {request.id!r}", field="id") from None
+
+
+def runs_page(request: playground_pb2.ListRunsRequest) -> tuple[int, tuple[datetime, uuid.UUID] | None]:
+    """The page size, and the (created_at, id) the page starts after (None for the first page)."""
+    limit = paging.page_limit(request.page.limit)
+    return limit, paging.decode_cursor(request.page.cursor, paging.instant_and_uuid)
+
+
+# ─── Other contexts ────────────────────────────────────────────────────────
+
+
+def agent_request(agent_id: str) -> registry_pb2.GetAgentRequest:
+    return registry_pb2.GetAgentRequest(id=agent_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +93,41 @@ def tool_spec(tool: registry_pb2.Tool) -> ToolSpec:
         input_schema=json_object(tool.input_schema_json) or {},
         http_path=tool.http_path,
     )
+
+
+def similar_request(decision_type: str, context_json: bytes, k: int) -> decisions_pb2.FindSimilarRequest:
+    return decisions_pb2.FindSimilarRequest(decision_type=decision_type, context_json=context_json, k=k)
+
+
+def precedents(reply: decisions_pb2.FindSimilarResponse) -> dict[str, Any]:
+    """Decision memory's answer as the find_precedents read hands it to the model."""
+    summary = reply.summary
+    return {
+        "precedents": [_precedent(item) for item in reply.items],
+        "summary": {
+            "successes": summary.successes,
+            "failures": summary.failures,
+            "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
+        },
+    }
+
+
+def _precedent(decision: decisions_pb2.Decision) -> dict[str, Any]:
+    # Named non-personal fields only. A past decision's context and reasoning
+    # carry rider and customer details in free text and under keys no
+    # pattern knows, so they are never selected; redaction is the second
+    # guard, not the first.
+    return {
+        "decision_id": decision.id,
+        "action": decision.action,
+        "confidence": decision.confidence,
+        "similarity": round(decision.similarity, 4),
+        "outcome": decision.outcome,
+        "decided_at": decision.decided_at.ToDatetime(tzinfo=UTC).isoformat(),
+    }
+
+
+# ─── Runs ──────────────────────────────────────────────────────────────────
 
 
 def step_to_json(step: Step) -> dict[str, Any]:
@@ -106,3 +183,23 @@ def run_to_proto(row: RunRow) -> playground_pb2.RunTrace:
         redactions=row.redactions,
         status=row.status,
     )
+
+
+def runs_response(rows: Iterable[RunRow], next_cursor: str) -> playground_pb2.ListRunsResponse:
+    return playground_pb2.ListRunsResponse(items=[run_to_proto(row) for row in rows], next_cursor=next_cursor)
+
+
+def started_event(run_id: uuid.UUID, plan: RunPlan) -> playground_pb2.RunEvent:
+    return playground_pb2.RunEvent(
+        started=playground_pb2.RunStarted(
+            id=str(run_id), agent_id=plan.agent_id, skill_id=plan.skill_id, model=plan.model
+        )
+    )
+
+
+def step_event(step: Step) -> playground_pb2.RunEvent:
+    return playground_pb2.RunEvent(step=step_to_proto(step_to_json(step)))
+
+
+def done_event(row: RunRow) -> playground_pb2.RunEvent:
+    return playground_pb2.RunEvent(done=run_to_proto(row))

@@ -1,5 +1,5 @@
 """The reads the playground actually runs: GETs against configured backends,
-and the reads Outrider serves itself, reached over gRPC.
+and the reads Outrider serves itself, asked of decision memory (clients.py).
 
 Every failure here becomes a ToolFailure, which the loop hands to the model
 as the tool's error: a backend that is down is something the model should
@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import UTC
 from typing import Any
 
 import httpx
 
-from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import MalformedJson, json_bytes
 from services.common.clients import ContextCallError
+from services.playground.clients import DecisionsClient
 from services.playground.engine import ToolFailure, ToolSpec
 from services.playground.rules import HTTP_READ_BYTES, ToolInputError, http_request_parts
 from services.playground.tool_policy import ToolExecutor
@@ -39,7 +38,7 @@ class ToolExecutors:
         *,
         http: httpx.AsyncClient,
         base_urls: Mapping[str, str],
-        decisions: decisions_pb2_grpc.DecisionsStub,
+        decisions: DecisionsClient,
         max_body_bytes: int = HTTP_READ_BYTES,
     ) -> None:
         self._http = http
@@ -73,7 +72,7 @@ class ToolExecutors:
             async with self._http.stream(
                 "GET",
                 base.rstrip("/") + path,
-                params=query,
+                params=tuple(query),
                 follow_redirects=False,
                 headers={"Accept-Encoding": "identity"},
             ) as reply:
@@ -98,36 +97,11 @@ class ToolExecutors:
             context_json = json_bytes(dict(context))
         except MalformedJson as error:
             raise ToolFailure(f"context {error}") from None
-        request = decisions_pb2.FindSimilarRequest(decision_type=decision_type, context_json=context_json, k=k)
         try:
-            reply = await self._decisions.FindSimilar(request)
+            return await self._decisions.precedents(decision_type=decision_type, context_json=context_json, k=k)
         except ContextCallError as exc:
             # The model learns the kind of failure, never the peer's address.
             raise ToolFailure(f"decision memory answered {exc.status.name}") from None
-        summary = reply.summary
-        return {
-            "precedents": [_precedent(item) for item in reply.items],
-            "summary": {
-                "successes": summary.successes,
-                "failures": summary.failures,
-                "success_rate": summary.success_rate if summary.HasField("success_rate") else None,
-            },
-        }
-
-
-def _precedent(decision: decisions_pb2.Decision) -> dict[str, Any]:
-    # Named non-personal fields only. A past decision's context and reasoning
-    # carry rider and customer details in free text and under keys no
-    # pattern knows, so they are never selected; redaction is the second
-    # guard, not the first.
-    return {
-        "decision_id": decision.id,
-        "action": decision.action,
-        "confidence": decision.confidence,
-        "similarity": round(decision.similarity, 4),
-        "outcome": decision.outcome,
-        "decided_at": decision.decided_at.ToDatetime(tzinfo=UTC).isoformat(),
-    }
 
 
 async def read_capped(reply: httpx.Response, limit: int, *, what: str) -> bytes:

@@ -3,14 +3,16 @@ read tool's request is built from the model's input. Pure: no I/O."""
 
 from __future__ import annotations
 
+import math
 import re
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from services.common.errors import FieldError
+from services.common.errors import FieldError, InvalidArgument, NotFound, RateLimited
 
 PROMPT_MAX_CHARS = 2000
 MAX_TURNS = 6
@@ -111,6 +113,12 @@ class SkillChoice:
     tool_names: tuple[str, ...]
 
 
+def check_agent_id(agent_id: str) -> str:
+    if not agent_id:
+        raise InvalidArgument("agent_id is required", field="agent_id")
+    return agent_id
+
+
 def check_prompt(prompt: str) -> str:
     if not prompt.strip():
         raise PlaygroundInputError("prompt", "prompt is required")
@@ -153,6 +161,19 @@ def choose_skill(agent_id: str, skills: Sequence[SkillChoice], skill_id: str) ->
             details={"skills": [s.id for s in skills]},
         )
     return skills[0]
+
+
+def rate_limited(retry_after_s: float) -> RateLimited:
+    """The refusal of a run past the user's limit, with the whole seconds until the next one fits."""
+    wait = math.ceil(retry_after_s)
+    return RateLimited(
+        f"at most {RUNS_PER_WINDOW} playground runs per {RATE_WINDOW_S // 60} minutes; try again in {wait} s",
+        details={"limit": RUNS_PER_WINDOW, "window_s": RATE_WINDOW_S, "retry_after_s": wait},
+    )
+
+
+def run_not_found(run_id: uuid.UUID) -> NotFound:
+    return NotFound(f"playground run {run_id} does not exist", code="RUN_NOT_FOUND", details={"id": str(run_id)})
 
 
 def model_for(pinned: str, default: str) -> str:

@@ -8,9 +8,11 @@ import httpx
 from outrider.v1 import decisions_pb2_grpc, playground_pb2, playground_pb2_grpc, registry_pb2_grpc
 from services.common.callers import Access
 from services.common.runtime import Runtime
+from services.playground.clients import DecisionsClient, RegistryClient
 from services.playground.executors import ToolExecutors
 from services.playground.model import model_client
 from services.playground.rules import TOOL_TIMEOUT_S, RunLimits
+from services.playground.runs import Runs
 from services.playground.service import PlaygroundService
 
 SERVICE_NAMES = (playground_pb2.DESCRIPTOR.services_by_name["Playground"].full_name,)
@@ -37,13 +39,13 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     executors = ToolExecutors(
         http=http,
         base_urls=settings.tool_base_urls,
-        decisions=runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub),
+        decisions=DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub)),
         max_body_bytes=settings.playground_http_read_bytes,
     )
-    service = PlaygroundService(
+    runs = Runs(
         settings=settings,
         db=runtime.engine,
-        registry=runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub),
+        registry=RegistryClient(runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub)),
         model=model,
         execute=executors,
         limits=RunLimits(
@@ -54,5 +56,5 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     )
     # Registered last, so it runs first at shutdown: ends of cancelled runs
     # are written before the HTTP client and the engine close.
-    runtime.on_close(service.close)
-    playground_pb2_grpc.add_PlaygroundServicer_to_server(service, server)
+    runtime.on_close(runs.close)
+    playground_pb2_grpc.add_PlaygroundServicer_to_server(PlaygroundService(runs), server)  # type: ignore[no-untyped-call]  # generated, unannotated

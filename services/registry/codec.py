@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import registry_pb2
 from outrider.wire import MalformedJson, json_bytes, json_value
-from services.common import callers
+from services.common import callers, paging
 from services.common.errors import InvalidArgument, PermissionDenied
 from services.registry.inventory import Surface
+from services.registry.reads import AgentDetail, ConfirmedTool
 from services.registry.rules import Tool
 from services.registry.snapshot import EncodedSnapshot
 from services.registry.store import Actor, AgentRow, AuditRow, SkillRow
@@ -116,6 +118,37 @@ def audit_to_proto(row: AuditRow) -> registry_pb2.AuditRow:
     )
 
 
+def agents_response(rows: Iterable[AgentRow]) -> registry_pb2.ListAgentsResponse:
+    return registry_pb2.ListAgentsResponse(items=[agent_to_proto(row) for row in rows])
+
+
+def agent_detail_to_proto(detail: AgentDetail) -> registry_pb2.AgentDetail:
+    return registry_pb2.AgentDetail(
+        agent=agent_to_proto(detail.agent),
+        skills=[skill_to_proto(skill) for skill in detail.skills],
+        tools=[confirmed_tool_to_proto(tool) for tool in detail.tools],
+        surfaces=[surface_to_proto(surface) for surface in detail.surfaces],
+    )
+
+
+def skills_response(rows: Iterable[SkillRow]) -> registry_pb2.ListSkillsResponse:
+    return registry_pb2.ListSkillsResponse(items=[skill_to_proto(row) for row in rows])
+
+
+def confirmed_tool_to_proto(confirmed: ConfirmedTool) -> registry_pb2.Tool:
+    return tool_to_proto(
+        confirmed.tool, requires_confirmation=confirmed.requires_confirmation, by_agent=confirmed.by_agent
+    )
+
+
+def tools_response(tools: Iterable[ConfirmedTool]) -> registry_pb2.ListToolsResponse:
+    return registry_pb2.ListToolsResponse(items=[confirmed_tool_to_proto(tool) for tool in tools])
+
+
+def audit_response(rows: Iterable[AuditRow], next_cursor: str) -> registry_pb2.ListAuditResponse:
+    return registry_pb2.ListAuditResponse(items=[audit_to_proto(row) for row in rows], next_cursor=next_cursor)
+
+
 def snapshot_to_proto(encoded: EncodedSnapshot) -> registry_pb2.Snapshot:
     return registry_pb2.Snapshot(etag=encoded.etag, document=encoded.document)
 
@@ -130,6 +163,11 @@ NOT_MODIFIED: Final = registry_pb2.GetSnapshotResponse(not_modified=True)
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
+def watched_etag(request: registry_pb2.WatchSnapshotRequest) -> str:
+    """The etag of the watcher's copy: the snapshot it need not be sent again ('' for none)."""
+    return request.if_none_match
+
+
 def actor() -> Actor:
     """The person behind a write: the verified caller, never a request field.
 
@@ -140,6 +178,61 @@ def actor() -> Actor:
     if person is None:
         raise PermissionDenied("a registry change must be made on behalf of a signed-in person")
     return Actor(sub=person.sub, email=person.email)
+
+
+def requested_agent(request: registry_pb2.GetAgentRequest) -> str:
+    return request.id
+
+
+def skills_agent(request: registry_pb2.ListSkillsRequest) -> str | None:
+    """The agent whose skills are asked for; None (unset) for every skill."""
+    return request.agent_id or None
+
+
+def tool_kind(request: registry_pb2.ListToolsRequest) -> str | None:
+    """The kind of tool asked for; None (unset) for every kind."""
+    return request.kind or None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFilter:
+    """What an audit listing is narrowed to; None is no filter."""
+
+    entity: str | None
+    entity_id: str | None
+    actor: str | None
+
+
+def audit_filter(request: registry_pb2.ListAuditRequest) -> AuditFilter:
+    return AuditFilter(entity=request.entity or None, entity_id=request.entity_id or None, actor=request.actor or None)
+
+
+def audit_page(request: registry_pb2.ListAuditRequest) -> tuple[int, int | None]:
+    """The page size, and the audit row id the page starts below (None for the newest)."""
+    limit = paging.page_limit(request.page.limit)
+    return limit, paging.decode_cursor(request.page.cursor, audit_position)
+
+
+@dataclass(frozen=True, slots=True)
+class SkillEdit:
+    skill_id: str
+    patch: dict[str, Any]
+
+
+def skill_edit(request: registry_pb2.UpdateSkillRequest) -> SkillEdit:
+    return SkillEdit(skill_id=request.id, patch=skill_patch(request))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEdit:
+    agent_id: str
+    patch: dict[str, Any]
+    # The agent id typed to switch autonomy on; None when not sent.
+    confirm: str | None
+
+
+def agent_edit(request: registry_pb2.UpdateAgentRequest) -> AgentEdit:
+    return AgentEdit(agent_id=request.id, patch=agent_patch(request), confirm=request.confirm or None)
 
 
 def skill_patch(request: registry_pb2.UpdateSkillRequest) -> dict[str, Any]:

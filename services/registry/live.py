@@ -41,8 +41,8 @@ def listen_dsn(engine: AsyncEngine) -> str:
 
 async def read_snapshot(engine: AsyncEngine) -> EncodedSnapshot:
     """The registry as it is now, read in one repeatable-read transaction so the parts agree."""
-    async with engine.connect() as conn:
-        conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+    async with engine.connect() as pooled:
+        conn = await pooled.execution_options(isolation_level="REPEATABLE READ")
         async with conn.begin():
             agents = [row.agent for row in await store.list_agents(conn)]
             skills = [row.skill for row in await store.list_skills(conn)]
@@ -136,7 +136,7 @@ class SnapshotHub:
         lost = asyncio.Event()
         conn.add_termination_listener(lambda _: lost.set())
         try:
-            await conn.add_listener(store.CHANGE_CHANNEL, self._on_change)
+            await store.listen_for_changes(conn, self.request_rebuild)
             # Changes committed while no listener was connected were never
             # heard; one rebuild after (re)connecting covers them.
             self.request_rebuild()
@@ -144,12 +144,9 @@ class SnapshotHub:
                 try:
                     await asyncio.wait_for(lost.wait(), KEEPALIVE_S)
                 except TimeoutError:
-                    await conn.fetchval("select 1")
+                    await store.keep_alive(conn)
         finally:
             await _close_quietly(conn)
-
-    def _on_change(self, _conn: object, _pid: int, _channel: str, _payload: str) -> None:
-        self.request_rebuild()
 
 
 async def _close_quietly(conn: asyncpg.Connection) -> None:

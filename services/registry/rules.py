@@ -49,6 +49,24 @@ class RegistryNotFound(RegistryRuleError, NotFound):
     default_code = "REGISTRY_NOT_FOUND"
 
 
+def agent_not_found(agent_id: str, field: str) -> RegistryNotFound:
+    """No agent by that id; `field` is the request field that named it."""
+    return RegistryNotFound(f"no agent {agent_id!r}", code="AGENT_NOT_FOUND", details={field: f"no agent {agent_id!r}"})
+
+
+def skill_not_found(skill_id: str) -> RegistryNotFound:
+    return RegistryNotFound(f"no skill {skill_id!r}", code="SKILL_NOT_FOUND", details={"id": f"no skill {skill_id!r}"})
+
+
+def skill_taken(skill_id: str) -> RegistryConflict:
+    """A new skill's id is already some skill's."""
+    return RegistryConflict(
+        f"a skill with id {skill_id!r} already exists",
+        code="SKILL_EXISTS",
+        details={"id": "already taken; choose another id"},
+    )
+
+
 # ─── Vocabulary ────────────────────────────────────────────────────────────
 
 
@@ -284,11 +302,7 @@ def plan_new_skill(
             f"skill refused, nothing was created: {', '.join(problems)}", code="INVALID_SKILL", fields=problems
         )
     if skill_id in existing_skill_ids:
-        raise RegistryConflict(
-            f"a skill with id {skill_id!r} already exists",
-            code="SKILL_EXISTS",
-            details={"id": "already taken; choose another id"},
-        )
+        raise skill_taken(skill_id)
     return Skill(
         id=skill_id,
         agent_id=agent.id,
@@ -303,6 +317,21 @@ def plan_new_skill(
         thresholds_schema=schema,
         version=1,
         tool_names=tool_names,
+    )
+
+
+def creation_change(skill: Skill) -> FieldChange:
+    """The audit trail's one row for a skill made through the API: what it was made with."""
+    return FieldChange(
+        "created",
+        None,
+        {
+            "agent_id": skill.agent_id,
+            "title": skill.title,
+            "enabled": skill.enabled,
+            "thresholds": dict(skill.thresholds),
+            "tool_names": list(skill.tool_names),
+        },
     )
 
 
@@ -396,7 +425,8 @@ def validate_thresholds(
             merged[key] = normalised
     if problems:
         raise InvalidRegistryChange(
-            f"thresholds refused, nothing was changed: {', '.join(key.removeprefix('thresholds.') for key in problems)}",
+            "thresholds refused, nothing was changed: "
+            + ", ".join(key.removeprefix("thresholds.") for key in problems),
             code="INVALID_THRESHOLDS",
             fields=problems,
         )
@@ -742,6 +772,31 @@ def _refuse_unknown_fields(
 
 def _field_names(record: type) -> frozenset[str]:
     return frozenset(item.name for item in fields(record))
+
+
+# ─── Listing filters ───────────────────────────────────────────────────────
+
+AUDIT_ENTITIES: Final = ("agent", "skill")
+
+
+def check_tool_kind(kind: str | None) -> None:
+    """A tool listing filters on a kind that exists, or on none."""
+    if kind is not None and kind not in tuple(ToolKind):
+        raise InvalidRegistryChange(
+            f"unknown tool kind {kind!r}",
+            code="INVALID_FIELD",
+            details={"kind": f"must be one of {', '.join(ToolKind)}"},
+        )
+
+
+def check_audit_entity(entity: str | None) -> None:
+    """An audit listing filters on an entity that has audit rows, or on none."""
+    if entity is not None and entity not in AUDIT_ENTITIES:
+        raise InvalidRegistryChange(
+            f"unknown audit entity {entity!r}",
+            code="INVALID_FIELD",
+            details={"entity": f"must be one of {', '.join(AUDIT_ENTITIES)}"},
+        )
 
 
 # ─── Confirmation ──────────────────────────────────────────────────────────

@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Final
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.common.db import context_engine, migrate, wait_reachable
@@ -33,9 +32,6 @@ from services.registry.inventory import (
 from services.registry.rules import Agent, FieldChange, Skill
 from services.registry.store import Actor
 
-# Two replicas starting at once both seed; the second waits here and then
-# finds every row already in place.
-SEED_LOCK: Final = 0x72656764  # "regd"
 SEED_ACTOR: Final = Actor(sub="seed", email="")
 
 
@@ -44,7 +40,7 @@ async def seed(conn: AsyncConnection, inventory: Inventory) -> dict[str, int]:
 
     Returns how many of each entity the inventory holds.
     """
-    await conn.execute(text("select pg_advisory_xact_lock(:key)"), {"key": SEED_LOCK})
+    await store.lock_seeding(conn)
     changed = False
 
     stored_agents = await store.agents_by_id(conn)
@@ -109,7 +105,7 @@ async def seed_if_empty(conn: AsyncConnection, inventory: Inventory) -> dict[str
     inventory: a start-up that silently rewrote rows would make a restart a
     change nobody asked for.
     """
-    await conn.execute(text("select pg_advisory_xact_lock(:key)"), {"key": SEED_LOCK})
+    await store.lock_seeding(conn)
     if await store.agents_by_id(conn):
         return None
     return await seed(conn, inventory)

@@ -48,4 +48,5 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     hub = SnapshotHub(runtime.engine)
     await hub.start(runtime.spawn)
     runtime.on_close(hub.close)
-    registry_pb2_grpc.add_RegistryServicer_to_server(RegistryService(runtime.engine, runtime.settings, hub), server)
+    service = RegistryService(runtime.engine, runtime.settings, hub)
+    registry_pb2_grpc.add_RegistryServicer_to_server(service, server)  # type: ignore[no-untyped-call]  # generated, unannotated

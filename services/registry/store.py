@@ -4,11 +4,12 @@ one transaction (a write and its audit rows commit together or not at all)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final
 
+import asyncpg
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -29,6 +30,8 @@ from services.registry.rules import (
 # rebuilds its snapshot. NOTIFY is delivered at commit and never for a rolled
 # back transaction, so a listener only ever hears about changes that exist.
 CHANGE_CHANNEL: Final = "registry_changed"
+# The advisory lock every seeding holds (see lock_seeding).
+SEED_LOCK: Final = 0x72656764  # "regd"
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +209,8 @@ def _tool(row: Any) -> Tool:
 async def list_tools(
     conn: AsyncConnection, *, kind: str | None = None, names: Iterable[str] | None = None
 ) -> list[Tool]:
-    clauses, params = [], {}
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
     if kind is not None:
         clauses.append("t.kind = :kind")
         params["kind"] = kind
@@ -533,7 +537,8 @@ async def list_audit(
     limit: int,
 ) -> list[AuditRow]:
     """Newest first, keyset paged on the row id: stable while new rows arrive."""
-    clauses, params = [], {"limit": limit}
+    clauses: list[str] = []
+    params: dict[str, Any] = {"limit": limit}
     if actor is not None:
         # An operator knows a colleague by email, a script by sub: either names them.
         clauses.append("(changed_by = :actor or changed_by_email = :actor)")
@@ -577,6 +582,33 @@ async def list_audit(
 async def announce_change(conn: AsyncConnection, *, what: str) -> None:
     """Queue a notification that fires when (and only if) this transaction commits."""
     await conn.execute(text("select pg_notify(:channel, :what)"), {"channel": CHANGE_CHANNEL, "what": what[:200]})
+
+
+async def listen_for_changes(conn: asyncpg.Connection[Any], on_change: Callable[[], None]) -> None:
+    """Call `on_change` for every committed change this connection hears of.
+
+    A dedicated asyncpg connection, not one of the engine's pool: a LISTEN
+    lasts only as long as its connection, and a pooled one is handed back.
+    """
+
+    def heard(_conn: object, _pid: int, _channel: str, _payload: object) -> None:
+        on_change()
+
+    await conn.add_listener(CHANGE_CHANNEL, heard)
+
+
+async def keep_alive(conn: asyncpg.Connection[Any]) -> None:
+    """A query as cheap as any: on a half-open socket it fails, where waiting would not."""
+    await conn.fetchval("select 1")
+
+
+async def lock_seeding(conn: AsyncConnection) -> None:
+    """Hold the seed lock until the transaction ends.
+
+    Two replicas starting at once both seed; the second waits here and then
+    finds every row already in place.
+    """
+    await conn.execute(text("select pg_advisory_xact_lock(:key)"), {"key": SEED_LOCK})
 
 
 def _check_columns(values: Mapping[str, Any], allowed: set[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from typing import Any
 
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from outrider.wire import timestamp
@@ -12,6 +13,10 @@ from services.telemetry import rules
 
 def requested_days(request: telemetry_pb2.GetInsightsRequest | telemetry_pb2.GetRunSeriesRequest) -> int | None:
     return request.days if request.HasField("days") else None
+
+
+def all_agents() -> registry_pb2.ListAgentsRequest:
+    return registry_pb2.ListAgentsRequest()
 
 
 def registry_agents(reply: registry_pb2.ListAgentsResponse) -> list[rules.RegistryAgent]:
@@ -85,7 +90,8 @@ def insights_to_proto(
     )
 
 
-def counters_to_proto(snapshot: Mapping[str, int]) -> telemetry_pb2.Counters:
+def counters_to_proto(snapshot: Mapping[str, Any]) -> telemetry_pb2.Counters:
+    """Counters.snapshot(): every count by name, and malformed_by_field as a mapping."""
     return telemetry_pb2.Counters(**snapshot)
 
 

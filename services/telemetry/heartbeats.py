@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
@@ -75,6 +77,7 @@ class HeartbeatSink:
         parsed = guarded(rules.parse_heartbeat, msg.data)
         if parsed.value is None:
             problem = parsed.malformed
+            assert problem is not None, "guarded() gives a value or the reason there is none"
             self._counters.count_malformed(problem.field)
             _log.warning(
                 "malformed heartbeat dropped",
@@ -102,11 +105,15 @@ async def read_live(js: JetStreamContext) -> dict[str, rules.LiveState]:
     """
     bucket = await js.key_value(HEARTBEAT_BUCKET)
     watcher = await bucket.watchall(ignore_deletes=True)
+    # nats-py leaves the watcher's methods unannotated, and its Entry says
+    # `created` is an int where it holds the datetime read below.
+    next_update: Callable[..., Awaitable[Any]] = watcher.updates
+    stop: Callable[[], Awaitable[None]] = watcher.stop
     live: dict[str, rules.LiveState] = {}
     try:
         async with asyncio.timeout(READ_TIMEOUT_S):
-            while (entry := await watcher.updates(timeout=READ_TIMEOUT_S)) is not None:
+            while (entry := await next_update(timeout=READ_TIMEOUT_S)) is not None:
                 live[entry.key] = rules.read_heartbeat_value(entry.value, entry.created)
     finally:
-        await watcher.stop()
+        await stop()
     return live

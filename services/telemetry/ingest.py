@@ -194,7 +194,7 @@ def delivery_count(msg: Msg) -> int:
     return msg.metadata.num_delivered
 
 
-async def _settle(messages: Iterable[Msg], how: str, delay: float | None = None) -> None:
+async def settle(messages: Iterable[Msg], how: str, delay: float | None = None) -> None:
     """Ack, nak or term each message; a failure leaves it to redelivery."""
     try:
         for msg in messages:
@@ -271,7 +271,7 @@ class Ingest:
                     _log.warning("stopped with batches unwritten; they will be redelivered")
             # Hand back what was pulled and not written, so another replica
             # takes it now instead of after the ack wait.
-            await _settle([*batch, *await self._puller.stop()], "nak")
+            await settle([*batch, *await self._puller.stop()], "nak")
 
     async def _write(self, batch: list[Msg]) -> bool:
         """Write one batch; False when the database is down (the batch went back whole).
@@ -292,6 +292,7 @@ class Ingest:
                 runs.append((msg, parsed.value))
                 continue
             problem = parsed.malformed
+            assert problem is not None, "guarded() gives a value or the reason there is none"
             counters.count_malformed(problem.field)
             malformed.append(msg)
             _log.warning(
@@ -305,13 +306,13 @@ class Ingest:
             )
         # Terminated, not nak'd: a message that is malformed now is malformed
         # on every redelivery, and retrying it forever would hide the others.
-        await _settle(malformed, "term")
+        await settle(malformed, "term")
         if not runs:
             return True
         try:
             inserted, failed = await write_apart(runs, self._insert)
         except asyncio.CancelledError:
-            await _settle([msg for msg, _ in runs], "nak")
+            await settle([msg for msg, _ in runs], "nak")
             raise
         except Exception as error:  # noqa: BLE001 - an outage: nothing was committed, the batch goes back
             _log.warning(
@@ -322,20 +323,20 @@ class Ingest:
             return False
         counters.inserted += sum(inserted)
         counters.duplicates += len(runs) - len(failed) - sum(inserted)
-        for (msg, run), error in failed:
+        for (msg, run), refusal in failed:
             counters.count_malformed("unstorable")
             _log.warning(
                 "task run the database refuses terminated",
                 extra={
                     "agent_id": printable(run.agent_id),
                     "task_id": printable(run.task_id),
-                    "error": printable(f"{type(error).__name__}: {error}"),
+                    "error": printable(f"{type(refusal).__name__}: {refusal}"),
                     "payload": preview(msg.data),
                 },
             )
         refused = {id(msg) for (msg, _), _ in failed}
-        await _settle([msg for (msg, _), _ in failed], "term")
-        await _settle([msg for msg, _ in runs if id(msg) not in refused], "ack")
+        await settle([msg for (msg, _), _ in failed], "term")
+        await settle([msg for msg, _ in runs if id(msg) not in refused], "ack")
         return True
 
     async def _insert(self, runs: Sequence[tuple[Msg, rules.TaskRun]]) -> int:
@@ -361,8 +362,8 @@ class Ingest:
                     "payloads": [preview(msg.data, 60) for msg in last[:5]],
                 },
             )
-            await _settle(last, "term")
-        await _settle([msg for msg in messages if id(msg) not in final], "nak", self._config.retry_delay_s)
+            await settle(last, "term")
+        await settle([msg for msg in messages if id(msg) not in final], "nak", self._config.retry_delay_s)
 
     async def _wait_for_database(self) -> None:
         delay = self._config.retry_delay_s

@@ -76,6 +76,25 @@ class TaskRun:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelCall:
+    """One call to a model, as a GenAI model-call span reported it (see `otlp.rules`)."""
+
+    trace_id: str
+    span_id: str
+    agent_id: str
+    operation: str
+    provider: str | None
+    request_model: str | None
+    response_model: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    status: str
+    error_type: str | None
+    started_at: datetime
+    duration_ms: float
+
+
+@dataclass(frozen=True, slots=True)
 class Heartbeat:
     """One telemetry.agent message: the agent's own word on its state."""
 
@@ -426,8 +445,10 @@ def assemble(
         used = calls.get(agent_id)
         if live is None:
             state = UNKNOWN
+        elif beat is None:
+            state = SILENT
         else:
-            state = beat.state if beat is not None else SILENT
+            state = beat.state
         rows.append(
             AgentInsight(
                 agent_id=agent_id,

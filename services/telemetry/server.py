@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import grpc
 
-from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
+from outrider.v1 import decisions_pb2_grpc, registry_pb2_grpc, telemetry_pb2, telemetry_pb2_grpc
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.telemetry import retention, rules
+from services.telemetry.clients import DecisionsClient, RegistryClient
 from services.telemetry.counters import Counters
 from services.telemetry.heartbeats import HeartbeatSink
 from services.telemetry.ingest import Ingest, IngestConfig
-from services.telemetry.otlp_ingest import OtlpIngest
+from services.telemetry.otlp.ingest import OtlpIngest
 from services.telemetry.service import TelemetryService
 
 SERVICE_NAMES = (telemetry_pb2.DESCRIPTOR.services_by_name["Telemetry"].full_name,)
@@ -42,9 +43,12 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     sink = await HeartbeatSink.start(runtime.nats, runtime.js, counters)
     runtime.on_close(sink.stop)
     runtime.spawn(retention.run(runtime.engine), name="retention")
-    telemetry_pb2_grpc.add_TelemetryServicer_to_server(
-        TelemetryService(
-            runtime.engine, runtime.js, runtime.clients, counters, rules.price_table(runtime.settings.model_prices)
-        ),
-        server,
+    service = TelemetryService(
+        runtime.engine,
+        runtime.js,
+        registry=RegistryClient(runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub)),
+        decisions=DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub)),
+        counters=counters,
+        prices=rules.price_table(runtime.settings.model_prices),
     )
+    telemetry_pb2_grpc.add_TelemetryServicer_to_server(service, server)  # type: ignore[no-untyped-call]  # generated, unannotated

@@ -10,8 +10,7 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.telemetry.otlp_rules import ModelCall
-from services.telemetry.rules import ModelStats, RunStats, TaskRun
+from services.telemetry.rules import ModelCall, ModelStats, RunStats, TaskRun
 
 # One statement per batch, whatever its size: the rows travel as eight arrays
 # and unnest turns them back into rows. A statement per row would pay a round
@@ -165,7 +164,8 @@ async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
 
 
 async def database_now(conn: AsyncConnection) -> datetime:
-    return await conn.scalar(text("select now()"))
+    now: datetime = await conn.scalar(text("select now()"))
+    return now
 
 
 async def run_counts(

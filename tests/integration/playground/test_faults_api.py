@@ -24,7 +24,8 @@ from outrider.v1 import playground_pb2, playground_pb2_grpc
 from services.common.db import context_engine
 from services.common.embedded import free_port
 from services.common.runtime import ContextServer
-from services.playground import engine, executors, service, store
+from services.playground import engine, executors, store
+from services.playground.runs import CANCELLED_ERROR
 from tests.harness import bearer, eventually, person, service_channel, with_env
 from tests.integration.playground.scripted import BOOKING, Call, Say
 from tests.integration.playground.support import RUN, count_rows, playground, served_gateway, sse_events
@@ -71,7 +72,7 @@ async def test_a_console_that_hangs_up_leaves_its_run_stored_with_the_steps_it_s
         assert [name for name, _ in events] == ["started"] + ["step"] * steps_seen
         assert run["id"] == events[0][1]["id"]
         assert (run["status"], run["stop_reason"]) == ("finished", "cancelled")
-        assert run["error"] == service.CANCELLED_ERROR
+        assert run["error"] == CANCELLED_ERROR
         assert run["steps"] == [data for _, data in events[1:]]
         assert run["step_count"] == steps_seen and run["turns"] == steps_seen + 1
         # Cut off while the model was still thinking, not after it answered.
@@ -94,7 +95,7 @@ async def test_whenever_the_console_hangs_up_every_admitted_run_is_stored_once_a
 
                 async def follow(reply: httpx.Response) -> None:
                     async for event in sse_events(reply):
-                        events.append(event)
+                        events.append(event)  # noqa: B023 - awaited within the iteration that made it
 
                 async with http.stream("POST", RUN, json=body(), headers={**bearer(sub=f"u-{n}"), **STREAM}) as reply:
                     with contextlib.suppress(TimeoutError):

@@ -17,8 +17,9 @@ from opentelemetry.trace import Status, StatusCode
 
 from services.common.db import context_engine
 from services.common.embedded import free_port
-from services.telemetry import otlp_codec, retention
-from services.telemetry.otlp_ingest import SUBJECT
+from services.telemetry import retention
+from services.telemetry.otlp import codec as otlp_codec
+from services.telemetry.otlp.codec import SUBJECT
 from tests.harness import INTERNAL_KEY, bearer, database_away, eventually, internal_headers, running, with_env
 from tests.integration.telemetry.otlp_support import (
     export,

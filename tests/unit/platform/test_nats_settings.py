@@ -14,7 +14,7 @@ from outrider.nats_access import ENGINE_INBOX_PREFIX, shown, uses_tls
 from services.common.embedded import ServedTls, nats_config, write_private
 from services.common.nats import ENGINE_PUBLISHES, STREAMS, NatsUser
 from services.common.settings import SettingsError, load
-from services.telemetry.otlp_ingest import SUBJECT as OTLP_SUBJECT
+from services.telemetry.otlp.codec import SUBJECT as OTLP_SUBJECT
 
 SECRETS = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40, "OUTRIDER_SERVICE_KEY": "v" * 40}
 PRODUCTION = {**SECRETS, "OUTRIDER_ENV": "production"}

@@ -18,8 +18,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from services.telemetry import otlp_codec
-from services.telemetry.otlp_rules import map_span
+from services.telemetry.otlp import codec as otlp_codec
+from services.telemetry.otlp.rules import map_span
 from services.telemetry.rules import MalformedTelemetry
 
 TRACE = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")

@@ -8,7 +8,7 @@ import nats.errors
 
 from gateway.routes.otlp import PUBLISH_RETRY, Intake, message_id
 from services.common.settings import load
-from services.telemetry import otlp_codec
+from services.telemetry.otlp import codec as otlp_codec
 from tests.unit.telemetry.test_otlp_codec import chat, export, root
 
 SECRETS = {"OUTRIDER_JWT_SECRET": "j" * 40, "OUTRIDER_INTERNAL_KEY": "k" * 40}

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from services.telemetry.otlp_rules import Span, map_span
+from services.telemetry.otlp.rules import Span, map_span
 from services.telemetry.rules import MalformedTelemetry
 
 TRACE = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")

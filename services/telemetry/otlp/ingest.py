@@ -5,7 +5,7 @@ consumer on the same stream): a batch of messages is written in one
 transaction and acked after it commits, so a database outage leaves the
 spans in the stream and a redelivery lands on the rows already there.
 
-Each message is mapped by one pure step (`otlp_codec.read_message`), which
+Each message is mapped by one pure step (`codec.read_message`), which
 returns its records or raises MalformedTelemetry; a malformed message is
 terminated and counted. When a batch's write fails, its messages are
 written one by one, so one message that cannot be written never holds the
@@ -22,13 +22,12 @@ from nats.aio.msg import Msg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.telemetry import store
-from services.telemetry.ingest import Ingest, _settle, delivery_count
-from services.telemetry.otlp_codec import Records, read_message
+from services.telemetry.ingest import Ingest, delivery_count, settle
+from services.telemetry.otlp.codec import SUBJECT, Records, read_message
 from services.telemetry.rules import MalformedTelemetry
 
 _log = logging.getLogger(__name__)
 
-SUBJECT = "telemetry.otlp"
 DURABLE = "telemetry-otlp-ingest"
 # Deliveries a message may fail to write on its own, with the database
 # answering, before it is terminated. A deadlock or a serialisation failure
@@ -79,13 +78,13 @@ class OtlpIngest(Ingest):
                 )
             mapped.append((msg, records))
         # Terminated, not nak'd: undecodable now is undecodable on every redelivery.
-        await _settle(malformed, "term")
+        await settle(malformed, "term")
         if not mapped:
             return True
         try:
             self._count(*await commit(self._engine, [records for _, records in mapped]))
         except asyncio.CancelledError:
-            await _settle([msg for msg, _ in mapped], "nak")
+            await settle([msg for msg, _ in mapped], "nak")
             raise
         except Exception as error:  # noqa: BLE001 - whatever failed, the batch is not committed
             _log.warning(
@@ -93,7 +92,7 @@ class OtlpIngest(Ingest):
                 extra={"messages": len(mapped), "error": f"{type(error).__name__}: {error}"[:500]},
             )
             return await self._write_each(mapped)
-        await _settle([msg for msg, _ in mapped], "ack")
+        await settle([msg for msg, _ in mapped], "ack")
         return True
 
     def _count(self, runs_new: int, calls_new: int, duplicates: int) -> None:
@@ -107,11 +106,11 @@ class OtlpIngest(Ingest):
             try:
                 self._count(*await commit(self._engine, [records]))
             except asyncio.CancelledError:
-                await _settle([m for m, _ in mapped[index:]], "nak")
+                await settle([m for m, _ in mapped[index:]], "nak")
                 raise
             except Exception as error:  # noqa: BLE001 - told apart below: the database, or this message
                 if not await self._database_answers():
-                    await _settle([m for m, _ in mapped[index:]], "nak", self._config.retry_delay_s)
+                    await settle([m for m, _ in mapped[index:]], "nak", self._config.retry_delay_s)
                     return False
                 if delivery_count(msg) >= MAX_WRITE_DELIVERIES:
                     self._counters.otlp_unwritable += 1
@@ -123,11 +122,11 @@ class OtlpIngest(Ingest):
                             "error": f"{type(error).__name__}: {error}"[:500],
                         },
                     )
-                    await _settle([msg], "term")
+                    await settle([msg], "term")
                 else:
-                    await _settle([msg], "nak", self._config.retry_delay_s)
+                    await settle([msg], "nak", self._config.retry_delay_s)
                 continue
-            await _settle([msg], "ack")
+            await settle([msg], "ack")
         return True
 
     async def _database_answers(self) -> bool:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from services.telemetry.rules import MAX_ERROR_LENGTH, MAX_ID_LENGTH, MalformedTelemetry, TaskRun
+from services.telemetry.rules import MAX_ERROR_LENGTH, MAX_ID_LENGTH, MalformedTelemetry, ModelCall, TaskRun
 
 AttributeValue = str | int | float | bool
 
@@ -90,25 +90,6 @@ class Span:
     status_message: str
     attributes: Mapping[str, AttributeValue]
     resource: Mapping[str, AttributeValue]
-
-
-@dataclass(frozen=True, slots=True)
-class ModelCall:
-    """One call to a model, as a GenAI model-call span reported it."""
-
-    trace_id: str
-    span_id: str
-    agent_id: str
-    operation: str
-    provider: str | None
-    request_model: str | None
-    response_model: str | None
-    input_tokens: int | None
-    output_tokens: int | None
-    status: str
-    error_type: str | None
-    started_at: datetime
-    duration_ms: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +195,9 @@ def map_span(span: Span) -> Mapped:
 
     operation = _text(span, OPERATION, MAX_ID_LENGTH)
     is_run = not any(span.parent_span_id) or operation == INVOKE_AGENT
-    is_model_call = operation in MODEL_OPERATIONS
-    if not (is_run or is_model_call):
+    # Set only for a call to a model: the operation it names, known to be a string.
+    model_operation = operation if operation in MODEL_OPERATIONS else None
+    if not (is_run or model_operation):
         return IGNORED
 
     agent = agent_of(span)
@@ -247,12 +229,12 @@ def map_span(span: Span) -> Mapped:
         )
 
     model_call = None
-    if is_model_call:
+    if model_operation is not None:
         model_call = ModelCall(
             trace_id=trace_id,
             span_id=span_id,
             agent_id=agent,
-            operation=operation,
+            operation=model_operation,
             provider=_text(span, PROVIDER, MAX_ID_LENGTH) or _text(span, LEGACY_PROVIDER, MAX_ID_LENGTH),
             request_model=_text(span, REQUEST_MODEL, MAX_MODEL_LENGTH),
             response_model=_text(span, RESPONSE_MODEL, MAX_MODEL_LENGTH),

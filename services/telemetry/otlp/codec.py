@@ -4,7 +4,7 @@ The gateway decodes an export request (protobuf or JSON), checks every span
 with the same mapping the ingest applies, and publishes only the spans that
 map to something, reduced to the attributes the mapping reads, as compact
 protobuf messages. The ingest decodes those messages and maps them again.
-Both ends run one function (`otlp_rules.map_span`) on one reduced view of a
+Both ends run one function (`rules.map_span`) on one reduced view of a
 span (`Span`), so a span the gateway accepted is a span the ingest can write.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
-from google.protobuf.message import DecodeError
-from google.rpc import status_pb2
+from google.protobuf.message import DecodeError, Message
+from google.rpc import status_pb2  # type: ignore[import-untyped]  # its .pyi files lack a py.typed marker
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTracePartialSuccess,
     ExportTraceServiceRequest,
@@ -29,16 +29,18 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1 import trace_pb2
 
-from services.telemetry.otlp_rules import (
+from services.telemetry.otlp.rules import (
     RESOURCE_ATTRIBUTES,
     SPAN_ATTRIBUTES,
     AttributeValue,
     Mapped,
-    ModelCall,
     Span,
     map_span,
 )
-from services.telemetry.rules import MalformedTelemetry, TaskRun
+from services.telemetry.rules import MalformedTelemetry, ModelCall, TaskRun
+
+# Where the gateway publishes the messages `admit` packs, and the ingest reads them.
+SUBJECT = "telemetry.otlp"
 
 # A published message holds at most this many spans and about this many
 # bytes: far below NATS's default 1 MiB payload, and small enough that the
@@ -370,7 +372,7 @@ def export_response(admission: Admission, *, json_encoded: bool) -> bytes:
 
 def status(code: int, message: str, *, json_encoded: bool) -> bytes:
     """A google.rpc.Status, the body OTLP/HTTP gives every refusal."""
-    answer = status_pb2.Status(code=code, message=message)
+    answer: Message = status_pb2.Status(code=code, message=message)
     if json_encoded:
         return json_format.MessageToJson(answer, indent=None).encode()
     return answer.SerializeToString()

@@ -1,0 +1,120 @@
+"""Insights and run series: the reads behind the fleet page.
+
+Insights read four sources: runs and model calls (own schema), the registry
+and decision memory (over gRPC) and the heartbeat bucket. Only the own schema
+is required; any other source that fails is named in `degraded` and its part
+left out, because an operator is better served by most of the page and a
+note than by a 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+from nats.js import JetStreamContext
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from services.common.clients import ContextCallError
+from services.common.errors import Unavailable
+from services.telemetry import heartbeats, rules, store
+from services.telemetry.clients import UPSTREAM_TIMEOUT_S, DecisionsClient, RegistryClient
+
+_log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Insights:
+    days: int
+    receiving: bool
+    agents: list[rules.AgentInsight]
+    # None when decision memory could not be read.
+    decisions: list[rules.OutcomeCount] | None
+    # Source -> the kind of failure that left it out.
+    degraded: Mapping[str, str]
+    last_received_at: datetime | None
+    usage: rules.UsageReport
+    prices_configured: bool
+
+
+def _unavailable() -> Unavailable:
+    # The runs are the one source insights cannot do without; without them
+    # the honest answer is "try again", not a page of zeros.
+    return Unavailable("the telemetry database is not answering", code="DATABASE_UNAVAILABLE")
+
+
+async def _optional(source: str, call: Awaitable[T], degraded: dict[str, str]) -> T | None:
+    """The source's answer, or None with the reason recorded.
+
+    The reason an operator sees is the failure's kind only; its text (peer
+    addresses, server messages) goes to the log.
+    """
+    try:
+        async with asyncio.timeout(UPSTREAM_TIMEOUT_S + 0.5):
+            return await call
+    except ContextCallError as error:
+        reason, detail = error.status.name, error.error.details() or ""
+    except Exception as error:  # noqa: BLE001 - any failure of an optional source degrades, never fails
+        reason, detail = type(error).__name__, str(error)
+    degraded[source] = reason
+    _log.warning("insights source unavailable", extra={"source": source, "reason": reason, "detail": detail[:300]})
+    return None
+
+
+async def insights(
+    *,
+    days: int,
+    engine: AsyncEngine,
+    js: JetStreamContext,
+    registry: RegistryClient,
+    decisions: DecisionsClient,
+    prices: Mapping[str, rules.Price],
+) -> Insights:
+    """The last `days` days of the fleet, from every source that answers."""
+    try:
+        async with engine.connect() as conn:
+            stats = await store.run_stats(conn, days=days)
+            model_stats = await store.model_stats(conn, days=days)
+            last_run, now = await store.last_received(conn)
+    except (SQLAlchemyError, OSError) as error:
+        raise _unavailable() from error
+
+    degraded: dict[str, str] = {}
+    registry_agents, outcome_counts, live = await asyncio.gather(
+        _optional("registry", registry.agents(), degraded),
+        _optional("decisions", decisions.outcome_counts(now - timedelta(days=days)), degraded),
+        _optional("heartbeats", heartbeats.read_live(js), degraded),
+    )
+    usage = rules.model_usage(model_stats, prices)
+    return Insights(
+        days=days,
+        receiving=rules.receiving(last_run, now, live or {}),
+        agents=rules.assemble(stats, registry_agents, live, usage.rows),
+        decisions=rules.fold_outcomes(outcome_counts) if outcome_counts is not None else None,
+        degraded=degraded,
+        last_received_at=last_run,
+        usage=usage,
+        prices_configured=bool(prices),
+    )
+
+
+async def run_series(
+    engine: AsyncEngine, *, days: int
+) -> tuple[rules.SeriesWindow, dict[str, list[rules.SeriesPoint]]]:
+    """Runs and failures per agent, in equal buckets over the last `days` days."""
+    try:
+        async with engine.connect() as conn:
+            window = rules.series_window(await store.database_now(conn), days)
+            counts = await store.run_counts(
+                conn, start=window.start, end=window.end, bucket_seconds=window.bucket_seconds
+            )
+    except (SQLAlchemyError, OSError) as error:
+        raise _unavailable() from error
+    return window, rules.dense_series(window, counts)
