@@ -8,6 +8,7 @@ refused credential and a TLS setting mean the same thing on both sides.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 from os import PathLike
@@ -130,7 +131,6 @@ async def _abandon(connecting: asyncio.Future[Client]) -> None:
         await connecting.result().close()
         return
     connecting.cancel()
-    try:
+    # However an abandoned attempt ends, it is not news.
+    with contextlib.suppress(asyncio.CancelledError, Exception):
         await connecting
-    except (asyncio.CancelledError, Exception):  # noqa: BLE001 - an abandoned attempt's end is not news
-        pass

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
@@ -62,20 +62,33 @@ class _WithPairs:
         return self._call(*args, metadata=(*(metadata or ()), *self._pairs()), **kwargs)
 
 
+if TYPE_CHECKING:
+    # Generic in grpc-stubs only: at run time grpc.aio's classes take no parameters.
+    _UnaryUnaryKind = grpc.aio.UnaryUnaryMultiCallable[Any, Any]
+    _UnaryStreamKind = grpc.aio.UnaryStreamMultiCallable[Any, Any]
+    _StreamUnaryKind = grpc.aio.StreamUnaryMultiCallable[Any, Any]
+    _StreamStreamKind = grpc.aio.StreamStreamMultiCallable[Any, Any]
+else:
+    _UnaryUnaryKind = grpc.aio.UnaryUnaryMultiCallable
+    _UnaryStreamKind = grpc.aio.UnaryStreamMultiCallable
+    _StreamUnaryKind = grpc.aio.StreamUnaryMultiCallable
+    _StreamStreamKind = grpc.aio.StreamStreamMultiCallable
+
+
 # Each an instance of its kind's class, as a stub's callables are.
-class _Unary(_WithPairs, grpc.aio.UnaryUnaryMultiCallable):
+class _Unary(_WithPairs, _UnaryUnaryKind):
     pass
 
 
-class _UnaryStream(_WithPairs, grpc.aio.UnaryStreamMultiCallable):
+class _UnaryStream(_WithPairs, _UnaryStreamKind):
     pass
 
 
-class _StreamUnary(_WithPairs, grpc.aio.StreamUnaryMultiCallable):
+class _StreamUnary(_WithPairs, _StreamUnaryKind):
     pass
 
 
-class _StreamStream(_WithPairs, grpc.aio.StreamStreamMultiCallable):
+class _StreamStream(_WithPairs, _StreamStreamKind):
     pass
 
 

@@ -150,7 +150,7 @@ class DecisionRecorder:
         while self._queue is not None and not self._queue.empty():
             request = self._queue.get_nowait()
             self._drop("shutdown", request.id)
-        await self._channel.close()
+        await self._channel.close(None)
 
     def _ensure_worker(self) -> asyncio.Queue[decisions_pb2.RecordDecisionRequest]:
         asyncio.get_running_loop()
@@ -324,4 +324,4 @@ class PrecedentClient:
 
     async def close(self) -> None:
         await self._searches.close()
-        await self._channel.close()
+        await self._channel.close(None)

@@ -309,7 +309,7 @@ class RegistryClient:
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
         if self._channel is not None:
-            await self._channel.close()
+            await self._channel.close(None)
             self._channel = None
         self._connected = False
 
@@ -414,7 +414,7 @@ class RegistryClient:
             await asyncio.sleep(self._backoff(failures + 1))
 
     def _backoff(self, attempt: int) -> float:
-        ceiling = min(self._retry_max_s, self._retry_min_s * 2 ** (attempt - 1))
+        ceiling = min(self._retry_max_s, self._retry_min_s * 2.0 ** (attempt - 1))
         # Jitter spreads a fleet's reconnects after a registry restart.
         return ceiling * random.uniform(0.5, 1.0)
 
@@ -439,7 +439,7 @@ class RegistryClient:
                     # there, or give the stream up and fall back to polling.
                     await self._poll(stub)
                 message = read.result()
-                if message is grpc.aio.EOF:
+                if message is grpc.aio.EOF:  # type: ignore[attr-defined]  # grpc-stubs omits the EOF sentinel
                     return opened
                 self._apply(message.etag, message.document)
         finally:

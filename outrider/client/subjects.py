@@ -77,4 +77,4 @@ class SubjectGate:
         )
 
     async def close(self) -> None:
-        await self._channel.close()
+        await self._channel.close(None)
