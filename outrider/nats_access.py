@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 import nats
 from nats.aio.client import Client
 
+from outrider.errors import OutriderError
+
 _log = logging.getLogger(__name__)
 
 # An engine receives JetStream acknowledgements on inboxes under this prefix,
@@ -27,8 +29,11 @@ ENGINE_INBOX_PREFIX = "_INBOX_engine"
 SERVICE_INBOX_PREFIX = "_INBOX"
 
 
-class CredentialRefused(Exception):
+class CredentialRefused(OutriderError):
     """NATS refused the user and password; retrying with them cannot help."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("NATS_CREDENTIALS_REFUSED", message)
 
 
 def servers(url: str) -> list[str]:

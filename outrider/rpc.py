@@ -10,10 +10,11 @@ the engine SDK.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+import json
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import grpc
 
@@ -26,6 +27,26 @@ Item = TypeVar("Item")
 # (UPPER_SNAKE) and its details as a JSON object.
 ERROR_CODE_KEY = "outrider-error-code"
 ERROR_DETAILS_KEY = "outrider-error-details"
+
+
+def refusal_metadata(error: grpc.aio.AioRpcError) -> tuple[str | None, dict[str, Any]]:
+    """The error code and details a refusing server sent in the trailing
+    metadata: (None, {}) when it sent none (the transport refused the call),
+    and {} for details that are not a JSON object."""
+    # grpc-stubs types it as the sync API's metadatum objects; grpc.aio hands
+    # (key, value) pairs.
+    pairs = cast("Iterable[tuple[str, str | bytes]]", error.trailing_metadata() or ())
+    trailing = dict(pairs)
+    code = _text(trailing.get(ERROR_CODE_KEY))
+    try:
+        details = json.loads(_text(trailing.get(ERROR_DETAILS_KEY)) or "{}")
+    except ValueError:
+        details = {}
+    return code or None, details if isinstance(details, dict) else {}
+
+
+def _text(value: str | bytes | None) -> str | None:
+    return value.decode(errors="replace") if isinstance(value, bytes) else value
 
 
 Pairs = Callable[[], Sequence[tuple[str, str]]]
