@@ -8,6 +8,7 @@ COPY proto ./proto
 COPY outrider ./outrider
 COPY services ./services
 COPY gateway ./gateway
+COPY launcher ./launcher
 RUN pip install ".[server]" && useradd --system --uid 10001 outrider
 USER outrider
 ENTRYPOINT ["outrider"]

@@ -8,6 +8,7 @@ refused credential and a TLS setting mean the same thing on both sides.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 from os import PathLike
@@ -15,6 +16,8 @@ from urllib.parse import urlsplit
 
 import nats
 from nats.aio.client import Client
+
+from outrider.errors import OutriderError
 
 _log = logging.getLogger(__name__)
 
@@ -26,8 +29,11 @@ ENGINE_INBOX_PREFIX = "_INBOX_engine"
 SERVICE_INBOX_PREFIX = "_INBOX"
 
 
-class CredentialRefused(Exception):
+class CredentialRefused(OutriderError):
     """NATS refused the user and password; retrying with them cannot help."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("NATS_CREDENTIALS_REFUSED", message)
 
 
 def servers(url: str) -> list[str]:
@@ -130,7 +136,6 @@ async def _abandon(connecting: asyncio.Future[Client]) -> None:
         await connecting.result().close()
         return
     connecting.cancel()
-    try:
+    # However an abandoned attempt ends, it is not news.
+    with contextlib.suppress(asyncio.CancelledError, Exception):
         await connecting
-    except (asyncio.CancelledError, Exception):  # noqa: BLE001 - an abandoned attempt's end is not news
-        pass

@@ -10,10 +10,11 @@ the engine SDK.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+import json
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import grpc
 
@@ -26,6 +27,26 @@ Item = TypeVar("Item")
 # (UPPER_SNAKE) and its details as a JSON object.
 ERROR_CODE_KEY = "outrider-error-code"
 ERROR_DETAILS_KEY = "outrider-error-details"
+
+
+def refusal_metadata(error: grpc.aio.AioRpcError) -> tuple[str | None, dict[str, Any]]:
+    """The error code and details a refusing server sent in the trailing
+    metadata: (None, {}) when it sent none (the transport refused the call),
+    and {} for details that are not a JSON object."""
+    # grpc-stubs types it as the sync API's metadatum objects; grpc.aio hands
+    # (key, value) pairs.
+    pairs = cast("Iterable[tuple[str, str | bytes]]", error.trailing_metadata() or ())
+    trailing = dict(pairs)
+    code = _text(trailing.get(ERROR_CODE_KEY))
+    try:
+        details = json.loads(_text(trailing.get(ERROR_DETAILS_KEY)) or "{}")
+    except ValueError:
+        details = {}
+    return code or None, details if isinstance(details, dict) else {}
+
+
+def _text(value: str | bytes | None) -> str | None:
+    return value.decode(errors="replace") if isinstance(value, bytes) else value
 
 
 Pairs = Callable[[], Sequence[tuple[str, str]]]
@@ -62,20 +83,33 @@ class _WithPairs:
         return self._call(*args, metadata=(*(metadata or ()), *self._pairs()), **kwargs)
 
 
+if TYPE_CHECKING:
+    # Generic in grpc-stubs only: at run time grpc.aio's classes take no parameters.
+    _UnaryUnaryKind = grpc.aio.UnaryUnaryMultiCallable[Any, Any]
+    _UnaryStreamKind = grpc.aio.UnaryStreamMultiCallable[Any, Any]
+    _StreamUnaryKind = grpc.aio.StreamUnaryMultiCallable[Any, Any]
+    _StreamStreamKind = grpc.aio.StreamStreamMultiCallable[Any, Any]
+else:
+    _UnaryUnaryKind = grpc.aio.UnaryUnaryMultiCallable
+    _UnaryStreamKind = grpc.aio.UnaryStreamMultiCallable
+    _StreamUnaryKind = grpc.aio.StreamUnaryMultiCallable
+    _StreamStreamKind = grpc.aio.StreamStreamMultiCallable
+
+
 # Each an instance of its kind's class, as a stub's callables are.
-class _Unary(_WithPairs, grpc.aio.UnaryUnaryMultiCallable):
+class _Unary(_WithPairs, _UnaryUnaryKind):
     pass
 
 
-class _UnaryStream(_WithPairs, grpc.aio.UnaryStreamMultiCallable):
+class _UnaryStream(_WithPairs, _UnaryStreamKind):
     pass
 
 
-class _StreamUnary(_WithPairs, grpc.aio.StreamUnaryMultiCallable):
+class _StreamUnary(_WithPairs, _StreamUnaryKind):
     pass
 
 
-class _StreamStream(_WithPairs, grpc.aio.StreamStreamMultiCallable):
+class _StreamStream(_WithPairs, _StreamStreamKind):
     pass
 
 

@@ -109,7 +109,7 @@ async def measure(base: str, token: str, pages: dict[str, tuple[str, str]], roun
 
 
 def outrider(*args: str, env: dict[str, str], **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "outrider.cli", *args], env=env, check=True, text=True,
+    return subprocess.run([sys.executable, "-m", "launcher.cli", *args], env=env, check=True, text=True,
                           capture_output=True, **kwargs)
 
 
@@ -141,7 +141,7 @@ async def main(scale: int, rounds: int, breakdown: bool) -> None:
     env.update({"OUTRIDER_DATA_DIR": str(data_dir / "data"), "OUTRIDER_HTTP_PORT": str(port),
                 "OUTRIDER_GRPC_PORT": str(grpc_base()), "OUTRIDER_NATS_PORT": str(free_port())})
     base = f"http://127.0.0.1:{port}"
-    up = subprocess.Popen([sys.executable, "-m", "outrider.cli", "up"], env=env, stdout=subprocess.DEVNULL,
+    up = subprocess.Popen([sys.executable, "-m", "launcher.cli", "up"], env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
     try:
         wait_ready(base, up)

@@ -92,7 +92,7 @@ WARM_S = 2.0
 
 
 def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    # As `outrider serve` runs a context (outrider.cli), so the parts cost
+    # As `outrider serve` runs a context (launcher.cli), so the parts cost
     # what they cost there.
     try:
         import uvloop
@@ -447,7 +447,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def _run_child(kind: str, *args: str) -> None:
     if kind == "http":
         port, decisions_addr = args
-        # As `outrider gateway` runs the gateway (outrider.cli).
+        # As `outrider gateway` runs the gateway (launcher.cli).
         uvicorn.run(
             _bare_route(decisions_addr),
             host="127.0.0.1",

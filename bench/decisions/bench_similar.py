@@ -380,7 +380,7 @@ class Servers:
             log = logs / f"{args[-1]}{self.suffix.replace(' ', '-')}.log"
             self.processes.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "outrider.cli", *args],
+                    [sys.executable, "-m", "launcher.cli", *args],
                     env=env,
                     cwd=self.root,
                     stdout=log.open("w"),

@@ -278,7 +278,7 @@ def _env(run_url: str, nats_url: str, workdir: Path, ports: dict[str, int]) -> d
 def services(env: dict[str, str], workdir: Path) -> Iterator[dict[str, subprocess.Popen]]:
     processes = {
         context: subprocess.Popen(
-            [sys.executable, "-m", "outrider.cli", "serve", context],
+            [sys.executable, "-m", "launcher.cli", "serve", context],
             env=env,
             cwd=ROOT,
             stdout=(workdir / f"{context}.log").open("a"),

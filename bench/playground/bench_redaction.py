@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from outrider.demo.backend import build_world
+from launcher.demo.backend import build_world
 from services.playground.redaction import DEFAULT_RESULT_LIMIT, Redactor
 from tests.unit.playground.planted import Verdict, judge, planted_document
 

@@ -114,9 +114,9 @@ class Stack:
 async def start(workdir: Path, embedded: EmbeddedStack) -> Stack:
     database_url = await create_database(embedded, DATABASE)
     stack = Stack(workdir, database_url, embedded.raw_dsn(DATABASE))
-    stack.spawn("registry", "outrider.cli", "serve", "registry")
+    stack.spawn("registry", "launcher.cli", "serve", "registry")
     await wait_grpc_serving(f"127.0.0.1:{stack.registry_port}")
-    stack.spawn("gateway", "outrider.cli", "gateway")
+    stack.spawn("gateway", "launcher.cli", "gateway")
     stack.spawn("bare_http", "bench.registry.baseline", "http", str(stack.bare_http_port))
     stack.spawn("echo", "bench.registry.baseline", "grpc", str(stack.echo_port))
     for port in (stack.gateway_port, stack.bare_http_port, stack.echo_port):

@@ -154,7 +154,7 @@ class Stack:
 async def start_service(stack: Stack) -> None:
     log = open(stack.directory / "telemetry.log", "ab")  # noqa: SIM115 - owned by the child
     stack.service = subprocess.Popen(
-        [sys.executable, "-m", "outrider.cli", "serve", "telemetry"],
+        [sys.executable, "-m", "launcher.cli", "serve", "telemetry"],
         cwd=ROOT,
         env=stack.service_env,
         stdout=log,

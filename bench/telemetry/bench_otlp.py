@@ -144,7 +144,7 @@ async def send(url: str, round_id: int, size: int) -> dict[str, float]:
 def start_gateway(stack: Stack, port: int) -> subprocess.Popen[bytes]:
     log = open(stack.directory / "gateway.log", "ab")  # noqa: SIM115 - owned by the child
     return subprocess.Popen(
-        [sys.executable, "-m", "outrider.cli", "gateway"],
+        [sys.executable, "-m", "launcher.cli", "gateway"],
         cwd=ROOT,
         env={**stack.service_env, "OUTRIDER_HTTP_PORT": str(port)},
         stdout=log,

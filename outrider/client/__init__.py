@@ -3,7 +3,8 @@ precedents, pass the human-decision gate and publish telemetry.
 
 Depends only on grpcio, protobuf, nats-py and the standard library, so an
 engine installs it without the platform's server dependencies
-(`pip install outrider`, no extra).
+(`pip install outrider`, no extra). Everything it raises when Outrider
+refuses is an OutriderError (outrider.errors).
 """
 
 from outrider.client.decisions import (
@@ -23,21 +24,51 @@ from outrider.client.registry import (
     ToolSettings,
     UnknownThreshold,
 )
-from outrider.client.subjects import HumanDecision, Lease, LeaseRefused, SubjectGate
+from outrider.client.subjects import HumanDecision, Lease, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
+from outrider.errors import (
+    AlreadyExists,
+    Conflict,
+    DatabaseUnavailable,
+    DecisionIdReused,
+    HumanSourceConflict,
+    HumanSourcesMisconfigured,
+    InvalidArgument,
+    LeaseRefused,
+    LeaseUnavailable,
+    NotFound,
+    OutriderError,
+    PermissionDenied,
+    RateLimited,
+    Unauthenticated,
+    Unavailable,
+    refusal,
+)
 from outrider.nats_access import CredentialRefused
 from outrider.rpc import TlsFiles, keyed_channel
 
 __all__ = [
     "AgentSettings",
+    "AlreadyExists",
+    "Conflict",
     "CredentialRefused",
+    "DatabaseUnavailable",
+    "DecisionIdReused",
     "DecisionRecorder",
     "HumanDecision",
+    "HumanSourceConflict",
+    "HumanSourcesMisconfigured",
+    "InvalidArgument",
     "Lease",
     "LeaseRefused",
+    "LeaseUnavailable",
+    "NotFound",
+    "OutriderError",
+    "PermissionDenied",
     "Precedent",
     "PrecedentClient",
     "Precedents",
+    "RateLimited",
     "RecorderCounters",
     "RegistryClient",
     "RegistryDefaults",
@@ -48,6 +79,9 @@ __all__ = [
     "TelemetryPublisher",
     "TlsFiles",
     "ToolSettings",
+    "Unauthenticated",
+    "Unavailable",
     "UnknownThreshold",
     "keyed_channel",
+    "refusal",
 ]

@@ -24,6 +24,7 @@ from typing import Any
 
 import grpc
 
+from outrider.errors import refusal
 from outrider.precedent_stream import PrecedentSearches, SearchStreamBroken
 from outrider.rpc import PERMANENT_CODES, TlsFiles, keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
@@ -150,7 +151,7 @@ class DecisionRecorder:
         while self._queue is not None and not self._queue.empty():
             request = self._queue.get_nowait()
             self._drop("shutdown", request.id)
-        await self._channel.close()
+        await self._channel.close(None)
 
     def _ensure_worker(self) -> asyncio.Queue[decisions_pb2.RecordDecisionRequest]:
         asyncio.get_running_loop()
@@ -182,11 +183,12 @@ class DecisionRecorder:
             try:
                 await self._stub.RecordDecision(request, timeout=self._call_timeout_s)
             except grpc.aio.AioRpcError as error:
+                refused = refusal(error)
                 if error.code() in PERMANENT_CODES:
-                    self._drop("rejected", request.id, f"{error.code().name}: {error.details()}")
+                    self._drop("rejected", request.id, f"{refused.code}: {refused.message}")
                     return
                 if attempt == self._max_attempts:
-                    self._drop("retries_exhausted", request.id, error.code().name)
+                    self._drop("retries_exhausted", request.id, refused.code)
                     return
                 self.counters.retried += 1
                 # Full jitter: a fleet of engines reconnecting must not retry in step.
@@ -209,13 +211,14 @@ class DecisionRecorder:
                     for single in batch:
                         await self._send(single)
                     return
+                refused = refusal(error)
                 if error.code() in PERMANENT_CODES:
                     for single in batch:
-                        self._drop("rejected", single.id, f"{error.code().name}: {error.details()}")
+                        self._drop("rejected", single.id, f"{refused.code}: {refused.message}")
                     return
                 if attempt == self._max_attempts:
                     for single in batch:
-                        self._drop("retries_exhausted", single.id, error.code().name)
+                        self._drop("retries_exhausted", single.id, refused.code)
                     return
                 # Every decision carries its id, so resending the whole batch
                 # records none of them twice.
@@ -299,7 +302,7 @@ class PrecedentClient:
         except SearchStreamBroken as broken:
             return self._unavailable(broken.code.name if broken.code else "CLOSED")
         if answer.HasField("refused"):
-            return self._unavailable(answer.refused.status)
+            return self._unavailable(answer.refused.code or answer.refused.status)
         found = answer.found
         items = tuple(
             Precedent(
@@ -324,4 +327,4 @@ class PrecedentClient:
 
     async def close(self) -> None:
         await self._searches.close()
-        await self._channel.close()
+        await self._channel.close(None)

@@ -46,6 +46,7 @@ from typing import Any, Final, Literal
 
 import grpc
 
+from outrider.errors import OutriderError, refusal
 from outrider.rpc import TlsFiles, keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 
@@ -60,16 +61,22 @@ SUPPORTED_FORMAT: Final = 1
 _CACHE_VERSION: Final = 1
 
 
-class SnapshotFormatError(ValueError):
+class SnapshotFormatError(OutriderError, ValueError):
     """A snapshot document this client cannot read; the previous snapshot stays in force."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__("SNAPSHOT_UNREADABLE", message)
 
-class UnknownThreshold(LookupError):
+
+class UnknownThreshold(OutriderError, LookupError):
     """Neither the snapshot nor the defaults hold this threshold.
 
     Raised rather than answered with a guess: an invented number in a
     decision rule is worse than a loud failure at start-up.
     """
+
+    def __init__(self, message: str) -> None:
+        super().__init__("UNKNOWN_THRESHOLD", message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +316,7 @@ class RegistryClient:
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
         if self._channel is not None:
-            await self._channel.close()
+            await self._channel.close(None)
             self._channel = None
         self._connected = False
 
@@ -398,13 +405,13 @@ class RegistryClient:
                 except grpc.aio.AioRpcError as error:
                     if error.code() == grpc.StatusCode.UNIMPLEMENTED:
                         can_watch = False
-                    _log.info("registry watch ended: %s", error.code().name)
+                    _log.info("registry watch ended: %s", refusal(error).code)
                 finally:
                     self._connected = False
             try:
                 await self._poll(stub)
             except grpc.aio.AioRpcError as error:
-                _log.warning("registry unreachable (%s); keeping the %s settings", error.code().name, self._source)
+                _log.warning("registry unreachable (%s); keeping the %s settings", refusal(error).code, self._source)
             else:
                 if not can_watch:
                     failures = 0
@@ -414,7 +421,7 @@ class RegistryClient:
             await asyncio.sleep(self._backoff(failures + 1))
 
     def _backoff(self, attempt: int) -> float:
-        ceiling = min(self._retry_max_s, self._retry_min_s * 2 ** (attempt - 1))
+        ceiling = min(self._retry_max_s, self._retry_min_s * 2.0 ** (attempt - 1))
         # Jitter spreads a fleet's reconnects after a registry restart.
         return ceiling * random.uniform(0.5, 1.0)
 
@@ -439,7 +446,7 @@ class RegistryClient:
                     # there, or give the stream up and fall back to polling.
                     await self._poll(stub)
                 message = read.result()
-                if message is grpc.aio.EOF:
+                if message is grpc.aio.EOF:  # type: ignore[attr-defined]  # grpc-stubs omits the EOF sentinel
                     return opened
                 self._apply(message.etag, message.document)
         finally:

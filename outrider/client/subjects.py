@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 
 import grpc
 
+from outrider.errors import LeaseRefused as LeaseRefused  # re-exported: importable from here as it always was
+from outrider.errors import lease_refusal
 from outrider.rpc import TlsFiles, keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 
@@ -30,14 +32,6 @@ class Lease:
     human_decisions: tuple[HumanDecision, ...]
 
 
-class LeaseRefused(Exception):
-    """The subject's human-input source could not be read: do not act on it yet."""
-
-    def __init__(self, subject_id: str, code: str, reason: str) -> None:
-        super().__init__(f"lease of {subject_id} refused ({code}): {reason}")
-        self.subject_id, self.code, self.reason = subject_id, code, reason
-
-
 class SubjectGate:
     def __init__(
         self,
@@ -54,13 +48,14 @@ class SubjectGate:
 
     async def lease(self, subject_id: str) -> Lease:
         """Reconcile the subject's newer human input, then answer it. Fails closed:
-        raises LeaseRefused instead of letting an agent act on an older intent."""
+        raises LeaseRefused (outrider.errors says which kind) instead of
+        letting an agent act on an older intent."""
         try:
             reply = await self._stub.LeaseSubject(
                 decisions_pb2.LeaseSubjectRequest(subject_id=subject_id), timeout=self._timeout_s
             )
         except grpc.aio.AioRpcError as error:
-            raise LeaseRefused(subject_id, error.code().name, error.details() or "") from error
+            raise lease_refusal(subject_id, error) from error
         return Lease(
             subject_id=reply.subject_id,
             human_decisions=tuple(
@@ -77,4 +72,4 @@ class SubjectGate:
         )
 
     async def close(self) -> None:
-        await self._channel.close()
+        await self._channel.close(None)

@@ -24,8 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from outrider.balancing import AddressError, target
-
-CONTEXTS: tuple[str, ...] = ("registry", "decisions", "outcomes", "playground", "telemetry")
+from outrider.contexts import CONTEXTS as CONTEXTS  # re-exported: the services read it with their settings
 
 _log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from gateway.app import create_app
 from gateway.auth import issue_token
-from outrider.demo.fleet import DemoTarget, run_fleet
+from launcher.demo.fleet import DemoTarget, run_fleet
 from services.common.embedded import free_port
 from services.common.settings import CONTEXTS, Settings
 from tests.console_tools import ROOT, chromium, node_modules

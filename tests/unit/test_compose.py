@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from outrider.cli import parser
+from launcher.cli import parser
 from services.common.embedded import nats_server_binary
 from services.common.nats import NatsUser, authorization
 from services.common.settings import CONTEXTS, ENV_PREFIXES, ENV_VARS, Settings, load

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from gateway.app import create_app
-from outrider.cli import parser
+from launcher.cli import parser
 from services.common.embedded import nats_server_binary
 from services.common.nats import NatsUser, authorization
 from services.common.runtime import LIVENESS_SERVICE

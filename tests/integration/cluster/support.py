@@ -225,7 +225,7 @@ def _platform_env(template, database: str, data_dir, extra_env: dict[str, str]) 
 @contextmanager
 def _process(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "outrider.cli", *command],
+        [sys.executable, "-m", "launcher.cli", *command],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -10,10 +10,10 @@ import uvicorn
 
 from gateway.app import create_app
 from gateway.auth import issue_token
-from outrider.demo.fleet import STRONG_MODEL, WEAK_MODEL, DemoTarget, render, run_fleet
+from launcher.demo.fleet import STRONG_MODEL, WEAK_MODEL, DemoTarget, render, run_fleet
 from services.common.embedded import free_port
 from services.common.settings import CONTEXTS
-from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, running, with_env
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, eventually, running, with_env
 
 
 async def test_the_demo_shows_the_whole_loop(settings):
@@ -25,9 +25,12 @@ async def test_the_demo_shows_the_whole_loop(settings):
             uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_config=None, access_log=False)
         )
         serving = asyncio.create_task(server.serve())
+
+        async def started() -> bool:
+            return server.started
+
         try:
-            while not server.started:
-                await asyncio.sleep(0.05)
+            await eventually(started, what="the gateway serving")
             target = DemoTarget(
                 gateway_url=f"http://127.0.0.1:{port}",
                 decisions_addr=settings.addr("decisions"),

@@ -40,7 +40,9 @@ def base_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(home / "bin" / "outrider"), *args], capture_output=True, text=True, timeout=60, cwd=home)
+    return subprocess.run(
+        [str(home / "bin" / "outrider"), *args], capture_output=True, text=True, timeout=60, cwd=home, check=False
+    )
 
 
 def test_the_base_install_has_no_server_package(base_venv: Path) -> None:
@@ -63,7 +65,7 @@ def test_the_client_imports_and_builds_a_request(base_venv: Path) -> None:
         "print('ok')\n"
     )
     result = subprocess.run(
-        [str(base_venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, cwd=base_venv
+        [str(base_venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, cwd=base_venv, check=False
     )
     assert (result.returncode, result.stdout.strip()) == (0, "ok"), result.stderr
 
@@ -106,12 +108,7 @@ def test_the_server_side_never_imports_the_engine_sdk(side: str) -> None:
 def test_the_engine_sdk_never_imports_server_code() -> None:
     offenders = sorted(
         str(path.relative_to(ROOT))
-        for path in [
-            *(ROOT / "outrider" / "client").rglob("*.py"),
-            ROOT / "outrider" / "rpc.py",
-            ROOT / "outrider" / "wire.py",
-            ROOT / "outrider" / "precedent_stream.py",
-        ]
-        if any(name.partition(".")[0] in ("services", "gateway") for name in imported_modules(path))
+        for path in (ROOT / "outrider").rglob("*.py")
+        if any(name.partition(".")[0] in ("services", "gateway", "launcher") for name in imported_modules(path))
     )
     assert offenders == []

@@ -73,7 +73,7 @@ class Platform:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "outrider.cli", "up"],
+            [sys.executable, "-m", "launcher.cli", "up"],
             env=self.env,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -92,7 +92,7 @@ class Platform:
 
     def token(self, role: int) -> str:
         out = subprocess.run(
-            [sys.executable, "-m", "outrider.cli", "token", "--role", str(role)],
+            [sys.executable, "-m", "launcher.cli", "token", "--role", str(role)],
             env=self.env,
             capture_output=True,
             text=True,

@@ -10,7 +10,7 @@ import re
 
 import asyncpg
 
-from outrider.demo.backend import build_world, create_backend
+from launcher.demo.backend import build_world, create_backend
 from services.common.logs import JsonFormatter
 from tests.harness import bearer, with_env
 from tests.integration.playground.scripted import Call, Say

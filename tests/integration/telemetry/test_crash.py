@@ -60,7 +60,7 @@ async def start_service(settings: Settings, log: Path) -> asyncio.subprocess.Pro
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "outrider.cli",
+            "launcher.cli",
             "serve",
             "telemetry",
             cwd=ROOT,

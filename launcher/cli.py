@@ -15,17 +15,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-CONTEXTS = ("registry", "decisions", "outcomes", "playground", "telemetry")
+from outrider.contexts import CONTEXTS
+
+if TYPE_CHECKING:
+    from services.common.settings import Settings
 
 
 class CommandError(Exception):
     """A failure the user can act on; printed as one line, no traceback."""
 
 
-def _settings():
+def _settings() -> Settings:
     from services.common import logs, settings
 
     loaded = settings.load()
@@ -34,7 +39,7 @@ def _settings():
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from outrider.supervisor import run_platform
+    from launcher.supervisor import run_platform
 
     return run_platform(_settings())
 
@@ -85,12 +90,12 @@ def cmd_gateway(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from outrider.supervisor import with_embedded
+    from launcher.supervisor import database_url, with_embedded
     from services.common.db import context_engine, migrate, wait_reachable
 
-    async def run(url: str) -> None:
+    async def run(settings: Settings) -> None:
         for context in CONTEXTS:
-            engine = context_engine(url, context)
+            engine = context_engine(database_url(settings), context)
             try:
                 await wait_reachable(engine)
                 applied = await migrate(engine, context)
@@ -98,15 +103,15 @@ def cmd_migrate(args: argparse.Namespace) -> int:
             finally:
                 await engine.dispose()
 
-    return with_embedded(_settings(), lambda s: asyncio.run(run(s.database_url)), nats=False)
+    return with_embedded(_settings(), lambda s: asyncio.run(run(s)), nats=False)
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
-    from outrider.supervisor import with_embedded
+    from launcher.supervisor import database_url, with_embedded
     from services.registry.seeding import seed_registry
 
-    def run(settings) -> None:
-        counts = asyncio.run(seed_registry(settings.database_url))
+    def run(settings: Settings) -> None:
+        counts = asyncio.run(seed_registry(database_url(settings)))
         print(", ".join(f"{n} {what}" for what, n in counts.items()))
 
     return with_embedded(_settings(), run, nats=False)
@@ -119,8 +124,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import uvicorn
 
     from gateway.auth import issue_token
-    from outrider.demo.backend import create_backend
-    from outrider.demo.fleet import DemoTarget, run_fleet
+    from launcher.demo.backend import create_backend
+    from launcher.demo.fleet import DemoTarget, run_fleet
     from services.common.embedded import port_free
 
     settings = _settings()
@@ -256,19 +261,25 @@ SERVER_MODULES = frozenset(
 )
 
 
+def server_extra_missing() -> bool:
+    """True when a module of the `server` extra is not installed. Looked up
+    without importing: every command imports the services, and in the base
+    install the first server package they reach would fail with a traceback
+    instead of the one line that says what to install."""
+    return any(importlib.util.find_spec(name) is None for name in SERVER_MODULES)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        return _run(args)
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] not in SERVER_MODULES:
-            raise
+    if server_extra_missing():
         print(
             f"outrider: error: `outrider {args.command}` runs server parts this install lacks;"
             " install them with: pip install 'outrider[server]'",
             file=sys.stderr,
         )
         return 2
+    try:
+        return _run(args)
     except KeyboardInterrupt:
         return 130
 
@@ -279,8 +290,9 @@ def _run(args: argparse.Namespace) -> int:
     from services.common.grpc_server import PortInUse
     from services.common.settings import SettingsError
 
+    handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return args.handler(args)
+        return handler(args)
     except (CommandError, SettingsError, EmbeddedError, PortInUse) as exc:
         print(f"outrider: error: {exc}", file=sys.stderr)
         return 2

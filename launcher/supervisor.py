@@ -5,6 +5,7 @@ and one for the gateway, so both cores work and a crash restarts one part.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
@@ -48,8 +49,17 @@ def with_embedded(settings: Settings, body: Callable[[Settings], None], *, nats:
             pg.stop()
 
 
+def database_url(settings: Settings) -> str:
+    """The database URL of settings with_embedded has resolved: set by then,
+    from the environment or by the embedded server."""
+    assert settings.database_url, "with_embedded resolves the database URL before its body runs"
+    return settings.database_url
+
+
 def embedded_nats(settings: Settings) -> EmbeddedNats:
-    tls = ServedTls(settings.nats_tls_cert, settings.nats_tls_key) if settings.nats_tls_cert else None
+    # Settings refuse a certificate without its key and a key without its certificate.
+    cert, key = settings.nats_tls_cert, settings.nats_tls_key
+    tls = ServedTls(cert, key) if cert is not None and key is not None else None
     return EmbeddedNats(
         settings.data_dir,
         settings.nats_port,
@@ -147,12 +157,10 @@ class Supervisor:
 def wait_ready(url: str, timeout: float = READY_TIMEOUT_S) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as reply:
-                if reply.status == 200:
-                    return True
-        except Exception:  # noqa: BLE001 - not ready yet
-            pass
+        # Any failure means not ready yet: refused, reset, or half an answer.
+        with contextlib.suppress(Exception), urllib.request.urlopen(url, timeout=2) as reply:
+            if reply.status == 200:
+                return True
         time.sleep(0.3)
     return False
 
@@ -196,7 +204,7 @@ def run_platform(settings: Settings) -> int:
                 "OUTRIDER_SERVICE_KEY": resolved.service_key,
             }
         )
-        exe = [sys.executable, "-m", "outrider.cli"]
+        exe = [sys.executable, "-m", "launcher.cli"]
         supervisor = Supervisor(
             resolved, env, [Child(c, [*exe, "serve", c]) for c in CONTEXTS] + [Child("gateway", [*exe, "gateway"])]
         )

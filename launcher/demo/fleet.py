@@ -252,6 +252,7 @@ class Fleet:
 
     async def _facts(self, decision_type: str, subject: str, decided_at: datetime, works: bool) -> None:
         later = decided_at + timedelta(minutes=self.rng.randrange(5, 35))
+        event: dict[str, str | bool]
         if decision_type == "stall_response":
             sla = decided_at + timedelta(minutes=30)
             delivered = later if works else sla + timedelta(minutes=self.rng.randrange(5, 60))
@@ -307,10 +308,11 @@ class Fleet:
             "success_rate": answer.success_rate,
             "available": answer.available,
         }
-        for key, query in (
+        routing_queries: tuple[tuple[str, dict[str, str | int]], ...] = (
             ("routing", {"decision_type": "stall_response", "seed": 7}),
             ("conversation_routing", {"skill": "order_intake_auto_schedule", "seed": 7}),
-        ):
+        )
+        for key, query in routing_queries:
             reply = await self.http.get("/admin/ai/routing", params=query, headers=self.console)
             reply.raise_for_status()
             setattr(self.report, key, reply.json())
