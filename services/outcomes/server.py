@@ -41,7 +41,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     )
     router = Router(runtime.engine, decisions=decisions)
     service = OutcomesService(runtime.engine, sweeper=sweeper, router=router)
-    outcomes_pb2_grpc.add_OutcomesServicer_to_server(service, server)  # type: ignore[no-untyped-call]  # generated untyped
+    outcomes_pb2_grpc.add_OutcomesServicer_to_server(service, server)
     if runtime.js is None:
         raise RuntimeError("the outcomes context needs JetStream; USES_NATS makes the runtime connect it")
     consumer = FactsConsumer(runtime.js, runtime.engine, max_deliver=runtime.settings.max_deliver)

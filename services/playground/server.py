@@ -57,4 +57,4 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     # Registered last, so it runs first at shutdown: ends of cancelled runs
     # are written before the HTTP client and the engine close.
     runtime.on_close(runs.close)
-    playground_pb2_grpc.add_PlaygroundServicer_to_server(PlaygroundService(runs), server)  # type: ignore[no-untyped-call]  # generated, unannotated
+    playground_pb2_grpc.add_PlaygroundServicer_to_server(PlaygroundService(runs), server)

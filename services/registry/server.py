@@ -49,4 +49,4 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     await hub.start(runtime.spawn)
     runtime.on_close(hub.close)
     service = RegistryService(runtime.engine, runtime.settings, hub)
-    registry_pb2_grpc.add_RegistryServicer_to_server(service, server)  # type: ignore[no-untyped-call]  # generated, unannotated
+    registry_pb2_grpc.add_RegistryServicer_to_server(service, server)
