@@ -5,7 +5,7 @@ import { useCanWrite } from "../../../lib/SessionContext";
 import { ErrorNotice } from "../../../components/States";
 import { checkThreshold, formFromThresholds, serverProblems, thresholdPatch, type ThresholdForm } from "../logic/thresholds";
 import { useUpdateSkill } from "../api/queries";
-import { ConflictNotice } from "./SkillCard";
+import { ConflictNotice } from "./ConflictNotice";
 
 export function ThresholdEditor({ skill }: { skill: Skill }) {
   const canWrite = useCanWrite();
