@@ -1,6 +1,6 @@
 // A playground run as it streams in: one pure reducer over the server's
 // events, so the page only renders state.
-import type { RunTrace, TraceStep } from "../../../api/resources";
+import type { ErrorBody, ErrorEnvelope, RunTrace, TraceStep } from "../../../api/resources";
 
 export const PROMPT_LIMIT = 2000;
 
@@ -12,10 +12,11 @@ export function promptBudget(prompt: string): { used: number; left: number; over
 
 export type RunState = {
   status: "idle" | "running" | "done" | "failed";
-  started: { id: string; agent_id: string; skill_id: string; model: string } | null;
+  /** The "started" event: which run, and what it runs. */
+  started: Pick<RunTrace, "id" | "agent_id" | "skill_id" | "model"> | null;
   steps: TraceStep[];
   trace: RunTrace | null;
-  error: { code: string; message: string; details: Record<string, unknown> } | null;
+  error: ErrorBody | null;
 };
 
 export const IDLE: RunState = { status: "idle", started: null, steps: [], trace: null, error: null };
@@ -32,10 +33,10 @@ export function applyEvent(state: RunState, event: string, data: unknown): RunSt
       return { ...state, steps: [...state.steps, data as TraceStep] };
     case "done": {
       const trace = data as RunTrace;
-      return { ...state, status: "done", trace, steps: trace.steps ?? state.steps };
+      return { ...state, status: "done", trace, steps: trace.steps };
     }
     case "error": {
-      const body = (data as { error?: RunState["error"] }).error;
+      const body = (data as Partial<ErrorEnvelope>).error;
       return { ...state, status: "failed", error: body ?? { code: "UNKNOWN", message: "the run failed", details: {} } };
     }
     default:
@@ -48,7 +49,7 @@ export function failRun(state: RunState, code: string, message: string, details:
 }
 
 /** What the operator should read for a refused or failed run. */
-export function explainFailure(error: { code: string; message: string; details: Record<string, unknown> }): string {
+export function explainFailure(error: ErrorBody): string {
   switch (error.code) {
     case "PLAYGROUND_NOT_CONFIGURED":
       return "The playground is not configured on this Outrider: it needs ANTHROPIC_API_KEY to call the model. Nothing was run.";
