@@ -93,7 +93,8 @@ export async function failure(response: Response): Promise<ApiError> {
   }
   const error = body.error;
   const apiError = error
-    ? new ApiError(response.status, error.code, error.message, error.details ?? {})
+    ? // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a proxy before the gateway may answer JSON that is not its envelope
+      new ApiError(response.status, error.code, error.message, error.details ?? {})
     : new ApiError(response.status, "HTTP_ERROR", `the gateway answered ${response.status} ${response.statusText}`);
   if (response.status === 401) onUnauthorized(apiError.message);
   return apiError;

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { ApiError, fieldProblems } from "../../../api/client";
 import type { Tool } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
@@ -47,7 +47,7 @@ function NewSkillForm({ agentId, tools }: { agentId: string; tools: Tool[] }) {
   const server = create.error instanceof ApiError && create.error.status === 422 ? fieldProblems(create.error.details) : {};
   const problem = (field: string): string | undefined => server[field] ?? (touched ? local[field] : undefined);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     setTouched(true);
     if (Object.keys(local).length > 0) return;

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
 import { Pager, useKeysetPages } from "../../../components/Pager";
 import { Empty, QueryView } from "../../../components/States";
@@ -19,7 +19,7 @@ export function AuditPage() {
   const [draft, setDraft] = useState(filters);
   const audit = useAudit(filters, pages.cursor);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     pages.restart({ ...draft });
   };

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import type { OutcomeIn } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
 import { useCanWrite } from "../../../lib/SessionContext";
@@ -161,7 +161,7 @@ function Rejudge({ decisionId, current }: { decisionId: string; current: string 
   const [outcome, setOutcome] = useState<OutcomeIn["outcome"]>(current === "success" ? "failure" : "success");
   const [reason, setReason] = useState("");
   const [done, setDone] = useState(false);
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     setDone(false);
     rejudge.mutate({ outcome, reason }, { onSuccess: () => { setReason(""); setDone(true); } });

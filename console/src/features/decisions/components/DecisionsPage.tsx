@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
 import { Pager, useKeysetPages } from "../../../components/Pager";
 import { OutcomeBadge } from "../../../components/Badges";
@@ -98,7 +98,7 @@ function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (nex
   const choices = useFilterChoices();
   const set = (field: keyof DecisionFilters) => (event: { target: { value: string } }) =>
     setDraft({ ...draft, [field]: event.target.value });
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     onApply(draft);
   };

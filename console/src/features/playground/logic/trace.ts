@@ -6,6 +6,7 @@ export const PROMPT_LIMIT = 2000;
 
 /** The prompt's length as the server counts it (Unicode code points, not UTF-16 units). */
 export function promptBudget(prompt: string): { used: number; left: number; over: boolean } {
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are what the server's limit counts, not graphemes
   const used = [...prompt].length;
   return { used, left: PROMPT_LIMIT - used, over: used > PROMPT_LIMIT };
 }
