@@ -21,12 +21,14 @@ test: install
 	$(BIN)/python -m pytest
 
 # The checks that keep the code's shape: lint and format, types, and the
-# import contracts in pyproject.toml.
+# import contracts in pyproject.toml; then the console's ESLint and tsc
+# (console/eslint.config.js), which need its packages and Node 20.19+.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	cd console && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run --silent lint
 
 stubs: install
 	$(BIN)/python scripts/codegen.py

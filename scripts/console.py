@@ -1,11 +1,12 @@
 """Rebuild the operator console: its API types from the gateway's OpenAPI
 document, then its bundle.
 
-Usage: python scripts/console.py [--types-out FILE] [--bundle-out DIR] [--openapi-out FILE]
+Usage: python scripts/console.py [--types-only | --bundle-only] [--types-out FILE]
+                                 [--bundle-out DIR] [--openapi-out FILE]
 
 With no options it writes console/src/api/schema.d.ts and the bundle into
 gateway/console_dist, the committed copies. tests/unit/test_console_fresh.py
-writes both into a temporary folder and fails when the committed ones differ.
+writes each into a temporary folder and fails when the committed one differs.
 Needs Node and `npm ci` run in console/.
 """
 
@@ -71,11 +72,14 @@ def main() -> None:
     parser.add_argument("--types-out", type=Path, default=TYPES)
     parser.add_argument("--bundle-out", type=Path, default=BUNDLE)
     parser.add_argument("--openapi-out", type=Path, default=CONSOLE / ".openapi.json")
-    parser.add_argument("--types-only", action="store_true", help="regenerate the API types, not the bundle")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--types-only", action="store_true", help="regenerate the API types, not the bundle")
+    only.add_argument("--bundle-only", action="store_true", help="build the bundle from the API types as they are")
     args = parser.parse_args()
     if shutil.which("node") is None:
         raise SystemExit("node is not installed: the console needs Node 20.19 or newer to rebuild")
-    write_types(args.types_out.resolve(), args.openapi_out.resolve())
+    if not args.bundle_only:
+        write_types(args.types_out.resolve(), args.openapi_out.resolve())
     if not args.types_only:
         build_bundle(args.bundle_out.resolve())
 

@@ -1,10 +1,9 @@
 // The one way the console reaches the gateway: JSON over fetch with the
-// session's Bearer token. Paths are checked against the generated OpenAPI
-// types, so a route renamed on the server fails the type check here.
-import type { GetResponses, WriteResponses } from "./resources";
+// session's Bearer token. A route's path, query, request body and answer are
+// all read from the generated OpenAPI types, so a route renamed or reshaped
+// on the server fails the type check here.
+import type { ErrorEnvelope } from "./resources";
 import type { paths } from "./schema";
-
-export type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
 
 export class ApiError extends Error {
   readonly status: number;
@@ -20,13 +19,25 @@ export class ApiError extends Error {
 }
 
 type Method = "get" | "post" | "patch";
+/** The console's routes (under /admin) that answer `M`; the engine's are not for it. */
 type PathWith<M extends Method> = {
-  [P in keyof paths]: paths[P] extends Record<M, object> ? P : never;
+  [P in keyof paths]: P extends `/admin/${string}` ? (paths[P] extends Record<M, object> ? P : never) : never;
 }[keyof paths];
 type QueryOf<P extends keyof paths, M extends Method> = paths[P][M] extends {
   parameters: { query?: infer Q };
 }
   ? NonNullable<Q>
+  : never;
+type JsonOf<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
+
+/** The JSON a route answers on success: 200, or 201 for a creation. */
+export type ResponseOf<P extends PathWith<M>, M extends Method> = paths[P][M] extends { responses: infer R }
+  ? JsonOf<R[Extract<keyof R, 200 | 201>]>
+  : never;
+
+/** The JSON body a write route takes. */
+export type BodyOf<P extends PathWith<M>, M extends "post" | "patch"> = paths[P][M] extends { requestBody?: infer B }
+  ? JsonOf<NonNullable<B>>
   : never;
 
 let tokenSource: () => string | null = () => null;
@@ -74,15 +85,16 @@ export function authHeaders(): Record<string, string> {
 
 /** Turn a non-2xx answer into an ApiError carrying the gateway's envelope. */
 export async function failure(response: Response): Promise<ApiError> {
-  let body: Partial<ErrorBody> = {};
+  let body: Partial<ErrorEnvelope>;
   try {
-    body = (await response.json()) as Partial<ErrorBody>;
+    body = (await response.json()) as Partial<ErrorEnvelope>;
   } catch {
     body = {};
   }
   const error = body.error;
   const apiError = error
-    ? new ApiError(response.status, error.code, error.message, error.details ?? {})
+    ? // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a proxy before the gateway may answer JSON that is not its envelope
+      new ApiError(response.status, error.code, error.message, error.details ?? {})
     : new ApiError(response.status, "HTTP_ERROR", `the gateway answered ${response.status} ${response.statusText}`);
   if (response.status === 401) onUnauthorized(apiError.message);
   return apiError;
@@ -103,30 +115,25 @@ async function send<T>(method: string, url: string, body?: unknown): Promise<T> 
   return (await response.json()) as T;
 }
 
-// Each route's response type comes from resources.ts; its path and query
-// parameters from the generated OpenAPI types, so both sides are checked.
-export function apiGet<P extends PathWith<"get"> & keyof GetResponses>(
+export function apiGet<P extends PathWith<"get">>(
   path: P,
   options: { path?: Record<string, string>; query?: QueryOf<P, "get"> } = {},
-): Promise<GetResponses[P]> {
+): Promise<ResponseOf<P, "get">> {
   return send("GET", fillPath(path, options.path) + queryString(options.query as Record<string, unknown>));
 }
 
-export function apiPost<P extends PathWith<"post"> & keyof WriteResponses>(
+export function apiPost<P extends PathWith<"post">>(
   path: P,
-  body: unknown,
+  body: BodyOf<P, "post">,
   options: { path?: Record<string, string> } = {},
-): Promise<WriteResponses[P]> {
+): Promise<ResponseOf<P, "post">> {
   return send("POST", fillPath(path, options.path), body);
 }
 
-export function apiPatch<P extends PathWith<"patch"> & keyof WriteResponses>(
+export function apiPatch<P extends PathWith<"patch">>(
   path: P,
-  body: unknown,
+  body: BodyOf<P, "patch">,
   options: { path?: Record<string, string> } = {},
-): Promise<WriteResponses[P]> {
+): Promise<ResponseOf<P, "patch">> {
   return send("PATCH", fillPath(path, options.path), body);
 }
-
-/** The list envelope every paged route answers. */
-export type Page<T> = { items: T[]; next_cursor: string | null };

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { useSession } from "../lib/SessionContext";
 
 export function SignIn() {
@@ -6,7 +6,7 @@ export function SignIn() {
   const [token, setToken] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     setProblem(signIn(token));
   };

@@ -36,10 +36,12 @@ describe("times", () => {
     expect(formatLocal(iso, "UTC")).toBe("29 Sept 2026, 15:27:00 UTC");
     expect(formatUtc("2026-09-29T20:57:00+05:30")).toBe("2026-09-29 15:27:00 UTC");
     expect(formatLocal("not a time")).toBe("not a time");
+    expect(formatLocal(null)).toBe("—");
   });
   it("labels chart ticks by hour or by day", () => {
     expect(formatTick(iso, 3600, "UTC")).toBe("15:27");
     expect(formatTick(iso, 86_400, "Asia/Kolkata")).toBe("29 Sept");
+    expect(formatTick(null, 3600)).toBe("—");
   });
   it("turns a local input into an instant and back", () => {
     const instant = localInputToInstant("2026-09-29T10:00");

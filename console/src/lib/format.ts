@@ -28,8 +28,9 @@ export function formatMs(value: number | null | undefined): string {
   return `${(value / 60_000).toFixed(1)} min`;
 }
 
-/** An instant in a zone (the operator's own unless one is given). */
-export function formatLocal(iso: string, timeZone?: string): string {
+/** An instant in a zone (the operator's own unless one is given); null is "no time". */
+export function formatLocal(iso: string | null, timeZone?: string): string {
+  if (iso === null) return "—";
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   return new Intl.DateTimeFormat("en-GB", {
@@ -52,7 +53,8 @@ export function formatUtc(iso: string): string {
 }
 
 /** A bucket edge on a chart axis: the hour for short windows, the day for long ones. */
-export function formatTick(iso: string, bucketSeconds: number, timeZone?: string): string {
+export function formatTick(iso: string | null, bucketSeconds: number, timeZone?: string): string {
+  if (iso === null) return "—";
   const options: Intl.DateTimeFormatOptions =
     bucketSeconds < 86_400 ? { hour: "2-digit", minute: "2-digit", timeZone } : { month: "short", day: "numeric", timeZone };
   return new Intl.DateTimeFormat("en-GB", options).format(new Date(iso));

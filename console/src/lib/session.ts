@@ -36,7 +36,7 @@ export function readClaims(token: string): Claims | null {
   if (typeof role !== "number" || typeof tenant !== "number" || typeof exp !== "number" || sub === undefined) {
     return null;
   }
-  return { sub: String(sub), email: typeof email === "string" ? email : "", role, tenant_id: tenant, exp };
+  return { sub: typeof sub === "string" ? sub : JSON.stringify(sub), email: typeof email === "string" ? email : "", role, tenant_id: tenant, exp };
 }
 
 /** Why a token cannot be used, in words for the sign-in page; null when it can. */

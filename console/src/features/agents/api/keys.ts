@@ -1,12 +1,13 @@
 // One key factory for the agents feature. A write invalidates exactly the
 // queries whose answer it changes, listed beside it here so a test pins them.
+import type { AuditEntity } from "../../../api/resources";
 
 export const agentKeys = {
   all: ["agents"] as const,
   list: () => [...agentKeys.all, "list"] as const,
   detail: (id: string) => [...agentKeys.all, "detail", id] as const,
   live: () => [...agentKeys.all, "live"] as const,
-  history: (entity: "agent" | "skill", id: string) => [...agentKeys.all, "history", entity, id] as const,
+  history: (entity: AuditEntity, id: string) => [...agentKeys.all, "history", entity, id] as const,
 };
 
 export type QueryKey = readonly unknown[];

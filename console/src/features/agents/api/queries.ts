@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiGet, apiPatch, apiPost } from "../../../api/client";
-import type { Skill } from "../../../api/resources";
+import type { AgentPatch, AuditEntity, Skill, SkillPatch } from "../../../api/resources";
+import type { SkillForm } from "../logic/newSkill";
 import { agentKeys, keysChangedByAgentUpdate, keysChangedBySkillCreation, keysChangedBySkillUpdate } from "./keys";
 
 export function useAgents() {
@@ -23,12 +24,12 @@ export function useLiveStates() {
     queryKey: agentKeys.live(),
     queryFn: async () => {
       const insights = await apiGet("/admin/ai/insights", { query: { days: 1 } });
-      return Object.fromEntries(insights.agents.map((a) => [a.agent_id, a.state])) as Record<string, string>;
+      return Object.fromEntries(insights.agents.map((a) => [a.agent_id, a.state]));
     },
   });
 }
 
-export function useHistory(entity: "agent" | "skill", id: string, enabled: boolean) {
+export function useHistory(entity: AuditEntity, id: string, enabled: boolean) {
   return useQuery({
     queryKey: agentKeys.history(entity, id),
     queryFn: () => apiGet("/admin/ai/audit", { query: { entity, entity_id: id, limit: 10 } }),
@@ -36,7 +37,8 @@ export function useHistory(entity: "agent" | "skill", id: string, enabled: boole
   });
 }
 
-export type SkillChange = { enabled?: boolean; thresholds?: Record<string, number>; version: number };
+/** A skill's change always carries the version it was made on, so a concurrent change is refused (409). */
+export type SkillChange = SkillPatch & Required<Pick<SkillPatch, "version">>;
 
 export function useUpdateSkill(skill: Skill) {
   const client = useQueryClient();
@@ -50,32 +52,19 @@ export function useUpdateSkill(skill: Skill) {
   });
 }
 
-export type AgentChange = { autonomous?: boolean; confirm?: string; model?: string | null };
-
 export function useUpdateAgent(agentId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (change: AgentChange) => apiPatch("/admin/ai/agents/{agent_id}", change, { path: { agent_id: agentId } }),
+    mutationFn: (change: AgentPatch) => apiPatch("/admin/ai/agents/{agent_id}", change, { path: { agent_id: agentId } }),
     onSuccess: () =>
       Promise.all(keysChangedByAgentUpdate(agentId).map((queryKey) => client.invalidateQueries({ queryKey }))),
   });
 }
 
-export type SkillDraft = {
-  id: string;
-  agent_id: string;
-  title: string;
-  category: string;
-  description: string;
-  sample_prompt: string;
-  tool_names: string[];
-  enabled: boolean;
-};
-
 export function useCreateSkill(agentId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (draft: SkillDraft) => apiPost("/admin/ai/skills", draft),
+    mutationFn: (draft: SkillForm) => apiPost("/admin/ai/skills", draft),
     onSuccess: () =>
       Promise.all(keysChangedBySkillCreation(agentId).map((queryKey) => client.invalidateQueries({ queryKey }))),
   });

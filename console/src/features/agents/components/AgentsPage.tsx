@@ -57,7 +57,7 @@ export function AgentsPage({ agentId }: { agentId?: string }) {
             )
           }
         </QueryView>
-        {live.error ? <p className="hint">Live state unavailable: {(live.error as Error).message}</p> : null}
+        {live.error ? <p className="hint">Live state unavailable: {live.error.message}</p> : null}
       </section>
       <section className="split-detail" aria-label="Agent Studio">
         {agentId ? <AgentStudio agentId={agentId} /> : agents.data ? <Empty>Choose an agent.</Empty> : null}

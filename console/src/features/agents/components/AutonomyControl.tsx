@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { ApiError } from "../../../api/client";
 import type { Agent } from "../../../api/resources";
 import { useCanWrite } from "../../../lib/SessionContext";
@@ -18,7 +18,7 @@ export function AutonomyControl({ agent }: { agent: Agent }) {
   const [confirming, setConfirming] = useState(false);
   const [typed, setTyped] = useState("");
 
-  const turnOn = (event: FormEvent) => {
+  const turnOn = (event: SubmitEvent) => {
     event.preventDefault();
     update.mutate({ autonomous: true, confirm: typed }, { onSuccess: () => setConfirming(false) });
   };

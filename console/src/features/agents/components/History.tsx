@@ -1,11 +1,12 @@
 import { useState } from "react";
+import type { AuditEntity } from "../../../api/resources";
 import { Time } from "../../../components/Time";
 import { Empty, QueryView } from "../../../components/States";
 import { formatJson } from "../../../lib/format";
 import { useHistory } from "../api/queries";
 
 /** The last changes of one agent or skill, read when opened. */
-export function History({ entity, id }: { entity: "agent" | "skill"; id: string }) {
+export function History({ entity, id }: { entity: AuditEntity; id: string }) {
   const [open, setOpen] = useState(false);
   const history = useHistory(entity, id, open);
   return (

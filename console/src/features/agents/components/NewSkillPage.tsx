@@ -1,12 +1,13 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { ApiError, fieldProblems } from "../../../api/client";
+import type { Tool } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
 import { useCanWrite } from "../../../lib/SessionContext";
 import { KindBadge } from "../../../components/Badges";
 import { ErrorNotice, QueryView } from "../../../components/States";
 import { Link, navigate } from "../../../lib/router";
-import { draftProblems, emptyDraft } from "../logic/newSkill";
-import { useAgent, useCreateSkill, type SkillDraft } from "../api/queries";
+import { draftProblems, emptyDraft, type SkillForm } from "../logic/newSkill";
+import { useAgent, useCreateSkill } from "../api/queries";
 
 /**
  * A new skill is put together from tools that already exist on a console
@@ -38,15 +39,15 @@ export function NewSkillPage({ agentId }: { agentId: string }) {
   );
 }
 
-function NewSkillForm({ agentId, tools }: { agentId: string; tools: { name: string; kind: string; description: string }[] }) {
+function NewSkillForm({ agentId, tools }: { agentId: string; tools: Tool[] }) {
   const create = useCreateSkill(agentId);
-  const [draft, setDraft] = useState<SkillDraft>(() => emptyDraft(agentId));
+  const [draft, setDraft] = useState<SkillForm>(() => emptyDraft(agentId));
   const [touched, setTouched] = useState(false);
   const local = draftProblems(draft);
   const server = create.error instanceof ApiError && create.error.status === 422 ? fieldProblems(create.error.details) : {};
   const problem = (field: string): string | undefined => server[field] ?? (touched ? local[field] : undefined);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     setTouched(true);
     if (Object.keys(local).length > 0) return;

@@ -7,18 +7,9 @@ import { ErrorNotice } from "../../../components/States";
 import { Switch } from "../../../components/Switch";
 import { Link } from "../../../lib/router";
 import { useUpdateSkill } from "../api/queries";
+import { ConflictNotice } from "./ConflictNotice";
 import { History } from "./History";
 import { ThresholdEditor } from "./ThresholdEditor";
-
-/** The 409 a version check answers: someone saved first; the page now shows their version. */
-export function ConflictNotice() {
-  return (
-    <p className="notice notice-warn" role="alert">
-      Someone else changed this skill while you were looking at it. The latest version is loaded; check it and
-      try again.
-    </p>
-  );
-}
 
 export function SkillCard({ skill, tools }: { skill: Skill; tools: Tool[] }) {
   const canWrite = useCanWrite();

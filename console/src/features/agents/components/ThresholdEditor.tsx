@@ -1,11 +1,11 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, type SubmitEvent } from "react";
 import { ApiError } from "../../../api/client";
 import type { Skill } from "../../../api/resources";
 import { useCanWrite } from "../../../lib/SessionContext";
 import { ErrorNotice } from "../../../components/States";
 import { checkThreshold, formFromThresholds, serverProblems, thresholdPatch, type ThresholdForm } from "../logic/thresholds";
 import { useUpdateSkill } from "../api/queries";
-import { ConflictNotice } from "./SkillCard";
+import { ConflictNotice } from "./ConflictNotice";
 
 export function ThresholdEditor({ skill }: { skill: Skill }) {
   const canWrite = useCanWrite();
@@ -46,7 +46,7 @@ function EditableThresholds({ skill }: { skill: Skill }) {
   const { patch, problems } = thresholdPatch(schema, skill.thresholds, form);
   const dirty = Object.keys(patch).length > 0;
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     setConflict(false);
     setSaved(false);

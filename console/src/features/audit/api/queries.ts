@@ -1,8 +1,9 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../../../api/client";
+import type { AuditEntity } from "../../../api/resources";
 import { auditKeys, type AuditFilters } from "./keys";
 
-const ENTITIES = ["agent", "skill"] as const;
+const ENTITIES: AuditEntity[] = ["agent", "skill"];
 
 export function useAudit(filters: AuditFilters, cursor: string) {
   return useQuery({

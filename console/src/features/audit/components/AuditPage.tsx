@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
+import { Pager, useKeysetPages } from "../../../components/Pager";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { formatJson } from "../../../lib/format";
@@ -8,21 +9,19 @@ import type { AuditFilters } from "../api/keys";
 import { useAudit } from "../api/queries";
 
 export function AuditPage() {
-  const [search, setSearch] = useSearch();
+  const [search] = useSearch();
   const filters: AuditFilters = {
     entity: search.get("entity") ?? "",
     entity_id: search.get("entity_id") ?? "",
     actor: search.get("actor") ?? "",
   };
-  const cursor = search.get("cursor") ?? "";
-  const [trail, setTrail] = useState<string[]>([]);
+  const pages = useKeysetPages((cursor) => ({ ...filters, cursor }));
   const [draft, setDraft] = useState(filters);
-  const audit = useAudit(filters, cursor);
+  const audit = useAudit(filters, pages.cursor);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
-    setTrail([]);
-    setSearch({ ...draft });
+    pages.restart({ ...draft });
   };
 
   return (
@@ -97,30 +96,13 @@ export function AuditPage() {
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Audit pages">
-                <button
-                  type="button"
-                  className="button"
-                  disabled={trail.length === 0}
-                  onClick={() => {
-                    setTrail(trail.slice(0, -1));
-                    setSearch({ ...filters, cursor: trail[trail.length - 1] ?? "" });
-                  }}
-                >
-                  Newer changes
-                </button>
-                <button
-                  type="button"
-                  className="button"
-                  disabled={!page.next_cursor}
-                  onClick={() => {
-                    setTrail([...trail, cursor]);
-                    setSearch({ ...filters, cursor: page.next_cursor ?? "" });
-                  }}
-                >
-                  Older changes
-                </button>
-              </nav>
+              <Pager
+                pages={pages}
+                nextCursor={page.next_cursor}
+                label="Audit pages"
+                previousLabel="Newer changes"
+                nextLabel="Older changes"
+              />
             </>
           )
         }

@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiGet, apiPatch } from "../../../api/client";
+import type { OutcomeIn } from "../../../api/resources";
 import { filtersToQuery, type DecisionFilters } from "../logic/filters";
 import { decisionKeys, keysChangedByRejudge } from "./keys";
 
@@ -42,7 +43,7 @@ export function useDecision(id: string) {
 export function useRejudge(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (verdict: { outcome: string; reason: string }) =>
+    mutationFn: (verdict: OutcomeIn) =>
       apiPatch("/admin/ai/decisions/{decision_id}/outcome", verdict, { path: { decision_id: id } }),
     onSuccess: () => Promise.all(keysChangedByRejudge(id).map((queryKey) => client.invalidateQueries({ queryKey }))),
   });

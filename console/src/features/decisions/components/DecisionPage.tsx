@@ -1,4 +1,5 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
+import type { OutcomeIn } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
 import { useCanWrite } from "../../../lib/SessionContext";
 import { OutcomeBadge } from "../../../components/Badges";
@@ -153,12 +154,14 @@ export function DecisionPage({ decisionId }: { decisionId: string }) {
   );
 }
 
+const VERDICTS: OutcomeIn["outcome"][] = ["success", "failure", "unknown"];
+
 function Rejudge({ decisionId, current }: { decisionId: string; current: string | null }) {
   const rejudge = useRejudge(decisionId);
-  const [outcome, setOutcome] = useState(current === "success" ? "failure" : "success");
+  const [outcome, setOutcome] = useState<OutcomeIn["outcome"]>(current === "success" ? "failure" : "success");
   const [reason, setReason] = useState("");
   const [done, setDone] = useState(false);
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     setDone(false);
     rejudge.mutate({ outcome, reason }, { onSuccess: () => { setReason(""); setDone(true); } });
@@ -169,10 +172,16 @@ function Rejudge({ decisionId, current }: { decisionId: string; current: string 
       <form className="form form-inline" onSubmit={submit}>
         <div className="field">
           <label htmlFor="rejudge-outcome">Outcome</label>
-          <select id="rejudge-outcome" value={outcome} onChange={(event) => setOutcome(event.target.value)}>
-            <option value="success">success</option>
-            <option value="failure">failure</option>
-            <option value="unknown">unknown</option>
+          <select
+            id="rejudge-outcome"
+            value={outcome}
+            onChange={(event) => setOutcome(VERDICTS.find((verdict) => verdict === event.target.value) ?? outcome)}
+          >
+            {VERDICTS.map((verdict) => (
+              <option key={verdict} value={verdict}>
+                {verdict}
+              </option>
+            ))}
           </select>
         </div>
         <div className="field field-grow">

@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
+import { Pager, useKeysetPages } from "../../../components/Pager";
 import { OutcomeBadge } from "../../../components/Badges";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
@@ -9,16 +10,13 @@ import { activeFilterCount, filtersFromSearch, filtersToSearch, OUTCOMES, type D
 import { PAGE_SIZE, useDecisions, useFilterChoices } from "../api/queries";
 
 export function DecisionsPage() {
-  const [search, setSearch] = useSearch();
+  const [search] = useSearch();
   const filters = filtersFromSearch(search);
-  const cursor = search.get("cursor") ?? "";
-  // Cursors of the pages before this one, so "Previous" can walk back.
-  const [trail, setTrail] = useState<string[]>([]);
-  const decisions = useDecisions(filters, cursor);
+  const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
+  const decisions = useDecisions(filters, pages.cursor);
 
   const apply = (next: DecisionFilters) => {
-    setTrail([]);
-    setSearch(filtersToSearch(next));
+    pages.restart(filtersToSearch(next));
   };
 
   return (
@@ -76,34 +74,17 @@ export function DecisionsPage() {
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Decision pages">
-                <button
-                  type="button"
-                  className="button"
-                  disabled={trail.length === 0}
-                  onClick={() => {
-                    const previous = trail[trail.length - 1] ?? "";
-                    setTrail(trail.slice(0, -1));
-                    setSearch(filtersToSearch(filters, previous));
-                  }}
-                >
-                  Previous page
-                </button>
+              <Pager
+                pages={pages}
+                nextCursor={page.next_cursor}
+                label="Decision pages"
+                previousLabel="Previous page"
+                nextLabel="Next page"
+              >
                 <span className="hint" aria-live="polite">
-                  Page {trail.length + 1} · {page.items.length} of at most {PAGE_SIZE}
+                  Page {pages.number} · {page.items.length} of at most {PAGE_SIZE}
                 </span>
-                <button
-                  type="button"
-                  className="button"
-                  disabled={!page.next_cursor}
-                  onClick={() => {
-                    setTrail([...trail, cursor]);
-                    setSearch(filtersToSearch(filters, page.next_cursor ?? ""));
-                  }}
-                >
-                  Next page
-                </button>
-              </nav>
+              </Pager>
             </>
           )
         }
@@ -117,7 +98,7 @@ function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (nex
   const choices = useFilterChoices();
   const set = (field: keyof DecisionFilters) => (event: { target: { value: string } }) =>
     setDraft({ ...draft, [field]: event.target.value });
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     onApply(draft);
   };

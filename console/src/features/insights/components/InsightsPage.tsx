@@ -1,3 +1,4 @@
+import type { Insights } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
 import { StateBadge } from "../../../components/Badges";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
@@ -124,7 +125,7 @@ export function InsightsPage() {
               <h2 id="runs-over-time">Runs and failures over time</h2>
               {series.isPending ? (
                 <Loading what="the run series" />
-              ) : series.error || !series.data ? (
+              ) : series.error ? (
                 <ErrorNotice error={series.error} retry={() => void series.refetch()} />
               ) : series.data.agents.length === 0 ? (
                 <Empty>No agent ran in this window.</Empty>
@@ -148,7 +149,7 @@ export function InsightsPage() {
   );
 }
 
-function DecisionGrid({ data }: { data: { decisions_available: boolean; decisions: { decision_type: string; outcome: string; count: number }[] } }) {
+function DecisionGrid({ data }: { data: Pick<Insights, "decisions_available" | "decisions"> }) {
   if (!data.decisions_available) return <p className="notice notice-warn">Decision memory did not answer; these counts are missing.</p>;
   const grid = outcomeGrid(data.decisions);
   if (grid.rows.length === 0) return <Empty>No decision was recorded in this window.</Empty>;

@@ -1,6 +1,6 @@
 // Geometry of the runs-over-time bars, kept apart from React so it can be
 // tested with plain numbers.
-import type { SeriesPoint } from "../../../api/resources";
+import type { DecisionCount, SeriesPoint } from "../../../api/resources";
 
 export type Bar = { x: number; width: number; runsY: number; runsHeight: number; failuresY: number; failuresHeight: number };
 
@@ -44,7 +44,7 @@ export function seriesTotals(points: SeriesPoint[]): { runs: number; failures: n
 }
 
 /** Decision counts folded into a type × outcome grid, with a total per type. */
-export function outcomeGrid(rows: { decision_type: string; outcome: string; count: number }[]) {
+export function outcomeGrid(rows: DecisionCount[]) {
   const outcomes = ["success", "failure", "unknown", "pending"];
   const byType = new Map<string, Record<string, number>>();
   for (const row of rows) {

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useRef, useState } from "react";
-import { ApiError, apiGet, authHeaders, failure } from "../../../api/client";
+import { ApiError, apiGet, authHeaders, failure, type BodyOf } from "../../../api/client";
 import { sseParser } from "../../../lib/sse";
 import { applyEvent, failRun, IDLE, startRun, type RunState } from "../logic/trace";
 import { keysChangedByRun, playgroundKeys } from "./keys";
@@ -41,7 +41,7 @@ export function useRunStream() {
   const abort = useRef<AbortController | null>(null);
 
   const run = useCallback(
-    async (body: { agent_id: string; skill_id: string; prompt: string }) => {
+    async (body: BodyOf<typeof RUN_PATH, "post">) => {
       abort.current?.abort();
       const controller = new AbortController();
       abort.current = controller;

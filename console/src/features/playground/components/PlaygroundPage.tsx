@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
 import { useCanWrite } from "../../../lib/SessionContext";
 import { Empty, QueryView } from "../../../components/States";
@@ -34,7 +34,7 @@ function RunForm() {
   const { state, run, cancel } = useRunStream();
   const budget = promptBudget(prompt);
 
-  const submit = (event: FormEvent) => {
+  const submit = (event: SubmitEvent) => {
     event.preventDefault();
     void run({ agent_id: agentId, skill_id: skillId, prompt });
   };

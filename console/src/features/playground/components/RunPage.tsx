@@ -20,7 +20,7 @@ export function RunPage({ runId }: { runId: string }) {
             </section>
             <TraceSummary trace={trace} />
             <h2>Steps</h2>
-            {trace.steps && trace.steps.length > 0 ? (
+            {trace.steps.length > 0 ? (
               <ol className="steps">
                 {trace.steps.map((step, index) => (
                   <StepView key={index} step={step} index={index} />

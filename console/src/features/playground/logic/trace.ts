@@ -1,21 +1,23 @@
 // A playground run as it streams in: one pure reducer over the server's
 // events, so the page only renders state.
-import type { RunTrace, TraceStep } from "../../../api/resources";
+import type { ErrorBody, ErrorEnvelope, RunTrace, TraceStep } from "../../../api/resources";
 
 export const PROMPT_LIMIT = 2000;
 
 /** The prompt's length as the server counts it (Unicode code points, not UTF-16 units). */
 export function promptBudget(prompt: string): { used: number; left: number; over: boolean } {
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are what the server's limit counts, not graphemes
   const used = [...prompt].length;
   return { used, left: PROMPT_LIMIT - used, over: used > PROMPT_LIMIT };
 }
 
 export type RunState = {
   status: "idle" | "running" | "done" | "failed";
-  started: { id: string; agent_id: string; skill_id: string; model: string } | null;
+  /** The "started" event: which run, and what it runs. */
+  started: Pick<RunTrace, "id" | "agent_id" | "skill_id" | "model"> | null;
   steps: TraceStep[];
   trace: RunTrace | null;
-  error: { code: string; message: string; details: Record<string, unknown> } | null;
+  error: ErrorBody | null;
 };
 
 export const IDLE: RunState = { status: "idle", started: null, steps: [], trace: null, error: null };
@@ -32,10 +34,10 @@ export function applyEvent(state: RunState, event: string, data: unknown): RunSt
       return { ...state, steps: [...state.steps, data as TraceStep] };
     case "done": {
       const trace = data as RunTrace;
-      return { ...state, status: "done", trace, steps: trace.steps ?? state.steps };
+      return { ...state, status: "done", trace, steps: trace.steps };
     }
     case "error": {
-      const body = (data as { error?: RunState["error"] }).error;
+      const body = (data as Partial<ErrorEnvelope>).error;
       return { ...state, status: "failed", error: body ?? { code: "UNKNOWN", message: "the run failed", details: {} } };
     }
     default:
@@ -48,7 +50,7 @@ export function failRun(state: RunState, code: string, message: string, details:
 }
 
 /** What the operator should read for a refused or failed run. */
-export function explainFailure(error: { code: string; message: string; details: Record<string, unknown> }): string {
+export function explainFailure(error: ErrorBody): string {
   switch (error.code) {
     case "PLAYGROUND_NOT_CONFIGURED":
       return "The playground is not configured on this Outrider: it needs ANTHROPIC_API_KEY to call the model. Nothing was run.";

@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import type { RoutingArm } from "../../../api/resources";
+import type { ModelArm } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { formatCount, formatCredit, formatRate } from "../../../lib/format";
@@ -83,7 +83,7 @@ export function RoutingPage() {
   );
 }
 
-function PosteriorChart({ arms }: { arms: RoutingArm[] }) {
+function PosteriorChart({ arms }: { arms: ModelArm[] }) {
   const width = 600;
   const height = 160;
   const curves = arms.map((arm) => densityCurve(arm.alpha, arm.beta, 240));
@@ -119,7 +119,7 @@ function PosteriorChart({ arms }: { arms: RoutingArm[] }) {
   );
 }
 
-function ArmsTable({ arms }: { arms: RoutingArm[] }) {
+function ArmsTable({ arms }: { arms: ModelArm[] }) {
   return (
     <div className="table-wrap">
       <table>
@@ -210,7 +210,7 @@ function Metrics({ models }: { models: string[] }) {
                     </td>
                   </tr>
                 );
-              if (result.error || !result.data)
+              if (result.error)
                 return (
                   <tr key={model}>
                     <th scope="row">{model}</th>
