@@ -32,13 +32,13 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import Response
 from fastapi.routing import APIRoute
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
-from gateway.auth import verified_engine
+from gateway.auth import exporter
 from gateway.contracts.otlp import OtlpExportResponse, OtlpStatus, OtlpTracesRequest
 from gateway.errors import ApiError
 from outrider.publishing import Retry, publish_once
@@ -170,19 +170,6 @@ class OtlpRoute(APIRoute):
 router = APIRouter(tags=["otlp"], route_class=OtlpRoute, lifespan=lifespan)
 
 
-async def engine_key(
-    request: Request,
-    x_internal_key: str | None = Header(default=None, include_in_schema=False),
-    authorization: str | None = Header(default=None, include_in_schema=False),
-) -> None:
-    """The engine key as X-Internal-Key or as `Authorization: Bearer <key>`:
-    exporters send whichever OTEL_EXPORTER_OTLP_HEADERS names."""
-    presented = x_internal_key
-    if not presented and authorization and authorization.lower().startswith("bearer "):
-        presented = authorization[7:].strip()
-    verified_engine(request, presented)
-
-
 async def _body(request: Request, cap: int) -> bytes:
     """The body as sent, refused past `cap` bytes without reading further."""
     declared = request.headers.get("content-length", "")
@@ -283,7 +270,7 @@ _STATUS_DOC = {
         },
     },
 )
-async def export_traces(request: Request, _: None = Depends(engine_key)) -> Response:
+async def export_traces(request: Request, _: None = Depends(exporter)) -> Response:
     intake: Intake = request.app.state.otlp
     media_type = _media_type(request)
     if media_type not in (PROTOBUF, JSON):

@@ -1,23 +1,21 @@
 """Telemetry routes: GET /admin/ai/insights and GET /metrics.
 
-/metrics answers only with the internal key, sent as `X-Internal-Key` or as
+/metrics answers only with an engine key, sent as `X-Internal-Key` or as
 `Authorization: Bearer <key>` (what a stock Prometheus scrape config can send).
 Counters are not secrets, but an open endpoint tells anyone how busy the fleet
-is and invites scraping the gateway to death; the scraper is a service, so it
-holds the service key like every other service does.
+is and invites scraping the gateway to death.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from gateway.auth import Principal, engine_named, staff
+from gateway.auth import Principal, scraper, staff
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
-from gateway.errors import ApiError
 from gateway.routes import otlp
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import instant, stub
@@ -156,18 +154,6 @@ async def run_series(
     }
 
 
-def metrics_key(
-    request: Request,
-    x_internal_key: str | None = Header(default=None, include_in_schema=False),
-    authorization: str | None = Header(default=None, include_in_schema=False),
-) -> None:
-    presented = x_internal_key or ""
-    if not presented and authorization and authorization.lower().startswith("bearer "):
-        presented = authorization[7:].strip()
-    if engine_named(request.app.state.settings.engine_keys, presented) is None:
-        raise ApiError(401, "UNAUTHENTICATED", "/metrics needs an engine key (X-Internal-Key or Bearer)")
-
-
 def exposition(counters: telemetry_pb2.Counters) -> str:
     """Prometheus text format 0.0.4."""
     lines = []
@@ -189,7 +175,7 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
         **errors(401, 503),
     },
 )
-async def metrics(request: Request, _: None = Depends(metrics_key)) -> PlainTextResponse:
+async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
     counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest())
     text = exposition(counters) + otlp.exposition(getattr(request.app.state, "otlp", None))
