@@ -20,7 +20,7 @@ def stub(request: Request, context: str, stub_class: type[Stub]) -> Stub:
     return cache[key]
 
 
-def instant(ts: Timestamp, present: bool = True) -> str | None:
+def timestamp_text(ts: Timestamp, present: bool = True) -> str | None:
     """RFC 3339 with an explicit UTC offset, or None for an unset timestamp."""
-    value = wire.instant(ts, present)
+    value = wire.timestamp_datetime(ts, present)
     return value.isoformat() if value else None

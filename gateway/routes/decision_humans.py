@@ -18,7 +18,7 @@ from gateway.contracts.humans import (
 )
 from gateway.contracts.paging import PageQuery
 from gateway.routing import JsonBodyRoute
-from gateway.upstream import instant, stub
+from gateway.upstream import stub, timestamp_text
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp
 
@@ -47,8 +47,8 @@ def human_decision_json(decision: decisions_pb2.HumanDecision) -> dict[str, Any]
         "author": decision.author,
         "provider": decision.provider,
         "external_id": decision.external_id,
-        "written_at": instant(decision.written_at),
-        "observed_at": instant(decision.observed_at),
+        "written_at": timestamp_text(decision.written_at),
+        "observed_at": timestamp_text(decision.observed_at),
         "plan_ref": decision.plan_ref or None,
         "step": decision.step or None,
     }

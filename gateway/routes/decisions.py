@@ -39,7 +39,7 @@ from gateway.contracts.decisions import (
 from gateway.contracts.paging import PageQuery
 from gateway.errors import context_refusal, invalid
 from gateway.routing import JsonBodyRoute
-from gateway.upstream import instant, stub
+from gateway.upstream import stub, timestamp_text
 from outrider.precedent_stream import PrecedentSearches, SearchStreamBroken
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes, timestamp
@@ -74,10 +74,10 @@ def decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
         "confidence": decision.confidence,
         "reasoning": decision.reasoning or None,
         "model": decision.model or None,
-        "decided_at": instant(decision.decided_at),
+        "decided_at": timestamp_text(decision.decided_at),
         "outcome": decision.outcome or None,
         "outcome_reason": decision.outcome_reason or None,
-        "judged_at": instant(decision.judged_at, decision.HasField("judged_at")),
+        "judged_at": timestamp_text(decision.judged_at, decision.HasField("judged_at")),
         "judged_by": decision.judged_by or None,
     }
 
@@ -138,7 +138,7 @@ def _day_text(days: int) -> str:
 
 
 def _instant_text(stamp: Timestamp, present: bool = True) -> str | None:
-    # upstream.instant's text, for the twenty timestamps of every precedent
+    # upstream.timestamp_text's text, for the twenty timestamps of every precedent
     # answer, in half the time of building a datetime to print it: precedents
     # fall on few days, whose text is kept, and the time of day is arithmetic.
     seconds, nanos = stamp.seconds, stamp.nanos
@@ -312,7 +312,7 @@ def _change_json(change: decisions_pb2.OutcomeChange) -> dict[str, Any]:
         "judged_by": change.judged_by,
         "changed_by": change.changed_by or None,
         "changed_by_email": change.changed_by_email or None,
-        "judged_at": instant(change.judged_at),
+        "judged_at": timestamp_text(change.judged_at),
     }
 
 

@@ -25,7 +25,7 @@ from gateway.contracts.paging import PageQuery
 from gateway.contracts.playground import RunIn, RunPage, RunTrace
 from gateway.errors import ApiError, from_rpc_error
 from gateway.routing import JsonBodyRoute
-from gateway.upstream import instant, stub
+from gateway.upstream import stub, timestamp_text
 from outrider.v1 import playground_pb2, playground_pb2_grpc
 from outrider.wire import json_value
 
@@ -74,7 +74,7 @@ def trace_json(trace: playground_pb2.RunTrace, *, with_steps: bool = True) -> di
         "step_count": trace.step_count,
         "created_by": trace.created_by,
         "created_by_email": trace.created_by_email,
-        "created_at": instant(trace.created_at),
+        "created_at": timestamp_text(trace.created_at),
         # Counts per kind of the personal values replaced in this run.
         "redactions": dict(sorted(trace.redactions.items())),
     }

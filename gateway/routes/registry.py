@@ -32,7 +32,7 @@ from gateway.contracts.registry import (
     ToolPage,
 )
 from gateway.routing import JsonBodyRoute
-from gateway.upstream import instant, stub
+from gateway.upstream import stub, timestamp_text
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 from outrider.wire import json_bytes, json_value
 from services.common.clients import ContextCallError
@@ -205,7 +205,7 @@ def skill_json(skill: registry_pb2.Skill) -> dict[str, Any]:
         "version": skill.version,
         "tool_names": list(skill.tool_names),
         "updated_by": skill.updated_by or None,
-        "updated_at": instant(skill.updated_at),
+        "updated_at": timestamp_text(skill.updated_at),
     }
 
 
@@ -246,7 +246,7 @@ def audit_json(row: registry_pb2.AuditRow) -> dict[str, Any]:
         "new": json_value(row.new_json),
         "changed_by": row.changed_by,
         "changed_by_email": row.changed_by_email,
-        "changed_at": instant(row.changed_at),
+        "changed_at": timestamp_text(row.changed_at),
     }
 
 

@@ -18,7 +18,7 @@ from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.routes import otlp
 from gateway.routing import JsonBodyRoute
-from gateway.upstream import instant, stub
+from gateway.upstream import stub, timestamp_text
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
@@ -56,9 +56,9 @@ def agent_json(agent: telemetry_pb2.AgentInsight) -> dict[str, Any]:
         # An average of no runs is unknown, not zero milliseconds.
         "avg_ms": round(agent.avg_ms, 3) if has_runs else None,
         "p95_ms": round(agent.p95_ms, 3) if has_runs else None,
-        "last_run_at": instant(agent.last_run_at, agent.HasField("last_run_at")),
+        "last_run_at": timestamp_text(agent.last_run_at, agent.HasField("last_run_at")),
         "state": agent.state,
-        "last_heartbeat_at": instant(agent.last_heartbeat_at, agent.HasField("last_heartbeat_at")),
+        "last_heartbeat_at": timestamp_text(agent.last_heartbeat_at, agent.HasField("last_heartbeat_at")),
         "registered": agent.registered,
         "model_calls": agent.model_calls,
         "input_tokens": agent.input_tokens,
@@ -90,7 +90,7 @@ def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
     return {
         "window_days": reply.window_days,
         "receiving": reply.receiving,
-        "last_received_at": instant(reply.last_received_at, reply.HasField("last_received_at")),
+        "last_received_at": timestamp_text(reply.last_received_at, reply.HasField("last_received_at")),
         "agents": [agent_json(a) for a in reply.agents],
         "decisions": [
             {"decision_type": d.decision_type, "outcome": d.outcome, "count": d.count} for d in reply.decisions
@@ -142,12 +142,14 @@ async def run_series(
     return {
         "window_days": reply.window_days,
         "bucket_seconds": reply.bucket_seconds,
-        "start": instant(reply.start),
-        "end": instant(reply.end),
+        "start": timestamp_text(reply.start),
+        "end": timestamp_text(reply.end),
         "agents": [
             {
                 "agent_id": series.agent_id,
-                "points": [{"start": instant(p.start), "runs": p.runs, "failures": p.failures} for p in series.points],
+                "points": [
+                    {"start": timestamp_text(p.start), "runs": p.runs, "failures": p.failures} for p in series.points
+                ],
             }
             for series in reply.agents
         ],

@@ -15,7 +15,7 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.common.paging import instant
+from services.common.paging import parse_cursor_instant
 from services.decisions.human import HumanDecision, HumanDecisionKind
 
 
@@ -223,7 +223,7 @@ class PageKey:
     def from_parts(cls, parts: list[str]) -> PageKey:
         """A listing cursor's key (see services.common.paging)."""
         written, seq = parts
-        return cls(written_at=instant(written), seq=int(seq))
+        return cls(written_at=parse_cursor_instant(written), seq=int(seq))
 
 
 async def list_decisions(

@@ -16,7 +16,7 @@ import grpc
 
 from outrider.rpc import batches
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from outrider.wire import instant
+from outrider.wire import timestamp_datetime
 from services.common import callers, paging
 from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound, PermissionDenied
 from services.common.grpc_server import answerable
@@ -119,7 +119,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             model=request.model or None,
             context=codec.context_from_proto(request.context_json),
             embedding=codec.embedding_from_proto(request.embedding),
-            decided_at=instant(request.decided_at, request.HasField("decided_at")),
+            decided_at=timestamp_datetime(request.decided_at, request.HasField("decided_at")),
             now=now,
             embedding_dimension=self._dimension,
         )
@@ -282,8 +282,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def ListDecisions(
         self, request: decisions_pb2.ListDecisionsRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.ListDecisionsResponse:
-        decided_from = instant(request.decided_from, request.HasField("decided_from"))
-        decided_to = instant(request.decided_to, request.HasField("decided_to"))
+        decided_from = timestamp_datetime(request.decided_from, request.HasField("decided_from"))
+        decided_to = timestamp_datetime(request.decided_to, request.HasField("decided_to"))
         outcome = queries.outcome_filter(request.outcome)
         limit = paging.page_limit(request.page.limit)
         after = paging.decode_cursor(request.page.cursor, queries.page_key)
@@ -343,7 +343,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             request.limit, default=queries.DEFAULT_PENDING_BATCH, maximum=queries.MAX_PENDING_BATCH
         )
         after = paging.decode_cursor(request.after_cursor, queries.page_key, field="after_cursor")
-        before = instant(request.decided_before, request.HasField("decided_before")) or _now()
+        before = timestamp_datetime(request.decided_before, request.HasField("decided_before")) or _now()
         async with self._engine.connect() as conn:
             rows = await store.list_pending(conn, decided_before=before, after=after, limit=limit + 1)
         page, cursor = paging.one_page(rows, limit, lambda row: (row.decided_at, row.id))
@@ -376,7 +376,7 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     async def CountOutcomes(
         self, request: decisions_pb2.CountOutcomesRequest, context: grpc.aio.ServicerContext
     ) -> decisions_pb2.CountOutcomesResponse:
-        since = instant(request.decided_since, request.HasField("decided_since"))
+        since = timestamp_datetime(request.decided_since, request.HasField("decided_since"))
         async with self._engine.connect() as conn:
             rows = await store.count_outcomes(conn, decided_since=since)
         return decisions_pb2.CountOutcomesResponse(items=[codec.count_to_proto(row) for row in rows])

@@ -14,7 +14,7 @@ from typing import TypeVar
 import grpc
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc, outcomes_pb2
-from outrider.wire import instant, timestamp
+from outrider.wire import timestamp, timestamp_datetime
 from services.common.clients import ContextCallError
 from services.common.errors import InvalidArgument
 from services.outcomes.advice import Advice, OutcomeCount
@@ -67,7 +67,7 @@ class DecisionsClient:
                 id=item.id,
                 decision_type=item.decision_type,
                 subject_id=item.subject_id,
-                decided_at=instant(item.decided_at),
+                decided_at=timestamp_datetime(item.decided_at),
                 model=item.model or None,
             )
             for item in reply.items

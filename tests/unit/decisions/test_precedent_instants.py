@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.routes.decisions import _instant_text
-from gateway.upstream import instant
+from gateway.upstream import timestamp_text
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FIRST = int((datetime(1, 1, 1, tzinfo=UTC) - EPOCH).total_seconds())
@@ -28,7 +28,7 @@ def test_every_instant_prints_as_the_gateway_prints_it() -> None:
         stamps.append((seconds, nanos))
     for seconds, nanos in stamps:
         stamp = Timestamp(seconds=seconds, nanos=nanos)
-        assert _instant_text(stamp) == instant(stamp), (seconds, nanos)
+        assert _instant_text(stamp) == timestamp_text(stamp), (seconds, nanos)
 
 
 def test_an_unset_instant_is_null() -> None:
