@@ -13,10 +13,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
+from gateway import intake
 from gateway.auth import Principal, scraper, staff
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
-from gateway.routes import otlp
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub, timestamp_text
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
@@ -180,5 +180,5 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
 async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
     telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
     counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest())
-    text = exposition(counters) + otlp.exposition(getattr(request.app.state, "otlp", None))
+    text = exposition(counters) + intake.exposition(getattr(request.app.state, "otlp", None))
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
