@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import zlib
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -29,40 +28,27 @@ from fastapi.responses import Response
 from fastapi.routing import APIRoute
 
 from gateway.auth import exporter
+from gateway.codec import otlp as codec
+from gateway.codec.otlp import JSON, PROTOBUF
 from gateway.contracts.otlp import OtlpExportResponse, OtlpStatus, OtlpTracesRequest
 from gateway.errors import ApiError
 from gateway.intake import Intake, lifespan
-from services.telemetry import otlp_codec
+from gateway.limits import capped_body
 
 _log = logging.getLogger(__name__)
 
 PATH = "/v1/traces"
-PROTOBUF = "application/x-protobuf"
-JSON = "application/json"
 RETRY_AFTER_S = 5
-# google.rpc.Code of each refusal.
-_RPC_CODES = {400: 3, 401: 16, 413: 3, 415: 3, 503: 14}
-
-
-def _json_encoded(request: Request) -> bool:
-    return _media_type(request) != PROTOBUF
 
 
 def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def refusal(request: Request, status: int, message: str) -> Response:
-    """A google.rpc.Status in the request's encoding (JSON when it is unknown)."""
-    json_encoded = _json_encoded(request)
-    headers = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None
-    body = otlp_codec.status(_RPC_CODES.get(status, 2), message, json_encoded=json_encoded)
-    return Response(body, status_code=status, media_type=JSON if json_encoded else PROTOBUF, headers=headers)
-
-
 class OtlpRoute(APIRoute):
     """Answers every refusal of this route, its key check included, as OTLP's
-    Status: an exporter reads only that, never the error envelope."""
+    Status in the request's encoding (JSON when it is unknown): an exporter
+    reads only that, never the error envelope."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -74,50 +60,18 @@ class OtlpRoute(APIRoute):
                 intake: Intake = request.app.state.otlp
                 intake.count_refusal(error.status)
                 _log.warning("OTLP export refused", extra={"status": error.status, "reason": error.message[:300]})
-                return refusal(request, error.status, error.message)
+                json_encoded = _media_type(request) != PROTOBUF
+                return Response(
+                    codec.status_body(error.status, error.message, json_encoded),
+                    status_code=error.status,
+                    media_type=JSON if json_encoded else PROTOBUF,
+                    headers={"Retry-After": str(RETRY_AFTER_S)} if error.status == 503 else None,
+                )
 
         return handle
 
 
 router = APIRouter(tags=["otlp"], route_class=OtlpRoute, lifespan=lifespan)
-
-
-async def _body(request: Request, cap: int) -> bytes:
-    """The body as sent, refused past `cap` bytes without reading further."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
-        raise ApiError(413, "TOO_LARGE", f"the body is {int(declared)} bytes; the limit is {cap}")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise ApiError(413, "TOO_LARGE", f"the body is over the limit of {cap} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def gunzip(body: bytes, cap: int) -> bytes:
-    """A gzip body inflated to at most `cap` bytes: a small body must not
-    inflate into gigabytes in the gateway's memory."""
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        inflated = inflater.decompress(body, cap + 1)
-    except zlib.error as error:
-        raise ApiError(400, "UNDECODABLE", f"the body is not valid gzip: {error}") from None
-    if len(inflated) > cap:
-        raise ApiError(413, "TOO_LARGE", f"the body inflates past the limit of {cap} bytes")
-    if not inflater.eof:
-        raise ApiError(400, "UNDECODABLE", "the gzip body is truncated")
-    return inflated
-
-
-def _admit(body: bytes, json_encoded: bool) -> otlp_codec.Admission:
-    try:
-        request = otlp_codec.decode_request(body, json_encoded=json_encoded)
-    except otlp_codec.UndecodableTraces as error:
-        raise ApiError(400, "UNDECODABLE", str(error)[:500]) from None
-    return otlp_codec.admit(request)
-
 
 _BODY_DOC = {
     "required": True,
@@ -193,13 +147,13 @@ async def export_traces(request: Request, _: None = Depends(exporter)) -> Respon
     if encoding not in ("gzip", "identity"):
         raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", f"Content-Encoding must be gzip or identity, got {encoding!r}")
     cap = request.app.state.settings.otlp_max_body_bytes
-    body = await _body(request, cap)
+    body = await capped_body(request, cap)
     json_encoded = media_type == JSON
     # Decoding a large export is CPU work; off the event loop, other requests
     # are answered meanwhile.
     if encoding == "gzip":
-        body = await asyncio.to_thread(gunzip, body, cap)
-    admission = await asyncio.to_thread(_admit, body, json_encoded)
+        body = await asyncio.to_thread(codec.gunzip, body, cap)
+    admission = await asyncio.to_thread(codec.admit, body, json_encoded)
     if admission.messages:
         try:
             await intake.publish(admission.messages)
@@ -210,6 +164,4 @@ async def export_traces(request: Request, _: None = Depends(exporter)) -> Respon
             raise ApiError(503, "OTLP_UNAVAILABLE", "the telemetry stream is unavailable; retry shortly") from None
     intake.requests["accepted"] += 1
     intake.spans.update(accepted=admission.accepted, rejected=admission.rejected, ignored=admission.ignored)
-    return Response(
-        otlp_codec.export_response(admission, json_encoded=json_encoded), media_type=JSON if json_encoded else PROTOBUF
-    )
+    return Response(codec.export_body(admission, json_encoded), media_type=JSON if json_encoded else PROTOBUF)
