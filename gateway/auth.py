@@ -12,9 +12,7 @@ and writes the verified person into its audit, never a request field.
 
 from __future__ import annotations
 
-import hmac
 import time
-from collections.abc import Mapping
 
 import jwt
 from fastapi import Depends, Header, Request
@@ -23,7 +21,18 @@ from gateway.errors import ApiError
 from services.common import callers
 from services.common.callers import STAFF_ROLES, WRITER_ROLE, Caller, Principal
 
-__all__ = ["Principal", "engine_named", "internal", "issue_token", "principal", "staff", "verify_token", "writer"]
+__all__ = [
+    "EngineGate",
+    "Principal",
+    "exporter",
+    "internal",
+    "issue_token",
+    "principal",
+    "scraper",
+    "staff",
+    "verify_token",
+    "writer",
+]
 
 
 def issue_token(
@@ -55,18 +64,6 @@ def verify_token(secrets: str | tuple[str, ...], token: str) -> Principal:
     if not isinstance(role, int) or isinstance(role, bool) or not isinstance(tenant, int) or isinstance(tenant, bool):
         raise ApiError(401, "INVALID_TOKEN", "the token must carry integer role and tenant_id claims")
     return Principal(sub=str(claims["sub"]), email=str(claims.get("email", "")), role=role, tenant_id=tenant)
-
-
-def engine_named(engine_keys: Mapping[str, tuple[str, ...]], presented: str) -> str | None:
-    """The engine whose key this is; every key compared in constant time, an empty one never."""
-    if not presented:
-        return None
-    found = None
-    for name, keys in engine_keys.items():
-        for key in keys:
-            if key and hmac.compare_digest(presented.encode(), key.encode()):
-                found = name
-    return found
 
 
 def _act_as(caller: Caller) -> None:
@@ -102,15 +99,40 @@ async def writer(who: Principal = Depends(staff)) -> Principal:
     return who
 
 
-def verified_engine(request: Request, presented: str | None) -> str:
-    """The name of the engine whose key was presented, or a 401."""
-    engine = engine_named(request.app.state.settings.engine_keys, presented or "")
-    if engine is None:
-        raise ApiError(401, "UNAUTHENTICATED", "missing or wrong X-Internal-Key (an engine key)")
-    return engine
+class EngineGate:
+    """The engine-key check of every route an engine calls: the engine the
+    key names becomes the caller the route's calls carry, or the answer is a
+    401 (`refusal` says which credential was missing).
+
+    `bearer` also takes the key as `Authorization: Bearer <key>`, for callers
+    that can send only that header: OTLP exporters (OTEL_EXPORTER_OTLP_HEADERS)
+    and a stock Prometheus scrape. The other engine routes read X-Internal-Key
+    alone, the header the SDK sends.
+    """
+
+    def __init__(self, *, bearer: bool, refusal: str) -> None:
+        self.bearer = bearer
+        self.refusal = refusal
+
+    async def __call__(
+        self,
+        request: Request,
+        x_internal_key: str | None = Header(default=None, include_in_schema=False),
+        authorization: str | None = Header(default=None, include_in_schema=False),
+    ) -> None:
+        presented = x_internal_key or ""
+        if not presented and self.bearer and authorization and authorization.lower().startswith("bearer "):
+            presented = authorization[7:].strip()
+        engine = callers.engine_named(request.app.state.settings.engine_keys, presented)
+        if engine is None:
+            raise ApiError(401, "UNAUTHENTICATED", self.refusal)
+        _act_as(Caller(kind="service", engine=engine))
 
 
-async def internal(
-    request: Request, x_internal_key: str | None = Header(default=None, include_in_schema=False)
-) -> None:
-    _act_as(Caller(kind="service", engine=verified_engine(request, x_internal_key)))
+_WRONG_KEY = "missing or wrong X-Internal-Key (an engine key)"
+# /internal/*: an engine's own calls.
+internal = EngineGate(bearer=False, refusal=_WRONG_KEY)
+# POST /v1/traces: an engine's OpenTelemetry exporter.
+exporter = EngineGate(bearer=True, refusal=_WRONG_KEY)
+# GET /metrics: a Prometheus scrape, holding an engine key.
+scraper = EngineGate(bearer=True, refusal="/metrics needs an engine key (X-Internal-Key or Bearer)")

@@ -4,6 +4,9 @@ It runs before everything else in the gateway: a 20 MB body sent without a
 key must cost the gateway 20 MB of nothing, not 80 MB of parsed JSON before
 the 401. The declared Content-Length is checked first; a body that lies about
 its length, or sends none, is counted as it streams in and cut off at the cap.
+
+A route whose clients read only their own protocol's refusal caps its body
+itself, with `capped_body`, and answers the 413 in that protocol.
 """
 
 from __future__ import annotations
@@ -12,7 +15,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from fastapi import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway.errors import ApiError
 
 CODE = "BODY_TOO_LARGE"
 
@@ -110,3 +116,17 @@ async def _refuse(send: Send, limit: int) -> None:
         }
     )
     await send({"type": "http.response.body", "body": payload})
+
+
+async def capped_body(request: Request, cap: int) -> bytes:
+    """The body as sent, refused past `cap` bytes without reading further."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise ApiError(413, "TOO_LARGE", f"the body is {int(declared)} bytes; the limit is {cap}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > cap:
+            raise ApiError(413, "TOO_LARGE", f"the body is over the limit of {cap} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)

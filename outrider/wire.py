@@ -33,7 +33,7 @@ def timestamp_fields(value: datetime | None) -> dict[str, int] | None:
     return {"seconds": math.floor(value.timestamp()), "nanos": value.microsecond * 1000}
 
 
-def instant(stamp: Timestamp, present: bool = True) -> datetime | None:
+def timestamp_datetime(stamp: Timestamp, present: bool = True) -> datetime | None:
     """A Timestamp field as an aware UTC datetime, or None when it was left unset."""
     if not present or (stamp.seconds == 0 and stamp.nanos == 0):
         return None

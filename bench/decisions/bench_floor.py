@@ -71,7 +71,7 @@ from bench.decisions.bench_similar import (
     bench_database,
     load,
 )
-from gateway.routes.decisions import similar_body
+from gateway.codec.decisions import similar_body
 from outrider.client.decisions import PrecedentClient
 from outrider.precedent_stream import PrecedentSearches
 from outrider.rpc import keyed_channel

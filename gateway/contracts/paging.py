@@ -8,7 +8,6 @@ from typing import Annotated
 from fastapi import Depends, Query
 
 from gateway.contracts.common import PAGE_LIMIT_MAX
-from outrider.v1 import common_pb2
 
 DEFAULT_LIMIT = 50
 CURSOR_MAX_LENGTH = 512
@@ -18,9 +17,6 @@ CURSOR_MAX_LENGTH = 512
 class PageRequest:
     cursor: str
     limit: int
-
-    def proto(self) -> common_pb2.PageRequest:
-        return common_pb2.PageRequest(cursor=self.cursor, limit=self.limit)
 
 
 def _page(

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Request, Response
 
 from gateway.auth import Principal, internal, staff
+from gateway.codec import humans as codec
 from gateway.contracts.common import STAFF_ERRORS, TRIMMED, errors
 from gateway.contracts.humans import (
     HumanDecision,
@@ -18,40 +19,14 @@ from gateway.contracts.humans import (
 )
 from gateway.contracts.paging import PageQuery
 from gateway.routing import JsonBodyRoute
-from gateway.upstream import instant, stub
-from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from outrider.wire import timestamp
+from gateway.upstream import stub
+from outrider.v1 import decisions_pb2_grpc
 
 router = APIRouter(tags=["human decisions"], route_class=JsonBodyRoute)
 
 LEASE_TIMEOUT_S = 60.0
 
 SubjectId = Annotated[str, Path(max_length=256, pattern=TRIMMED, description="the subject, e.g. a booking id")]
-
-
-def subject_json(subject: decisions_pb2.Subject) -> dict[str, Any]:
-    return {
-        "id": subject.id,
-        "source": subject.source or None,
-        "plan_ref": subject.plan_ref or None,
-        "cursor": subject.cursor or None,
-    }
-
-
-def human_decision_json(decision: decisions_pb2.HumanDecision) -> dict[str, Any]:
-    return {
-        "id": decision.id,
-        "subject_id": decision.subject_id,
-        "kind": decision.kind,
-        "body": decision.body,
-        "author": decision.author,
-        "provider": decision.provider,
-        "external_id": decision.external_id,
-        "written_at": instant(decision.written_at),
-        "observed_at": instant(decision.observed_at),
-        "plan_ref": decision.plan_ref or None,
-        "step": decision.step or None,
-    }
 
 
 def _decisions(request: Request) -> decisions_pb2_grpc.DecisionsStub:
@@ -66,10 +41,7 @@ def _decisions(request: Request) -> decisions_pb2_grpc.DecisionsStub:
     responses=errors(401, 422, 503),
 )
 async def register_subject(subject_id: SubjectId, body: SubjectIn, request: Request) -> dict[str, Any]:
-    reply = await _decisions(request).RegisterSubject(
-        decisions_pb2.RegisterSubjectRequest(id=subject_id, source=body.source or "", plan_ref=body.plan_ref or "")
-    )
-    return subject_json(reply)
+    return codec.subject_json(await _decisions(request).RegisterSubject(codec.subject_request(subject_id, body)))
 
 
 @router.post(
@@ -84,19 +56,10 @@ async def register_subject(subject_id: SubjectId, body: SubjectIn, request: Requ
     },
 )
 async def record_human_input(body: HumanInputIn, request: Request, response: Response) -> dict[str, Any]:
-    reply = await _decisions(request).RecordHumanInput(
-        decisions_pb2.RecordHumanInputRequest(
-            provider=body.provider,
-            external_id=body.external_id,
-            subject_id=body.subject_id,
-            author=body.author,
-            at=timestamp(body.at),
-            body=body.body,
-        )
-    )
+    reply = await _decisions(request).RecordHumanInput(codec.human_input_request(body))
     if not reply.created:
         response.status_code = 200
-    return human_decision_json(reply.decision)
+    return codec.recorded_input_json(reply)
 
 
 @router.post(
@@ -108,14 +71,8 @@ async def record_human_input(body: HumanInputIn, request: Request, response: Res
 )
 async def lease_subject(subject_id: SubjectId, request: Request) -> dict[str, Any]:
     # A lease reads the subject's outside source first, within that source's own timeout.
-    reply = await _decisions(request).LeaseSubject(
-        decisions_pb2.LeaseSubjectRequest(subject_id=subject_id), timeout=LEASE_TIMEOUT_S
-    )
-    return {
-        "subject_id": reply.subject_id,
-        "human_decisions": [human_decision_json(d) for d in reply.human_decisions],
-        "imported": reply.imported,
-    }
+    reply = await _decisions(request).LeaseSubject(codec.lease_request(subject_id), timeout=LEASE_TIMEOUT_S)
+    return codec.lease_json(reply)
 
 
 @router.get(
@@ -127,7 +84,5 @@ async def lease_subject(subject_id: SubjectId, request: Request) -> dict[str, An
 async def list_human_decisions(
     subject_id: SubjectId, request: Request, page: PageQuery, _: Principal = Depends(staff)
 ) -> dict[str, Any]:
-    reply = await _decisions(request).ListHumanDecisions(
-        decisions_pb2.ListHumanDecisionsRequest(subject_id=subject_id, page=page.proto())
-    )
-    return {"items": [human_decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}
+    reply = await _decisions(request).ListHumanDecisions(codec.human_decisions_request(subject_id, page))
+    return codec.human_decision_page_json(reply)

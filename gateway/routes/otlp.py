@@ -10,11 +10,6 @@ never leave the gateway. It answers 200 only once JetStream has stored every
 message, so an answer means the spans will be written; the telemetry
 context writes them as it writes task runs.
 
-Each message is published with a message id derived from its bytes, and a
-publish whose acknowledgement did not come is retried with that same id: a
-message stored on an attempt whose answer was lost, or an export the
-exporter sends again, is dropped by the stream instead of stored twice.
-
 Answers are OTLP's own: an ExportTraceServiceResponse (partial success with
 the refused span count and reasons), and a google.rpc.Status for every
 refusal (400 undecodable, 401 bad key, 413 over the body cap, 415 unknown
@@ -24,133 +19,36 @@ encoding, 503 JetStream unreachable), in the request's encoding.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import zlib
-from collections import Counter
-from collections.abc import AsyncIterator, Callable, Coroutine
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from fastapi.routing import APIRoute
-from nats.aio.client import Client as NatsClient
-from nats.js import JetStreamContext
 
-from gateway.auth import verified_engine
+from gateway.auth import exporter
+from gateway.codec import otlp as codec
+from gateway.codec.otlp import JSON, PROTOBUF
 from gateway.contracts.otlp import OtlpExportResponse, OtlpStatus, OtlpTracesRequest
 from gateway.errors import ApiError
-from outrider.publishing import Retry, publish_once
-from services.common import nats as nats_helper
-from services.common.settings import Settings
-from services.telemetry.otlp import codec as otlp_codec
-from services.telemetry.otlp.codec import SUBJECT
+from gateway.intake import Intake, lifespan
+from gateway.limits import capped_body
 
 _log = logging.getLogger(__name__)
 
 PATH = "/v1/traces"
-PROTOBUF = "application/x-protobuf"
-JSON = "application/json"
-CONNECT_TIMEOUT_S = 3.0
-# Every attempt and pause together end below the OTLP exporters' default
-# 10 s timeout, so a stalled stream gets a 503 the exporter retries instead
-# of a timeout it cannot tell apart.
-PUBLISH_RETRY = Retry(attempts=3, first_delay_s=0.25, max_delay_s=1.0, attempt_timeout_s=2.0)
 RETRY_AFTER_S = 5
-# google.rpc.Code of each refusal, and the outcome it is counted under.
-_RPC_CODES = {400: 3, 401: 16, 413: 3, 415: 3, 503: 14}
-_OUTCOMES = {400: "undecodable", 401: "unauthenticated", 413: "too_large", 415: "unsupported", 503: "unavailable"}
-
-
-class Intake:
-    """The gateway's side of OTLP: a JetStream connection made on first use,
-    and this process's counts of what it took and refused."""
-
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self._stream_limits = nats_helper.StreamLimits.of(settings)
-        self._client: NatsClient | None = None
-        self._js: JetStreamContext | None = None
-        self._lock = asyncio.Lock()
-        self.requests: Counter[str] = Counter()
-        self.spans: Counter[str] = Counter()
-
-    async def _jetstream(self) -> JetStreamContext:
-        # Connected lazily: the rest of the gateway must start, and answer,
-        # while NATS is away; an exporter retries the 503 meanwhile.
-        async with self._lock:
-            if self._js is None:
-                if not self._settings.nats_url:
-                    raise ApiError(503, "OTLP_UNAVAILABLE", "OTLP intake needs NATS_URL")
-                client = await nats_helper.connect_service(
-                    self._settings, name="outrider-gateway", timeout=CONNECT_TIMEOUT_S
-                )
-                js = client.jetstream()
-                try:
-                    await nats_helper.ensure_topology(js, self._stream_limits)
-                except BaseException:
-                    await client.close()
-                    raise
-                self._client, self._js = client, js
-            return self._js
-
-    async def publish(self, messages: list[bytes]) -> None:
-        """Every message stored by JetStream, once, or an exception."""
-        js = await self._jetstream()
-        await asyncio.gather(
-            *(
-                publish_once(js, SUBJECT, message, msg_id=message_id(message), retry=PUBLISH_RETRY)
-                for message in messages
-            )
-        )
-
-    async def close(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = self._js = None
-
-
-def message_id(message: bytes) -> str:
-    """The stream's de-duplication id of a message: a digest of its bytes.
-
-    Not a fresh id per publish: the same spans sent again (an exporter
-    retrying an export whose answer it never saw, through this gateway or
-    another) pack into the same bytes and must carry the same id to be
-    dropped. Spans are keyed by trace and span id, so two messages with the
-    same bytes hold the same rows and one of them is all the tables keep.
-    """
-    return "otlp:" + hashlib.sha256(message).hexdigest()
-
-
-@asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    app.state.otlp = Intake(app.state.settings)
-    try:
-        yield
-    finally:
-        await app.state.otlp.close()
-
-
-def _json_encoded(request: Request) -> bool:
-    return _media_type(request) != PROTOBUF
 
 
 def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def refusal(request: Request, status: int, message: str) -> Response:
-    """A google.rpc.Status in the request's encoding (JSON when it is unknown)."""
-    json_encoded = _json_encoded(request)
-    headers = {"Retry-After": str(RETRY_AFTER_S)} if status == 503 else None
-    body = otlp_codec.status(_RPC_CODES.get(status, 2), message, json_encoded=json_encoded)
-    return Response(body, status_code=status, media_type=JSON if json_encoded else PROTOBUF, headers=headers)
-
-
 class OtlpRoute(APIRoute):
     """Answers every refusal of this route, its key check included, as OTLP's
-    Status: an exporter reads only that, never the error envelope."""
+    Status in the request's encoding (JSON when it is unknown): an exporter
+    reads only that, never the error envelope."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -160,65 +58,20 @@ class OtlpRoute(APIRoute):
                 return await handler(request)
             except ApiError as error:
                 intake: Intake = request.app.state.otlp
-                intake.requests[_OUTCOMES.get(error.status, "refused")] += 1
+                intake.count_refusal(error.status)
                 _log.warning("OTLP export refused", extra={"status": error.status, "reason": error.message[:300]})
-                return refusal(request, error.status, error.message)
+                json_encoded = _media_type(request) != PROTOBUF
+                return Response(
+                    codec.status_body(error.status, error.message, json_encoded),
+                    status_code=error.status,
+                    media_type=JSON if json_encoded else PROTOBUF,
+                    headers={"Retry-After": str(RETRY_AFTER_S)} if error.status == 503 else None,
+                )
 
         return handle
 
 
 router = APIRouter(tags=["otlp"], route_class=OtlpRoute, lifespan=lifespan)
-
-
-async def engine_key(
-    request: Request,
-    x_internal_key: str | None = Header(default=None, include_in_schema=False),
-    authorization: str | None = Header(default=None, include_in_schema=False),
-) -> None:
-    """The engine key as X-Internal-Key or as `Authorization: Bearer <key>`:
-    exporters send whichever OTEL_EXPORTER_OTLP_HEADERS names."""
-    presented = x_internal_key
-    if not presented and authorization and authorization.lower().startswith("bearer "):
-        presented = authorization[7:].strip()
-    verified_engine(request, presented)
-
-
-async def _body(request: Request, cap: int) -> bytes:
-    """The body as sent, refused past `cap` bytes without reading further."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
-        raise ApiError(413, "TOO_LARGE", f"the body is {int(declared)} bytes; the limit is {cap}")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise ApiError(413, "TOO_LARGE", f"the body is over the limit of {cap} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def gunzip(body: bytes, cap: int) -> bytes:
-    """A gzip body inflated to at most `cap` bytes: a small body must not
-    inflate into gigabytes in the gateway's memory."""
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        inflated = inflater.decompress(body, cap + 1)
-    except zlib.error as error:
-        raise ApiError(400, "UNDECODABLE", f"the body is not valid gzip: {error}") from None
-    if len(inflated) > cap:
-        raise ApiError(413, "TOO_LARGE", f"the body inflates past the limit of {cap} bytes")
-    if not inflater.eof:
-        raise ApiError(400, "UNDECODABLE", "the gzip body is truncated")
-    return inflated
-
-
-def _admit(body: bytes, json_encoded: bool) -> otlp_codec.Admission:
-    try:
-        request = otlp_codec.decode_request(body, json_encoded=json_encoded)
-    except otlp_codec.UndecodableTraces as error:
-        raise ApiError(400, "UNDECODABLE", str(error)[:500]) from None
-    return otlp_codec.admit(request)
-
 
 _BODY_DOC = {
     "required": True,
@@ -283,7 +136,7 @@ _STATUS_DOC = {
         },
     },
 )
-async def export_traces(request: Request, _: None = Depends(engine_key)) -> Response:
+async def export_traces(request: Request, _: None = Depends(exporter)) -> Response:
     intake: Intake = request.app.state.otlp
     media_type = _media_type(request)
     if media_type not in (PROTOBUF, JSON):
@@ -294,13 +147,13 @@ async def export_traces(request: Request, _: None = Depends(engine_key)) -> Resp
     if encoding not in ("gzip", "identity"):
         raise ApiError(415, "UNSUPPORTED_MEDIA_TYPE", f"Content-Encoding must be gzip or identity, got {encoding!r}")
     cap = request.app.state.settings.otlp_max_body_bytes
-    body = await _body(request, cap)
+    body = await capped_body(request, cap)
     json_encoded = media_type == JSON
     # Decoding a large export is CPU work; off the event loop, other requests
     # are answered meanwhile.
     if encoding == "gzip":
-        body = await asyncio.to_thread(gunzip, body, cap)
-    admission = await asyncio.to_thread(_admit, body, json_encoded)
+        body = await asyncio.to_thread(codec.gunzip, body, cap)
+    admission = await asyncio.to_thread(codec.admit, body, json_encoded)
     if admission.messages:
         try:
             await intake.publish(admission.messages)
@@ -311,28 +164,4 @@ async def export_traces(request: Request, _: None = Depends(engine_key)) -> Resp
             raise ApiError(503, "OTLP_UNAVAILABLE", "the telemetry stream is unavailable; retry shortly") from None
     intake.requests["accepted"] += 1
     intake.spans.update(accepted=admission.accepted, rejected=admission.rejected, ignored=admission.ignored)
-    return Response(
-        otlp_codec.export_response(admission, json_encoded=json_encoded), media_type=JSON if json_encoded else PROTOBUF
-    )
-
-
-def exposition(intake: Intake | None) -> str:
-    """This gateway's OTLP counts, Prometheus text format 0.0.4."""
-    if intake is None:
-        return ""
-    lines = [
-        "# HELP outrider_otlp_requests_total OTLP export requests this gateway answered, by outcome.",
-        "# TYPE outrider_otlp_requests_total counter",
-        *(
-            f'outrider_otlp_requests_total{{outcome="{outcome}"}} {intake.requests[outcome]}'
-            for outcome in ("accepted", *_OUTCOMES.values())
-        ),
-        "# HELP outrider_otlp_spans_total Spans in accepted OTLP requests: published, refused, or not a run "
-        "or model call.",
-        "# TYPE outrider_otlp_spans_total counter",
-        *(
-            f'outrider_otlp_spans_total{{outcome="{outcome}"}} {intake.spans[outcome]}'
-            for outcome in ("accepted", "rejected", "ignored")
-        ),
-    ]
-    return "\n".join(lines) + "\n"
+    return Response(codec.export_body(admission, json_encoded), media_type=JSON if json_encoded else PROTOBUF)

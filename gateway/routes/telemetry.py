@@ -1,27 +1,26 @@
 """Telemetry routes: GET /admin/ai/insights and GET /metrics.
 
-/metrics answers only with the internal key, sent as `X-Internal-Key` or as
+/metrics answers only with an engine key, sent as `X-Internal-Key` or as
 `Authorization: Bearer <key>` (what a stock Prometheus scrape config can send).
 Counters are not secrets, but an open endpoint tells anyone how busy the fleet
-is and invites scraping the gateway to death; the scraper is a service, so it
-holds the service key like every other service does.
+is and invites scraping the gateway to death.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from gateway.auth import Principal, engine_named, staff
+from gateway import intake
+from gateway.auth import Principal, scraper, staff
+from gateway.codec import telemetry as codec
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
-from gateway.errors import ApiError
-from gateway.routes import otlp
 from gateway.routing import JsonBodyRoute
-from gateway.upstream import instant, stub
-from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
+from gateway.upstream import stub
+from outrider.v1 import telemetry_pb2_grpc
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
     MAX_WINDOW_DAYS,
@@ -30,79 +29,9 @@ from services.telemetry.rules import (
 
 router = APIRouter(tags=["telemetry"], route_class=JsonBodyRoute)
 
-# name -> help text, in the order the counters are exposed.
-METRICS: dict[str, str] = {
-    "received": "telemetry.task deliveries processed (a redelivery counts again).",
-    "inserted": "Task runs written for the first time.",
-    "duplicates": "Well-formed deliveries whose run was already written.",
-    "malformed": "Task messages terminated and heartbeats dropped as malformed.",
-    "redelivered": "Deliveries the stream had delivered before.",
-    "heartbeats": "Heartbeats written to the agent_heartbeats bucket.",
-    "dead_lettered": "Task runs given up on after their last allowed delivery still failed to write.",
-    "otlp_received": "telemetry.otlp deliveries processed (a redelivery counts again).",
-    "otlp_malformed": "OTLP messages terminated as undecodable.",
-    "otlp_spans_rejected": "Spans in delivered OTLP messages skipped by the mapping's checks.",
-    "otlp_runs_inserted": "Task runs written from OTLP spans for the first time.",
-    "model_calls_inserted": "Model calls written from OTLP spans for the first time.",
-    "otlp_duplicates": "OTLP runs and model calls already written (same trace and span id).",
-    "otlp_unwritable": "OTLP messages terminated after failing to write on their own.",
-}
 
-
-def agent_json(agent: telemetry_pb2.AgentInsight) -> dict[str, Any]:
-    has_runs = agent.runs > 0
-    return {
-        "agent_id": agent.agent_id,
-        "runs": agent.runs,
-        "failures": agent.failures,
-        # An average of no runs is unknown, not zero milliseconds.
-        "avg_ms": round(agent.avg_ms, 3) if has_runs else None,
-        "p95_ms": round(agent.p95_ms, 3) if has_runs else None,
-        "last_run_at": instant(agent.last_run_at, agent.HasField("last_run_at")),
-        "state": agent.state,
-        "last_heartbeat_at": instant(agent.last_heartbeat_at, agent.HasField("last_heartbeat_at")),
-        "registered": agent.registered,
-        "model_calls": agent.model_calls,
-        "input_tokens": agent.input_tokens,
-        "output_tokens": agent.output_tokens,
-        "estimated_cost": _cost(agent),
-    }
-
-
-def _cost(message: telemetry_pb2.AgentInsight | telemetry_pb2.ModelUsage) -> float | None:
-    return round(message.estimated_cost, 6) if message.HasField("estimated_cost") else None
-
-
-def model_json(usage: telemetry_pb2.ModelUsage) -> dict[str, Any]:
-    return {
-        "agent_id": usage.agent_id,
-        "model": usage.model or None,
-        "provider": usage.provider or None,
-        "calls": usage.calls,
-        "failures": usage.failures,
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "avg_ms": round(usage.avg_ms, 3),
-        "p95_ms": round(usage.p95_ms, 3),
-        "estimated_cost": _cost(usage),
-    }
-
-
-def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
-    return {
-        "window_days": reply.window_days,
-        "receiving": reply.receiving,
-        "last_received_at": instant(reply.last_received_at, reply.HasField("last_received_at")),
-        "agents": [agent_json(a) for a in reply.agents],
-        "decisions": [
-            {"decision_type": d.decision_type, "outcome": d.outcome, "count": d.count} for d in reply.decisions
-        ],
-        "decisions_available": reply.decisions_available,
-        "degraded": [{"source": d.source, "reason": d.reason} for d in reply.degraded],
-        "models": [model_json(m) for m in reply.models],
-        "prices_configured": reply.prices_configured,
-        "unpriced_models": list(reply.unpriced_models),
-    }
+def _telemetry(request: Request) -> telemetry_pb2_grpc.TelemetryStub:
+    return stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
 
 
 @router.get(
@@ -119,9 +48,7 @@ async def insights(
     ] = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
-    ask = telemetry_pb2.GetInsightsRequest() if days is None else telemetry_pb2.GetInsightsRequest(days=days)
-    return insights_json(await telemetry.GetInsights(ask))
+    return codec.insights_json(await _telemetry(request).GetInsights(codec.insights_request(days)))
 
 
 @router.get(
@@ -138,47 +65,7 @@ async def run_series(
     ] = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
-    ask = telemetry_pb2.GetRunSeriesRequest() if days is None else telemetry_pb2.GetRunSeriesRequest(days=days)
-    reply = await telemetry.GetRunSeries(ask)
-    return {
-        "window_days": reply.window_days,
-        "bucket_seconds": reply.bucket_seconds,
-        "start": instant(reply.start),
-        "end": instant(reply.end),
-        "agents": [
-            {
-                "agent_id": series.agent_id,
-                "points": [{"start": instant(p.start), "runs": p.runs, "failures": p.failures} for p in series.points],
-            }
-            for series in reply.agents
-        ],
-    }
-
-
-def metrics_key(
-    request: Request,
-    x_internal_key: str | None = Header(default=None, include_in_schema=False),
-    authorization: str | None = Header(default=None, include_in_schema=False),
-) -> None:
-    presented = x_internal_key or ""
-    if not presented and authorization and authorization.lower().startswith("bearer "):
-        presented = authorization[7:].strip()
-    if engine_named(request.app.state.settings.engine_keys, presented) is None:
-        raise ApiError(401, "UNAUTHENTICATED", "/metrics needs an engine key (X-Internal-Key or Bearer)")
-
-
-def exposition(counters: telemetry_pb2.Counters) -> str:
-    """Prometheus text format 0.0.4."""
-    lines = []
-    for name, help_text in METRICS.items():
-        metric = f"outrider_telemetry_{name}_total"
-        lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} counter", f"{metric} {getattr(counters, name)}"]
-    metric = "outrider_telemetry_malformed_by_field_total"
-    lines += [f"# HELP {metric} Malformed telemetry messages by the field at fault.", f"# TYPE {metric} counter"]
-    # Field names come from the parser's own vocabulary, never from the message.
-    lines += [f'{metric}{{field="{field}"}} {count}' for field, count in sorted(counters.malformed_by_field.items())]
-    return "\n".join(lines) + "\n"
+    return codec.run_series_json(await _telemetry(request).GetRunSeries(codec.run_series_request(days)))
 
 
 @router.get(
@@ -189,8 +76,7 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
         **errors(401, 503),
     },
 )
-async def metrics(request: Request, _: None = Depends(metrics_key)) -> PlainTextResponse:
-    telemetry = stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub)
-    counters = await telemetry.GetCounters(telemetry_pb2.GetCountersRequest())
-    text = exposition(counters) + otlp.exposition(getattr(request.app.state, "otlp", None))
+async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
+    counters = await _telemetry(request).GetCounters(codec.counters_request())
+    text = codec.exposition(counters) + intake.exposition(getattr(request.app.state, "otlp", None))
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")

@@ -28,7 +28,7 @@ from outrider.errors import refusal
 from outrider.precedent_stream import PrecedentSearches, SearchStreamBroken
 from outrider.rpc import PERMANENT_CODES, TlsFiles, keyed_channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from outrider.wire import instant, json_bytes, timestamp
+from outrider.wire import json_bytes, timestamp, timestamp_datetime
 
 _log = logging.getLogger(__name__)
 
@@ -312,7 +312,7 @@ class PrecedentClient:
                 similarity=d.similarity,
                 confidence=d.confidence,
                 model=d.model,
-                decided_at=instant(d.decided_at, d.HasField("decided_at")),
+                decided_at=timestamp_datetime(d.decided_at, d.HasField("decided_at")),
             )
             for d in found.items
         )

@@ -207,6 +207,7 @@ def identify(
 
     Every key is compared in constant time, and an empty key never matches:
     a caller that sends no key must not pass for one configured as empty.
+    An engine key is matched by `engine_named`.
     """
     values: dict[str, str] = {}
     for name, value in metadata:
@@ -217,9 +218,28 @@ def identify(
         if CALLER_HEADER in values:
             return unseal(values[CALLER_HEADER], values.get(CALLER_SIGNATURE_HEADER, ""), service_keys)
         return Caller(kind="service")
-    presented = values.get(ENGINE_KEY_HEADER, "")
-    if presented:
-        for name, keys in engine_keys.items():
-            if any(hmac.compare_digest(presented.encode(), key.encode()) for key in keys if key):
-                return Caller(kind="engine", engine=name)
-    return None
+    engine = engine_named(engine_keys, values.get(ENGINE_KEY_HEADER, ""))
+    return Caller(kind="engine", engine=engine) if engine is not None else None
+
+
+def engine_named(engine_keys: Mapping[str, tuple[str, ...]], presented: str) -> str | None:
+    """The engine whose key `presented` is, or None: the one check of an
+    engine key, for the contexts' gRPC gate and the gateway's alike.
+
+    Every configured key is compared, in constant time, even after one has
+    matched: stopping at the match would make the answer's time depend on
+    which key matched, and so tell a caller where a key sits. An empty key never
+    matches, configured or presented: a caller that sends no key must not
+    pass for an engine configured without one. Two engines configured with
+    the same key get the first one named, in the order of the configuration
+    (OUTRIDER_ENGINE_KEYS, then `default` for OUTRIDER_INTERNAL_KEY): the
+    engine an operator named outright, not the default it also matches.
+    """
+    offered = presented.encode()
+    named = None
+    for name, keys in engine_keys.items():
+        for key in keys:
+            matches = hmac.compare_digest(offered, key.encode())
+            if matches and key and presented and named is None:
+                named = name
+    return named

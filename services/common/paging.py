@@ -63,7 +63,7 @@ def one_page(rows: Sequence[Row], limit: int, key: Callable[[Row], tuple[object,
     return page, encode_cursor(*key(page[-1])) if len(rows) > limit else ""
 
 
-def instant(text: str) -> datetime:
+def parse_cursor_instant(text: str) -> datetime:
     """A cursor's timestamp part; one without an offset was not written by encode_cursor."""
     moment = datetime.fromisoformat(text)
     if moment.utcoffset() is None:
@@ -74,4 +74,4 @@ def instant(text: str) -> datetime:
 def instant_and_uuid(parts: list[str]) -> tuple[datetime, uuid.UUID]:
     """The key of listings sorted by (time, id)."""
     stamp, ident = parts
-    return instant(stamp), uuid.UUID(ident)
+    return parse_cursor_instant(stamp), uuid.UUID(ident)

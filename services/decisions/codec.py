@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from outrider.v1 import decisions_pb2
-from outrider.wire import MalformedJson, instant, json_object, timestamp, timestamp_fields
+from outrider.wire import MalformedJson, json_object, timestamp, timestamp_datetime, timestamp_fields
 from services.common import callers, paging
 from services.common.errors import DomainError, InvalidArgument
 from services.common.grpc_server import status_of
@@ -96,7 +96,7 @@ def draft_from_proto(request: decisions_pb2.RecordDecisionRequest) -> DecisionDr
         model=request.model,
         context=context_from_proto(request.context_json),
         embedding=embedding_from_proto(request.embedding),
-        decided_at=instant(request.decided_at, request.HasField("decided_at")),
+        decided_at=timestamp_datetime(request.decided_at, request.HasField("decided_at")),
     )
 
 
@@ -164,8 +164,8 @@ def pending_verdicts_from_proto(request: decisions_pb2.SetOutcomesRequest) -> Pe
 
 
 def listing_from_proto(request: decisions_pb2.ListDecisionsRequest) -> DecisionListing:
-    decided_from = instant(request.decided_from, request.HasField("decided_from"))
-    decided_to = instant(request.decided_to, request.HasField("decided_to"))
+    decided_from = timestamp_datetime(request.decided_from, request.HasField("decided_from"))
+    decided_to = timestamp_datetime(request.decided_to, request.HasField("decided_to"))
     outcome = queries.outcome_filter(request.outcome)
     limit = paging.page_limit(request.page.limit)
     after = paging.decode_cursor(request.page.cursor, queries.page_key)
@@ -191,13 +191,13 @@ def detail_query_from_proto(request: decisions_pb2.GetDecisionRequest) -> Detail
 def pending_listing_from_proto(request: decisions_pb2.ListPendingRequest) -> PendingListing:
     limit = paging.page_limit(request.limit, default=DEFAULT_PENDING_BATCH, maximum=MAX_PENDING_BATCH)
     after = paging.decode_cursor(request.after_cursor, queries.page_key, field="after_cursor")
-    before = instant(request.decided_before, request.HasField("decided_before"))
+    before = timestamp_datetime(request.decided_before, request.HasField("decided_before"))
     return PendingListing(decided_before=before, after=after, limit=limit)
 
 
 def counted_since_from_proto(request: decisions_pb2.CountOutcomesRequest) -> datetime | None:
     """The decisions to count: those made from this instant on; None counts them all."""
-    return instant(request.decided_since, request.HasField("decided_since"))
+    return timestamp_datetime(request.decided_since, request.HasField("decided_since"))
 
 
 # ─── Out ───────────────────────────────────────────────────────────────────

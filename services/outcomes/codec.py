@@ -10,7 +10,7 @@ from datetime import datetime
 from google.protobuf.message import Message
 
 from outrider.v1 import decisions_pb2, outcomes_pb2
-from outrider.wire import instant, timestamp
+from outrider.wire import timestamp, timestamp_datetime
 from services.common.errors import InvalidArgument
 from services.outcomes.rules.advice import Advice, OutcomeCount, RouteQuery, route_query
 from services.outcomes.rules.credit import Conversation, ConversationMetrics, TurnCredit
@@ -27,7 +27,7 @@ def list_pending_request(*, before: datetime, cursor: str, limit: int) -> decisi
 
 
 def _decided_at(item: decisions_pb2.PendingDecision) -> datetime:
-    decided_at = instant(item.decided_at)
+    decided_at = timestamp_datetime(item.decided_at)
     if decided_at is None:
         # The decisions context stamps every decision it records; judging one
         # without a time would need a guess at its age.

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from services.common.errors import FieldError
-from services.common.paging import instant
+from services.common.paging import parse_cursor_instant
 
 # The one keyed form a comment may take. Anything else, "looks good"
 # included, is an instruction, so casual approval can never pass a gate.
@@ -104,7 +104,7 @@ class PageKey:
     def from_parts(cls, parts: list[str]) -> PageKey:
         """A listing cursor's key (see services.common.paging)."""
         written, seq = parts
-        return cls(written_at=instant(written), seq=int(seq))
+        return cls(written_at=parse_cursor_instant(written), seq=int(seq))
 
 
 @dataclass(frozen=True, slots=True)

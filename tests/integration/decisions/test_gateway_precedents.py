@@ -9,8 +9,8 @@ import grpc
 import pytest
 
 from gateway.app import PRECEDENT_STREAMS
+from gateway.codec.decisions import similar_body
 from gateway.errors import from_rpc_error
-from gateway.routes.decisions import similar_body
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from tests.harness import database_away, engine_channel, eventually, gateway_client, internal_headers, running
 from tests.integration.decisions.memory_support import connect, insert_rows, near, unit_vector

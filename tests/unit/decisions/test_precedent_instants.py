@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from gateway.routes.decisions import _instant_text
-from gateway.upstream import instant
+from gateway.codec.common import timestamp_text
+from gateway.codec.decisions import _timestamp_text
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FIRST = int((datetime(1, 1, 1, tzinfo=UTC) - EPOCH).total_seconds())
@@ -28,10 +28,10 @@ def test_every_instant_prints_as_the_gateway_prints_it() -> None:
         stamps.append((seconds, nanos))
     for seconds, nanos in stamps:
         stamp = Timestamp(seconds=seconds, nanos=nanos)
-        assert _instant_text(stamp) == instant(stamp), (seconds, nanos)
+        assert _timestamp_text(stamp) == timestamp_text(stamp), (seconds, nanos)
 
 
 def test_an_unset_instant_is_null() -> None:
-    assert _instant_text(Timestamp()) is None
-    assert _instant_text(Timestamp(seconds=1_700_000_000), present=False) is None
-    assert _instant_text(Timestamp(seconds=1_700_000_000, nanos=5_000)) == "2023-11-14T22:13:20.000005+00:00"
+    assert _timestamp_text(Timestamp()) is None
+    assert _timestamp_text(Timestamp(seconds=1_700_000_000), present=False) is None
+    assert _timestamp_text(Timestamp(seconds=1_700_000_000, nanos=5_000)) == "2023-11-14T22:13:20.000005+00:00"

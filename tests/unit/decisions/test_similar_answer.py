@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from gateway.codec.decisions import decision_json, similar_body
 from gateway.contracts.decisions import Precedent, SimilarReply
-from gateway.routes.decisions import decision_json, similar_body
 from outrider.v1 import decisions_pb2
 from outrider.wire import json_value, timestamp
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from gateway.contracts.registry import AgentPatch, SkillDraft, SkillPatch
-from gateway.errors import validation_fields
-from gateway.routes.registry import (
+from gateway.codec.registry import (
     agent_update,
     etag_matches,
     skill_draft,
     skill_json,
     skill_update,
 )
+from gateway.contracts.registry import AgentPatch, SkillDraft, SkillPatch
+from gateway.errors import validation_fields
 from outrider.v1 import registry_pb2
 from outrider.wire import json_value
 

@@ -1,6 +1,6 @@
 from datetime import UTC, datetime
 
-from gateway.routes.telemetry import METRICS, agent_json, exposition
+from gateway.codec.telemetry import METRICS, agent_json, exposition
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from services.telemetry import codec, rules
 

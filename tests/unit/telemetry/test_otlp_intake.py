@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import nats.errors
 
-from gateway.routes.otlp import PUBLISH_RETRY, Intake, message_id
+from gateway.intake import PUBLISH_RETRY, Intake, message_id
 from services.common.settings import load
 from services.telemetry.otlp import codec as otlp_codec
 from tests.unit.telemetry.test_otlp_codec import chat, export, root

@@ -1,0 +1,108 @@
+"""Outcome messages to the gateway's JSON and back: facts, sweeps, conversations, metrics, routing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gateway.contracts.outcomes import ConversationIn
+from outrider.v1 import outcomes_pb2
+
+# ─── Out ───────────────────────────────────────────────────────────────────
+
+
+def facts_json(reply: outcomes_pb2.RecordFactsResponse) -> dict[str, Any]:
+    return {"subject_id": reply.subject_id, "facts": json.loads(reply.facts), "changed": reply.changed}
+
+
+def sweep_json(reply: outcomes_pb2.SweepResponse) -> dict[str, Any]:
+    return {"judged": reply.judged, "by_outcome": dict(reply.by_outcome), "scanned": reply.scanned}
+
+
+def _credit_json(credit: outcomes_pb2.TurnCredit) -> dict[str, Any]:
+    return {
+        "turn_ref": credit.turn_ref,
+        "model": credit.model if credit.HasField("model") else None,
+        "trace_id": credit.trace_id if credit.HasField("trace_id") else None,
+        "credit": credit.credit,
+        "confidence": credit.confidence,
+        "episode_id": credit.episode_id,
+        "resolution": credit.resolution,
+    }
+
+
+def credits_json(reply: outcomes_pb2.SubmitConversationResponse) -> dict[str, Any]:
+    return {"credits": [_credit_json(c) for c in reply.credits], "deferred": reply.deferred}
+
+
+def conversation_metrics_json(reply: outcomes_pb2.ConversationMetrics) -> dict[str, Any]:
+    return {
+        "model": reply.model if reply.HasField("model") else None,
+        "episodes": reply.episodes,
+        "resolved": reply.resolved,
+        "abandoned": reply.abandoned,
+        "ambiguous": reply.ambiguous,
+        "ongoing": reply.ongoing,
+        "first_turn_resolutions": reply.first_turn_resolutions,
+        "first_turn_resolution_rate": reply.first_turn_resolution_rate,
+        "avg_turns_to_resolution": reply.avg_turns_to_resolution,
+        "churn_rate": reply.churn_rate,
+        "pending": reply.pending,
+    }
+
+
+def routing_json(reply: outcomes_pb2.Routing) -> dict[str, Any]:
+    return {
+        "key": reply.key,
+        "pick": reply.pick or None,
+        "seed": reply.seed,
+        "arms": [
+            {
+                "model": arm.model,
+                "successes": arm.successes,
+                "failures": arm.failures,
+                "alpha": arm.alpha,
+                "beta": arm.beta,
+                "posterior_mean": arm.posterior_mean,
+                "pick_probability": arm.pick_probability,
+                "credit": {"successes": arm.credit_successes, "failures": arm.credit_failures},
+                "decisions": {"successes": arm.decision_successes, "failures": arm.decision_failures},
+            }
+            for arm in reply.arms
+        ],
+    }
+
+
+# ─── In ────────────────────────────────────────────────────────────────────
+
+
+def facts_request(event: bytes) -> outcomes_pb2.RecordFactsRequest:
+    return outcomes_pb2.RecordFactsRequest(event=event)
+
+
+def sweep_request(batch_size: int | None) -> outcomes_pb2.SweepRequest:
+    return outcomes_pb2.SweepRequest(batch_size=batch_size or 0)
+
+
+def conversation_request(body: ConversationIn) -> outcomes_pb2.SubmitConversationRequest:
+    return outcomes_pb2.SubmitConversationRequest(
+        conversation_id=body.conversation_id,
+        turns=[outcomes_pb2.Turn(**turn.model_dump(exclude_none=True)) for turn in body.turns],
+        **{k: v for k, v in (("skill", body.skill), ("decision_type", body.decision_type)) if v is not None},
+    )
+
+
+def conversation_metrics_request(model: str | None) -> outcomes_pb2.GetConversationMetricsRequest:
+    message = outcomes_pb2.GetConversationMetricsRequest()
+    if model is not None:
+        message.model = model
+    return message
+
+
+def routing_request(
+    *, decision_type: str, skill: str, seed: int | None, candidates: list[str]
+) -> outcomes_pb2.GetRoutingRequest:
+    message = outcomes_pb2.GetRoutingRequest(decision_type=decision_type, skill=skill, candidates=candidates)
+    if seed is not None:
+        message.seed = seed
+    return message

@@ -1,0 +1,219 @@
+"""Registry messages to the gateway's JSON and back: agents, skills, tools, audit rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.codec.common import page_request, timestamp_text
+from gateway.contracts.paging import PageRequest
+from gateway.contracts.registry import AgentPatch, SkillDraft, SkillPatch
+from outrider.v1 import registry_pb2
+from outrider.wire import json_bytes, json_value
+
+# ─── Out ───────────────────────────────────────────────────────────────────
+
+
+def agent_json(agent: registry_pb2.Agent) -> dict[str, Any]:
+    return {
+        "id": agent.id,
+        "name": agent.name,
+        "class_ref": agent.class_ref,
+        "runtime": agent.runtime,
+        "purpose": agent.purpose,
+        "wake_on": agent.wake_on,
+        "writes_to": agent.writes_to,
+        "status": agent.status,
+        "status_note": agent.status_note,
+        "has_autonomy_gate": agent.has_autonomy_gate,
+        "autonomous": agent.autonomous,
+        "model": agent.model or None,
+        "skill_count": agent.skill_count,
+        "tool_count": agent.tool_count,
+    }
+
+
+def agent_page_json(reply: registry_pb2.ListAgentsResponse) -> dict[str, Any]:
+    return {"items": [agent_json(a) for a in reply.items], "next_cursor": None}
+
+
+def agent_detail_json(reply: registry_pb2.AgentDetail) -> dict[str, Any]:
+    return {
+        **agent_json(reply.agent),
+        "skills": [skill_json(s) for s in reply.skills],
+        "tools": [tool_json(t) for t in reply.tools],
+        "surfaces": [surface_json(s) for s in reply.surfaces],
+    }
+
+
+def _number(value: float, integer: bool) -> int | float:
+    return int(value) if integer and value.is_integer() else value
+
+
+def _spec_json(spec: registry_pb2.ThresholdSpec) -> dict[str, Any]:
+    integer = spec.type == "integer"
+    shaped: dict[str, Any] = {
+        "type": spec.type,
+        **{name: _number(getattr(spec, name), integer) for name in ("min", "max", "step", "default")},
+    }
+    if spec.description:
+        shaped["description"] = spec.description
+    return shaped
+
+
+def skill_json(skill: registry_pb2.Skill) -> dict[str, Any]:
+    schema = skill.thresholds_schema
+    return {
+        "id": skill.id,
+        "agent_id": skill.agent_id,
+        "title": skill.title,
+        "category": skill.category,
+        "description": skill.description,
+        "sample_prompt": skill.sample_prompt,
+        "source": skill.source,
+        "enabled": skill.enabled,
+        "disabled_reason": skill.disabled_reason or None,
+        "thresholds": {
+            key: _number(value, key in schema and schema[key].type == "integer")
+            for key, value in sorted(skill.thresholds.items())
+        },
+        "thresholds_schema": {key: _spec_json(schema[key]) for key in sorted(schema)},
+        "version": skill.version,
+        "tool_names": list(skill.tool_names),
+        "updated_by": skill.updated_by or None,
+        "updated_at": timestamp_text(skill.updated_at),
+    }
+
+
+def skill_page_json(reply: registry_pb2.ListSkillsResponse) -> dict[str, Any]:
+    return {"items": [skill_json(s) for s in reply.items], "next_cursor": None}
+
+
+def tool_json(tool: registry_pb2.Tool) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "kind": tool.kind,
+        "target": tool.target,
+        "input_schema": json_value(tool.input_schema_json) or {},
+        "requires_confirmation": tool.requires_confirmation,
+        "requires_confirmation_by_agent": dict(sorted(tool.requires_confirmation_by_agent.items())),
+        "owner_agents": list(tool.owner_agents),
+        "implemented_at": tool.implemented_at,
+        "executor": tool.executor,
+        "base_url_key": tool.base_url_key or None,
+        "http_path": tool.http_path or None,
+    }
+
+
+def tool_page_json(reply: registry_pb2.ListToolsResponse) -> dict[str, Any]:
+    return {"items": [tool_json(t) for t in reply.items], "next_cursor": None}
+
+
+def surface_json(surface: registry_pb2.Surface) -> dict[str, Any]:
+    return {
+        "id": surface.id,
+        "name": surface.name,
+        "path": surface.path or None,
+        "description": surface.description,
+        "agent_ids": list(surface.agent_ids),
+    }
+
+
+def audit_json(row: registry_pb2.AuditRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "entity": row.entity,
+        "entity_id": row.entity_id,
+        "field": row.field,
+        "old": json_value(row.old_json),
+        "new": json_value(row.new_json),
+        "changed_by": row.changed_by,
+        "changed_by_email": row.changed_by_email,
+        "changed_at": timestamp_text(row.changed_at),
+    }
+
+
+def audit_page_json(reply: registry_pb2.ListAuditResponse) -> dict[str, Any]:
+    return {"items": [audit_json(r) for r in reply.items], "next_cursor": reply.next_cursor or None}
+
+
+# ─── In ────────────────────────────────────────────────────────────────────
+
+
+def agents_request() -> registry_pb2.ListAgentsRequest:
+    return registry_pb2.ListAgentsRequest()
+
+
+def agent_request(agent_id: str) -> registry_pb2.GetAgentRequest:
+    return registry_pb2.GetAgentRequest(id=agent_id)
+
+
+def agent_update(agent_id: str, body: AgentPatch) -> registry_pb2.UpdateAgentRequest:
+    message = registry_pb2.UpdateAgentRequest(id=agent_id)
+    sent = body.model_fields_set
+    if "autonomous" in sent:
+        message.autonomous = body.autonomous
+    if "model" in sent:
+        # null asks for the engine's default model, carried as an empty pin.
+        message.model = body.model or ""
+    if "confirm" in sent:
+        message.confirm = body.confirm or ""
+    return message
+
+
+def skills_request(agent_id: str) -> registry_pb2.ListSkillsRequest:
+    return registry_pb2.ListSkillsRequest(agent_id=agent_id)
+
+
+def skill_draft(body: SkillDraft) -> registry_pb2.CreateSkillRequest:
+    message = registry_pb2.CreateSkillRequest(
+        id=body.id,
+        agent_id=body.agent_id,
+        title=body.title,
+        category=body.category or "",
+        description=body.description or "",
+        sample_prompt=body.sample_prompt or "",
+        tool_names=body.tool_names,
+    )
+    if body.thresholds_schema is not None:
+        message.thresholds_schema_json = json_bytes(
+            {key: spec.model_dump(exclude_none=True) for key, spec in body.thresholds_schema.items()}
+        )
+    if body.thresholds is not None:
+        message.thresholds_json = json_bytes(body.thresholds)
+    if body.enabled is not None:
+        message.enabled = body.enabled
+    return message
+
+
+def skill_update(skill_id: str, body: SkillPatch) -> registry_pb2.UpdateSkillRequest:
+    message = registry_pb2.UpdateSkillRequest(id=skill_id)
+    sent = body.model_fields_set
+    if "enabled" in sent:
+        message.enabled = body.enabled
+    if "thresholds" in sent:
+        message.thresholds_json = json_bytes(body.thresholds)
+    if "version" in sent:
+        message.expected_version = body.version
+    return message
+
+
+def tools_request(kind: str) -> registry_pb2.ListToolsRequest:
+    return registry_pb2.ListToolsRequest(kind=kind)
+
+
+def audit_request(*, entity: str, entity_id: str, actor: str, page: PageRequest) -> registry_pb2.ListAuditRequest:
+    return registry_pb2.ListAuditRequest(entity=entity, entity_id=entity_id, actor=actor, page=page_request(page))
+
+
+def etag_matches(header: str | None, etag: str) -> bool:
+    """If-None-Match against one strong etag: a list, weak forms and * all count."""
+    if not header:
+        return False
+    quoted = f'"{etag}"'
+    if header == quoted:
+        return True
+    for candidate in (listed.strip() for listed in header.split(",")):
+        if candidate == "*" or candidate.removeprefix("W/") == quoted:
+            return True
+    return False
