@@ -77,11 +77,11 @@ from outrider.precedent_stream import PrecedentSearches
 from outrider.rpc import keyed_channel
 from outrider.v1 import decisions_pb2
 from services.common.db import context_engine
-from services.common.embedded import free_port
 from services.decisions.embedding import StructuredContextEmbedder
 from services.decisions.precedent import JudgedCounts, PrecedentSearch
 from services.decisions.server import SEARCH_CONNECTIONS, direct_connections
 from services.decisions.service import find_precedents
+from tests.harness import reserved_port
 
 ROOT = Path(__file__).resolve().parents[2]
 K = 10
@@ -305,7 +305,7 @@ def _ms_per_search(phase: dict) -> float:
 async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="outrider-floor-"))
     server = Servers("", ROOT)
-    echo_port, http_port = free_port(), free_port()
+    echo_port, http_port = reserved_port(), reserved_port()
     echo = _child("echo", str(echo_port))
     http: subprocess.Popen | None = None
     try:

@@ -74,7 +74,6 @@ from outrider.rpc import keyed_channel as channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
 from services.common.db import context_engine, migrate
-from services.common.embedded import free_port
 from services.decisions import store
 from services.decisions.queries import (
     EF_PER_RESULT,
@@ -84,7 +83,7 @@ from services.decisions.queries import (
     SearchPlan,
     plan_search,
 )
-from tests.harness import Stack, create_database, embedded_stack
+from tests.harness import Stack, create_database, embedded_stack, reserved_port
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_KEY = "bench-internal-key-0123456789abcdef"
@@ -345,8 +344,8 @@ class Servers:
 
     suffix: str  # "" for the code under test, " before" for --baseline
     root: Path
-    decisions_port: int = field(default_factory=free_port)
-    http_port: int = field(default_factory=free_port)
+    decisions_port: int = field(default_factory=reserved_port)
+    http_port: int = field(default_factory=reserved_port)
     processes: list[subprocess.Popen] = field(default_factory=list)
 
     @property

@@ -48,10 +48,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from outrider.rpc import channel_with
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.common.callers import SERVICE_KEY_HEADER
-from services.common.embedded import free_port
 from services.telemetry import rules
 from services.telemetry.ingest import DURABLE, STREAM, SUBJECT
-from tests.harness import NATS_SERVICE, create_database, embedded_stack, engine_nats, service_nats
+from tests.harness import NATS_SERVICE, create_database, embedded_stack, engine_nats, reserved_port, service_nats
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -351,7 +350,7 @@ async def bench(args: argparse.Namespace) -> None:
         directory = Path(tmp)
         nats_url = embedded.nats_url
         database_url = await create_database(embedded, DATABASE, migrated=["telemetry"])
-        address = f"127.0.0.1:{free_port()}"
+        address = f"127.0.0.1:{reserved_port()}"
         stack = Stack(
             directory,
             database_url,

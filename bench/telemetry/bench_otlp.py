@@ -45,8 +45,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from bench.telemetry.bench import KEY, Stack, counters, live_round, start_service, stop_service
-from services.common.embedded import free_port
-from tests.harness import NATS_SERVICE, create_database, embedded_stack, service_nats
+from tests.harness import NATS_SERVICE, create_database, embedded_stack, reserved_port, service_nats
 
 ROOT = Path(__file__).resolve().parents[2]
 DATABASE = "telemetry_otlp_bench"
@@ -264,7 +263,7 @@ async def bench(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="outrider-bench-") as tmp, embedded_stack(Path(tmp)) as embedded:
         directory = Path(tmp)
         database_url = await create_database(embedded, DATABASE, migrated=["telemetry"])
-        address = f"127.0.0.1:{free_port()}"
+        address = f"127.0.0.1:{reserved_port()}"
         stack = Stack(
             directory,
             database_url,
@@ -289,7 +288,7 @@ async def bench(args: argparse.Namespace) -> None:
         await conn.execute("create table telemetry.runs_copy (like telemetry.runs including all)")
         await conn.close()
         await start_service(stack)
-        port = free_port()
+        port = reserved_port()
         url = f"http://127.0.0.1:{port}"
         gateway = start_gateway(stack, port)
         client = await service_nats(embedded.nats_url)

@@ -11,7 +11,6 @@ import grpc
 import pytest
 
 from outrider.rpc import channel_with
-from services.common.embedded import free_port
 
 acting_for: ContextVar[str] = ContextVar("acting_for", default="nobody")
 
@@ -61,8 +60,7 @@ async def address() -> AsyncIterator[str]:
             )
         ]
     )
-    port = free_port()
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
         yield f"127.0.0.1:{port}"

@@ -20,8 +20,8 @@ from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig
 
 from outrider.client.telemetry import TelemetryPublisher
-from outrider.nats_access import CredentialRefused, open_connection
-from services.common.embedded import EmbeddedNats, ServedTls, free_port, nats_server_binary
+from outrider.nats_access import ENGINE_INBOX_PREFIX, CredentialRefused, open_connection
+from services.common.embedded import EmbeddedNats, ServedTls, nats_server_binary, reported_port
 from services.common.errors import Unavailable
 from services.common.nats import HEARTBEAT_BUCKET, StreamLimits, connect, ensure_topology, warn_if_open
 from tests.harness import NATS_ENGINE, NATS_SERVICE, Stack, engine_nats, eventually, make_settings, service_nats
@@ -217,11 +217,15 @@ async def test_the_engine_credential_cannot_administer_or_consume_streams(stack,
 
 
 async def test_a_server_that_admits_anyone_is_reported(tmp_path, stack, caplog):
-    port = free_port()
-    open_server = subprocess.Popen(
-        [nats_server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    open_server = await asyncio.create_subprocess_exec(
+        *(nats_server_binary(), "-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", str(tmp_path)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
+        port = await eventually(
+            lambda: asyncio.to_thread(reported_port, tmp_path, open_server.pid), what="a bare nats-server's port"
+        )
         await eventually(lambda: asyncio.to_thread(_listening, port), what="a bare nats-server listening")
         guarded = make_settings(stack, "unused", OUTRIDER_ENV="production")
         exposed = make_settings(stack, "unused", OUTRIDER_ENV="production", NATS_URL=f"nats://127.0.0.1:{port}")
@@ -232,7 +236,7 @@ async def test_a_server_that_admits_anyone_is_reported(tmp_path, stack, caplog):
         assert len(warnings) == 1 and "without credentials" in warnings[0]
     finally:
         open_server.terminate()
-        open_server.wait(10)
+        await asyncio.wait_for(open_server.wait(), 10)
 
 
 def _listening(port: int) -> bool:
@@ -301,7 +305,7 @@ def make_ca_and_server_cert(directory: Path) -> tuple[Path, ServedTls]:
 @pytest.fixture
 def tls_server(tmp_path):
     ca, served = make_ca_and_server_cert(tmp_path)
-    server = EmbeddedNats(tmp_path / "data", free_port(), service=NATS_SERVICE, engine=NATS_ENGINE, tls=served)
+    server = EmbeddedNats(tmp_path / "data", None, service=NATS_SERVICE, engine=NATS_ENGINE, tls=served)
     url = server.start()
     try:
         yield url, ca

@@ -19,14 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from services.common.embedded import free_port, port_free
-
-
-def grpc_base() -> int:
-    while True:
-        base = free_port()
-        if all(port_free("127.0.0.1", base + i) for i in range(5)) and base + 4 < 65535:
-            return base
+from services.common.settings import CONTEXTS
+from tests.harness import reserved_port, reserved_ports
 
 
 def get(url: str, token: str | None = None) -> tuple[int, dict]:
@@ -59,14 +53,14 @@ def child(parent_pid: int, context: str) -> psutil.Process:
 class Platform:
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        self.http_port = free_port()
+        self.http_port = reserved_port()
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
         self.env.update(
             {
                 "OUTRIDER_DATA_DIR": str(data_dir),
                 "OUTRIDER_HTTP_PORT": str(self.http_port),
-                "OUTRIDER_GRPC_PORT": str(grpc_base()),
-                "OUTRIDER_NATS_PORT": str(free_port()),
+                "OUTRIDER_GRPC_PORT": str(reserved_ports(len(CONTEXTS))),
+                "OUTRIDER_NATS_PORT": str(reserved_port()),
             }
         )
         self.process: subprocess.Popen | None = None

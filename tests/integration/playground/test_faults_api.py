@@ -22,10 +22,9 @@ from starlette.routing import Route
 
 from outrider.v1 import playground_pb2, playground_pb2_grpc
 from services.common.db import context_engine
-from services.common.embedded import free_port
 from services.common.runtime import ContextServer
 from services.playground import engine, executors, service, store
-from tests.harness import bearer, eventually, person, service_channel, with_env
+from tests.harness import bearer, eventually, person, reserved_port, service_channel, with_env
 from tests.integration.playground.scripted import BOOKING, Call, Say
 from tests.integration.playground.support import RUN, count_rows, playground, served_gateway, sse_events
 
@@ -309,7 +308,7 @@ async def test_a_fault_in_the_run_itself_ends_it_stored_with_the_steps_before_it
 
 async def test_a_shutdown_mid_run_writes_its_end_and_does_not_wait_for_the_model(settings):
     async with playground(settings) as pg:
-        addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{free_port()}")
+        addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{reserved_port()}")
         replica = ContextServer("playground", with_env(pg.settings, context_addrs=addrs))
         await replica.start()
         pg.model.script(Call(READ), Say("after the shutdown", delay_s=8))

@@ -16,10 +16,18 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.trace import Status, StatusCode
 
 from services.common.db import context_engine
-from services.common.embedded import free_port
 from services.telemetry import otlp_codec, retention
-from services.telemetry.otlp_ingest import SUBJECT
-from tests.harness import INTERNAL_KEY, bearer, database_away, eventually, internal_headers, running, with_env
+from services.telemetry.otlp_ingest import DURABLE, SUBJECT
+from tests.harness import (
+    INTERNAL_KEY,
+    bearer,
+    database_away,
+    eventually,
+    internal_headers,
+    reserved_port,
+    running,
+    with_env,
+)
 from tests.integration.telemetry.otlp_support import (
     export,
     live_gateway,
@@ -237,7 +245,7 @@ async def test_refusals_are_otlp_status_answers_counted_by_reason_and_lose_nothi
 
 
 async def test_without_jetstream_the_answer_is_a_503_to_retry(settings):
-    away = with_env(settings, nats_url=f"nats://127.0.0.1:{free_port()}")
+    away = with_env(settings, nats_url=f"nats://127.0.0.1:{reserved_port()}")
     async with live_gateway(away) as base, httpx.AsyncClient(base_url=base) as client:
         answer = await client.post("/v1/traces", content=export(span(1, "x")).SerializeToString(), headers=PROTOBUF)
         health = await client.get("/healthz")
