@@ -129,7 +129,7 @@ async def _closed_loop(
 
 
 async def _search_alone(database_url: str, queries_file: str, *, concurrency: int, seconds: float) -> dict:
-    asked = json.loads(Path(queries_file).read_text())
+    asked = json.loads(await asyncio.to_thread(Path(queries_file).read_text))
     dimension = len(asked[0][1])
     # As the servicer gets them: serialized requests, parsed per search.
     requests = [
@@ -417,7 +417,8 @@ def report(args: argparse.Namespace, rounds: list[dict[str, float]], load_averag
             "| | CPU ms per search | searches/s |",
             "|---|---|---|",
             f"| stream, decisions process | {median('stream'):.3f} | {median('stream q/s'):.0f} |",
-            f"| search without gRPC, its own process | {median('without gRPC'):.3f} | {median('without gRPC q/s'):.0f} |",
+            f"| search without gRPC, its own process | {median('without gRPC'):.3f} "
+            f"| {median('without gRPC q/s'):.0f} |",
             f"| gRPC alone, echo server, one search per message | {median('gRPC alone'):.3f} | |",
             f"| the two parts added | {parts:.3f} | |",
             f"| stream ÷ parts | {median('stream') / parts:.2f}× | |",

@@ -311,7 +311,9 @@ async def _ready(addresses: list[str], workdir: Path, timeout: float = 60.0) -> 
                 except grpc.aio.AioRpcError:
                     pass
                 if time.monotonic() > deadline:
-                    logs = "\n".join(p.read_text()[-2000:] for p in workdir.glob("*.log"))
+                    logs = await asyncio.to_thread(
+                        lambda: "\n".join(p.read_text()[-2000:] for p in workdir.glob("*.log"))
+                    )
                     raise RuntimeError(f"{address} did not start:\n{logs}")
                 await asyncio.sleep(0.3)
 

@@ -180,17 +180,22 @@ async def reset(stack: Stack, js) -> None:
     await js.purge_stream("TELEMETRY")
 
 
+def send_spans(url: str, round_id: int, size: int) -> subprocess.Popen[bytes]:
+    """A child process posting `size` spans to the gateway at `url`."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench.telemetry.bench_otlp", "_send", url, str(round_id), str(size)],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+
+
 async def otlp_round(
     stack: Stack, js, url: str, gateway: subprocess.Popen[bytes], size: int, round_id: int
 ) -> tuple[float, float]:
     await reset(stack, js)
     before = await counters(stack)
     service_cpu, gateway_cpu = cpu_s(stack.service.pid), cpu_s(gateway.pid)
-    sender = subprocess.Popen(
-        [sys.executable, "-m", "bench.telemetry.bench_otlp", "_send", url, str(round_id), str(size)],
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-    )
+    sender = send_spans(url, round_id, size)
     half = size // 2
     try:
         while True:

@@ -10,6 +10,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
+import pytest
 
 from outrider.client.decisions import DecisionRecorder, PrecedentClient
 from outrider.client.subjects import LeaseRefused, SubjectGate
@@ -135,13 +136,11 @@ async def test_lease_refuses_when_the_subject_is_unknown(settings):
     async with running(settings, ["decisions"]):
         gate = SubjectGate(settings.addr("decisions"), INTERNAL_KEY)
         try:
-            await gate.lease(f"never-registered-{uuid.uuid4().hex[:6]}")
-        except LeaseRefused as refused:
-            assert refused.code == "NOT_FOUND"
-        else:
-            raise AssertionError("an unregistered subject must not be leased")
+            with pytest.raises(LeaseRefused) as refused:
+                await gate.lease(f"never-registered-{uuid.uuid4().hex[:6]}")
         finally:
             await gate.close()
+    assert refused.value.code == "NOT_FOUND"
 
 
 async def test_a_republished_task_run_is_one_row_and_heartbeats_reach_the_bucket(settings, template, database):

@@ -18,7 +18,12 @@ def outrider(*args: str, env: dict[str, str] | None = None, timeout: float = 60)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
     base.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "outrider.cli", *args], capture_output=True, text=True, env=base, timeout=timeout
+        [sys.executable, "-m", "outrider.cli", *args],
+        capture_output=True,
+        text=True,
+        env=base,
+        timeout=timeout,
+        check=False,  # the tests read the exit status themselves
     )
 
 

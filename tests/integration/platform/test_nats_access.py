@@ -343,11 +343,11 @@ async def test_a_tls_configured_engine_client_talks_to_a_tls_server(tls_server):
 async def test_a_tls_server_talks_to_no_client_that_cannot_verify_it_or_speaks_in_clear(tls_server):
     url, _ = tls_server
     # Without the CA the server's certificate is unknown: no connection, and no password sent.
-    with pytest.raises(TimeoutError, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
+    with pytest.raises(TimeoutError, match=r"CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
         await open_connection(url, name="probe", user=NATS_ENGINE.name, password=NATS_ENGINE.password, timeout=4)
     # A client that waits for a greeting in clear gets none: the server speaks TLS first.
     plain = url.replace("tls://", "nats://")
-    with pytest.raises(Exception):  # noqa: B017 - whichever way the client gives up, it is not connected
+    with pytest.raises(Exception):  # noqa: B017, PT011 - whichever way the client gives up, it is not connected
         await nats.connect(
             plain, user=NATS_ENGINE.name, password=NATS_ENGINE.password, allow_reconnect=False, connect_timeout=2
         )

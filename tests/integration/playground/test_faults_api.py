@@ -91,13 +91,13 @@ async def test_whenever_the_console_hangs_up_every_admitted_run_is_stored_once_a
                 pg.model.script(*[Call(READ, delay_s=0.1)] * 3, Say("All read.", delay_s=0.1))
                 events: list = []
 
-                async def follow(reply: httpx.Response) -> None:
+                async def follow(reply: httpx.Response, events: list) -> None:
                     async for event in sse_events(reply):
                         events.append(event)
 
                 async with http.stream("POST", RUN, json=body(), headers={**bearer(sub=f"u-{n}"), **STREAM}) as reply:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(follow(reply), moment)
+                        await asyncio.wait_for(follow(reply, events), moment)
                 if events:
                     outcomes.append((events, await stored_run(pg, events[0][1]["id"])))
         listed = (await pg.client.get("/admin/ai/playground/runs?limit=50", headers=bearer(role=3))).json()["items"]
