@@ -74,18 +74,20 @@ async def test_every_kind_of_call_carries_the_credential_after_the_callers_own(a
 
     async with channel_with(address, pairs, health_checked=False) as channel:
         mine = (("x-mine", "1"),)
+        streamed = [
+            m
+            async for m in channel.unary_stream("/test.Echo/UnaryStream")(
+                b"x", metadata=grpc.aio.Metadata(*mine), timeout=10
+            )
+        ]
+        both_streamed = [
+            m async for m in channel.stream_stream("/test.Echo/StreamStream")(requests(), metadata=mine, timeout=10)
+        ]
         answers = {
             "unary-unary": await channel.unary_unary("/test.Echo/UnaryUnary")(b"x", metadata=mine, timeout=10),
-            "unary-stream": next(
-                m
-                async for m in channel.unary_stream("/test.Echo/UnaryStream")(
-                    b"x", metadata=grpc.aio.Metadata(*mine), timeout=10
-                )
-            ),
+            "unary-stream": streamed[0],
             "stream-unary": await channel.stream_unary("/test.Echo/StreamUnary")(requests(), metadata=mine, timeout=10),
-            "stream-stream": next(
-                m async for m in channel.stream_stream("/test.Echo/StreamStream")(requests(), metadata=mine, timeout=10)
-            ),
+            "stream-stream": both_streamed[0],
         }
         expected = repr([("x-mine", "1"), ("x-credential", "key"), ("x-acting-for", "nobody")]).encode()
         assert answers == dict.fromkeys(answers, expected)
