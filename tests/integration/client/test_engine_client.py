@@ -4,7 +4,6 @@ comes back, retries land each decision exactly once."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -74,7 +73,13 @@ async def test_retries_after_an_outage_record_each_decision_once(settings, templ
     )
     first = record(recorder, subject_id="BK-outage-1")
     second = record(recorder, subject_id="BK-outage-2")
-    await asyncio.sleep(0.3)
+
+    # Once a call to the context that is down has failed, to be retried,
+    # none of the decisions counts as sent.
+    async def retried() -> int:
+        return recorder.counters.retried
+
+    await eventually(retried, what="a call to the decisions context that is down failed")
     assert recorder.counters.sent == 0
     async with running(settings, ["decisions"]):
         assert await recorder.flush(timeout_s=30)

@@ -3,6 +3,7 @@ restart, and nothing left running after Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -84,6 +85,16 @@ class Platform:
             time.sleep(0.5)
         raise AssertionError("outrider up never became ready")
 
+    def wait_restarted(self, context: str, crashed: int, timeout: float = 60) -> None:
+        """Until a child other than the crashed one serves `context`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(AssertionError, psutil.Error):  # none yet, or one that just exited
+                if child(self.process.pid, context).pid != crashed:
+                    return
+            time.sleep(0.2)
+        raise AssertionError(f"{context} was not restarted")
+
     def token(self, role: int) -> str:
         out = subprocess.run(
             [sys.executable, "-m", "outrider.cli", "token", "--role", str(role)],
@@ -120,7 +131,7 @@ def test_up_serves_keeps_data_and_leaves_nothing_behind(data_dir):
         crashed = child(first.process.pid, "registry")
         crashed.kill()
         crashed.wait(10)
-        time.sleep(1)
+        first.wait_restarted("registry", crashed.pid)
         first.wait_ready(timeout=60)
         assert child(first.process.pid, "registry").pid != crashed.pid
     finally:
