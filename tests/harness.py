@@ -85,7 +85,10 @@ def ports_released() -> Iterator[None]:
 
 def bound_socket() -> socket.socket:
     """A TCP socket bound to a free port on 127.0.0.1, for `serving` to listen on."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle off only on accepted
+    # sockets whose protocol says TCP, and with it on every small answer
+    # waits out a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     return sock
 
