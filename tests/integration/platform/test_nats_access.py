@@ -162,6 +162,12 @@ async def test_the_engine_credential_cannot_listen(stack, topology, subject):
     engine = await engine_nats(stack.nats_url, error_cb=refusals.note)
     try:
         heard: asyncio.Queue[Msg] = asyncio.Queue()
+        # A sentinel inbox the engine may read, subscribed first: the server
+        # takes one connection's commands in order, so once it has refused the
+        # probe's subscription it holds the sentinel's. (A flush proves less:
+        # nats-py writes its PING ahead of commands still waiting to go out.)
+        sentinel = f"{ENGINE_INBOX_PREFIX}.sentinel"
+        await engine.subscribe(sentinel, cb=heard.put)
         await engine.subscribe(subject, cb=heard.put)
         await engine.flush()
 
@@ -169,12 +175,8 @@ async def test_the_engine_credential_cannot_listen(stack, topology, subject):
             return refusals.mention(subject)
 
         await eventually(refused, what=f"the subscription to {subject} refused")
-        # After the probe, a sentinel to an inbox the engine may read, from the
-        # same connection: the server delivers one connection's messages in
-        # order, so a probe that got through arrives before the sentinel.
-        sentinel = f"{ENGINE_INBOX_PREFIX}.sentinel"
-        await engine.subscribe(sentinel, cb=heard.put)
-        await engine.flush()
+        # The probe, then the sentinel, from one connection: delivered in that
+        # order, so a probe that got through arrives first.
         concrete = subject.replace(">", "x").replace("*", "x")
         await service.publish(concrete, b"{}")
         await service.publish(sentinel, b"{}")

@@ -118,7 +118,9 @@ async def answers(nc: nats.NATS, durable: str) -> AsyncIterator[Answers]:
     """Every answer given on `durable` of the TELEMETRY stream while the block runs."""
     heard = Answers()
     subscription = await nc.subscribe(f"$JS.ACK.{STREAM}.{durable}.>", cb=heard.note)
-    await nc.flush()
+    # A request sent after the subscription is answered once the server holds
+    # it; a flush is not (nats-py writes its PING ahead of waiting commands).
+    await nc.jetstream().stream_info(STREAM)
     try:
         yield heard
     finally:
