@@ -15,7 +15,6 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -64,19 +63,10 @@ class PortReservation:
         except OSError:
             self._socket.close()
             raise
-        self.host = host
         self.port: int = self._socket.getsockname()[1]
 
     def release(self) -> None:
         self._socket.close()
-
-    def __enter__(self) -> PortReservation:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.release()
 
 
 class EmbeddedPostgres:
