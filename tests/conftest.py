@@ -1,4 +1,5 @@
-"""Fixtures for integration tests; unit tests (tests/unit) need none of them."""
+"""Fixtures for integration tests; unit tests (tests/unit) need none of them
+(the one every test gets only releases the ports a test reserved)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,16 @@ from tests.harness import (
     embedded_stack,
     fresh_database,
     make_settings,
+    ports_released,
     reset_nats,
 )
+
+
+@pytest.fixture(autouse=True)
+def _ports_held_for_the_test() -> Iterator[None]:
+    """The ports a test reserves stay held until it ends, after every server it started has stopped."""
+    with ports_released():
+        yield
 
 
 @pytest.fixture(scope="session")

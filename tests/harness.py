@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import asyncpg
 import grpc
 import httpx
 import nats
+import uvicorn
 
 from gateway.app import create_app
 from gateway.auth import issue_token
@@ -24,7 +26,7 @@ from outrider.nats_access import ENGINE_INBOX_PREFIX
 from outrider.rpc import channel_with, keyed_channel
 from services.common.callers import SERVICE_KEY_HEADER, Caller, Principal, seal
 from services.common.db import context_engine, migrate
-from services.common.embedded import EmbeddedNats, EmbeddedPostgres, free_port
+from services.common.embedded import EmbeddedNats, EmbeddedPostgres, PortReservation
 from services.common.nats import NatsUser
 from services.common.runtime import ContextServer
 from services.common.settings import CONTEXTS, Settings, load
@@ -37,6 +39,81 @@ TEMPLATE_DB = "outrider_template"
 # The suite's NATS runs with authentication on, as every deployment does.
 NATS_SERVICE = NatsUser("outrider", "test-nats-service-password-0123456789")
 NATS_ENGINE = NatsUser("engine", "test-nats-engine-password-0123456789ab")
+
+
+# The ports the suite hands out for servers it starts later, each held until
+# the test that asked for it ends (a fixture in tests/conftest.py releases
+# them); one asked for outside a test, by a wider fixture or a bench, is held
+# until the process exits.
+_reserved: list[PortReservation] = []
+
+
+def reserved_port() -> int:
+    """A port on 127.0.0.1 no other server can take while it is held; the
+    server it is meant for binds it all the same (see PortReservation)."""
+    reservation = PortReservation()
+    _reserved.append(reservation)
+    return reservation.port
+
+
+def reserved_ports(count: int) -> int:
+    """The first of `count` consecutive ports, all held, for a server that
+    numbers its ports from one base (OUTRIDER_GRPC_PORT)."""
+    while True:
+        held = [PortReservation()]
+        try:
+            for step in range(1, count):
+                held.append(PortReservation(port=held[0].port + step))
+        except (OSError, OverflowError):  # one of the next ports is taken, or past the last
+            for reservation in held:
+                reservation.release()
+            continue
+        _reserved.extend(held)
+        return held[0].port
+
+
+@contextmanager
+def ports_released() -> Iterator[None]:
+    """Release the ports reserved inside the block when it ends."""
+    before = len(_reserved)
+    try:
+        yield
+    finally:
+        while len(_reserved) > before:
+            _reserved.pop().release()
+
+
+def bound_socket() -> socket.socket:
+    """A TCP socket bound to a free port on 127.0.0.1, for `serving` to listen on."""
+    # IPPROTO_TCP named, not left 0: asyncio turns Nagle off only on accepted
+    # sockets whose protocol says TCP, and with it on every small answer
+    # waits out a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+@asynccontextmanager
+async def serving(app: Any, sock: socket.socket | None = None, **options: Any) -> AsyncIterator[str]:
+    """Serve an ASGI app in this event loop on `sock` (a fresh `bound_socket`
+    when not given), with uvicorn's `options`; yields its base URL. uvicorn
+    listens on the socket it is handed, so the port is held from the moment
+    it is chosen, and a caller that must know it first (a gateway's
+    http_port) binds the socket first."""
+    sock = sock or bound_socket()
+    with sock:
+        server = uvicorn.Server(uvicorn.Config(app, **options))
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        try:
+            while not server.started:
+                if task.done():
+                    task.result()
+                    raise AssertionError("the server stopped before it started")
+                await asyncio.sleep(0.01)
+            yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        finally:
+            server.should_exit = True
+            await task
 
 
 @dataclass(frozen=True)
@@ -57,7 +134,7 @@ class Stack:
 def start_stack(data_dir: Path) -> tuple[Stack, EmbeddedPostgres, EmbeddedNats]:
     pg = EmbeddedPostgres(data_dir)
     url = pg.start()
-    broker = EmbeddedNats(data_dir, free_port(), service=NATS_SERVICE, engine=NATS_ENGINE)
+    broker = EmbeddedNats(data_dir, None, service=NATS_SERVICE, engine=NATS_ENGINE)
     nats_url = broker.start()
     return Stack(data_dir, url, nats_url), pg, broker
 
@@ -162,7 +239,7 @@ async def reset_nats(url: str) -> None:
 
 
 def make_settings(stack: Stack, database: str, **env: str) -> Settings:
-    ports = {c: free_port() for c in CONTEXTS}
+    ports = {c: reserved_port() for c in CONTEXTS}
     base = {
         "OUTRIDER_DATA_DIR": str(stack.data_dir / "settings"),
         "DATABASE_URL": stack.database_url(database),

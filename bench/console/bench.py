@@ -37,7 +37,8 @@ from pathlib import Path
 import httpx
 from playwright.async_api import async_playwright
 
-from services.common.embedded import free_port, port_free
+from services.common.settings import CONTEXTS
+from tests.harness import reserved_port, reserved_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "gateway" / "console_dist"
@@ -127,25 +128,18 @@ def wait_ready(base: str, up: subprocess.Popen, timeout: float = 180) -> None:
     raise SystemExit("outrider up never became ready")
 
 
-def grpc_base() -> int:
-    while True:
-        base = free_port()
-        if base + 4 < 65535 and all(port_free("127.0.0.1", base + i) for i in range(5)):
-            return base
-
-
 async def main(scale: int, rounds: int, breakdown: bool) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="outrider-bench-console-"))
-    port = free_port()
+    port = reserved_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
     env.update({"OUTRIDER_DATA_DIR": str(data_dir / "data"), "OUTRIDER_HTTP_PORT": str(port),
-                "OUTRIDER_GRPC_PORT": str(grpc_base()), "OUTRIDER_NATS_PORT": str(free_port())})
+                "OUTRIDER_GRPC_PORT": str(reserved_ports(len(CONTEXTS))), "OUTRIDER_NATS_PORT": str(reserved_port())})
     base = f"http://127.0.0.1:{port}"
     up = subprocess.Popen([sys.executable, "-m", "launcher.cli", "up"], env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
     try:
         wait_ready(base, up)
-        demo = outrider("demo", "--scale", str(scale), "--backend-port", str(free_port()), env=env, timeout=900)
+        demo = outrider("demo", "--scale", str(scale), "--backend-port", str(reserved_port()), env=env, timeout=900)
         summary = next((line for line in demo.stdout.splitlines() if "decisions" in line), "")
         token = outrider("token", "--role", "1", env=env).stdout.strip()
         async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}) as api:

@@ -77,11 +77,11 @@ from outrider.precedent_stream import PrecedentSearches
 from outrider.rpc import keyed_channel
 from outrider.v1 import decisions_pb2
 from services.common.db import context_engine
-from services.common.embedded import free_port
 from services.decisions.embedding import StructuredContextEmbedder
 from services.decisions.precedent import JudgedCounts, PrecedentSearch
 from services.decisions.server import SEARCH_CONNECTIONS, direct_connections
 from services.decisions.service import find_precedents
+from tests.harness import reserved_port
 
 ROOT = Path(__file__).resolve().parents[2]
 K = 10
@@ -129,7 +129,7 @@ async def _closed_loop(
 
 
 async def _search_alone(database_url: str, queries_file: str, *, concurrency: int, seconds: float) -> dict:
-    asked = json.loads(Path(queries_file).read_text())
+    asked = json.loads(await asyncio.to_thread(Path(queries_file).read_text))
     dimension = len(asked[0][1])
     # As the servicer gets them: serialized requests, parsed per search.
     requests = [
@@ -305,7 +305,7 @@ def _ms_per_search(phase: dict) -> float:
 async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="outrider-floor-"))
     server = Servers("", ROOT)
-    echo_port, http_port = free_port(), free_port()
+    echo_port, http_port = reserved_port(), reserved_port()
     echo = _child("echo", str(echo_port))
     http: subprocess.Popen | None = None
     try:
@@ -417,7 +417,8 @@ def report(args: argparse.Namespace, rounds: list[dict[str, float]], load_averag
             "| | CPU ms per search | searches/s |",
             "|---|---|---|",
             f"| stream, decisions process | {median('stream'):.3f} | {median('stream q/s'):.0f} |",
-            f"| search without gRPC, its own process | {median('without gRPC'):.3f} | {median('without gRPC q/s'):.0f} |",
+            f"| search without gRPC, its own process | {median('without gRPC'):.3f} "
+            f"| {median('without gRPC q/s'):.0f} |",
             f"| gRPC alone, echo server, one search per message | {median('gRPC alone'):.3f} | |",
             f"| the two parts added | {parts:.3f} | |",
             f"| stream ÷ parts | {median('stream') / parts:.2f}× | |",

@@ -74,7 +74,6 @@ from outrider.rpc import keyed_channel as channel
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
 from services.common.db import context_engine, migrate
-from services.common.embedded import free_port
 from services.decisions import store
 from services.decisions.queries import (
     EF_PER_RESULT,
@@ -84,7 +83,7 @@ from services.decisions.queries import (
     SearchPlan,
     plan_search,
 )
-from tests.harness import Stack, create_database, embedded_stack
+from tests.harness import Stack, create_database, embedded_stack, reserved_port
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_KEY = "bench-internal-key-0123456789abcdef"
@@ -150,7 +149,10 @@ class Generator:
             clusters = []
             for _ in range(max(2, int(count * share))):
                 own = random_unit()
-                centre = [SHARED_WEIGHT * a + TYPE_WEIGHT * b + OWN_WEIGHT * c for a, b, c in zip(shared, kind, own)]
+                centre = [
+                    SHARED_WEIGHT * a + TYPE_WEIGHT * b + OWN_WEIGHT * c
+                    for a, b, c in zip(shared, kind, own, strict=True)
+                ]
                 clusters.append(
                     Cluster(centre=_unit(centre), directions=[random_unit() for _ in range(CLUSTER_DIRECTIONS)])
                 )
@@ -164,7 +166,7 @@ class Generator:
         out = list(cluster.centre)
         for direction in cluster.directions:
             weight = rng.gauss(0, DIRECTION_WEIGHT)
-            out = [a + weight * b for a, b in zip(out, direction)]
+            out = [a + weight * b for a, b in zip(out, direction, strict=True)]
         scale = NOISE / math.sqrt(self.dimension)
         return [a + scale * rng.gauss(0, 1) for a in out]
 
@@ -345,8 +347,8 @@ class Servers:
 
     suffix: str  # "" for the code under test, " before" for --baseline
     root: Path
-    decisions_port: int = field(default_factory=free_port)
-    http_port: int = field(default_factory=free_port)
+    decisions_port: int = field(default_factory=reserved_port)
+    http_port: int = field(default_factory=reserved_port)
     processes: list[subprocess.Popen] = field(default_factory=list)
 
     @property
@@ -881,10 +883,12 @@ async def record_paths(
         async with server.channel() as ch:
             stub = decisions_pb2_grpc.DecisionsStub(ch)
 
-            async def via_grpc(i: int) -> None:
+            # Each closure is driven before the loop moves on; its defaults
+            # bind this server's stub and clients all the same.
+            async def via_grpc(i: int, stub: decisions_pb2_grpc.DecisionsStub = stub) -> None:
                 await stub.RecordDecision(_record_request(next(serial)))
 
-            async def via_gateway(i: int) -> None:
+            async def via_gateway(i: int, clients: list[KeepAliveClient] = clients, server: Servers = server) -> None:
                 n = next(serial)
                 body = {
                     "id": str(uuid.uuid4()),
@@ -901,7 +905,7 @@ async def record_paths(
                 if status != 201:
                     raise RuntimeError(f"gateway{server.suffix} answered {status}: {reply[:200]!r}")
 
-            async def via_batch(i: int) -> None:
+            async def via_batch(i: int, stub: decisions_pb2_grpc.DecisionsStub = stub) -> None:
                 request = decisions_pb2.RecordDecisionsRequest(
                     decisions=[_record_request(next(serial)) for _ in range(batch)]
                 )
@@ -970,7 +974,9 @@ async def recorder_runs(
             recorder = DecisionRecorder(server.decisions_addr, INTERNAL_KEY, max_queue=count, call_timeout_s=60)
             ids: list[str] = []
 
-            def record_until(due: int) -> None:
+            def record_until(
+                due: int, ids: list[str] = ids, count: int = count, recorder: DecisionRecorder = recorder
+            ) -> None:
                 while len(ids) < min(due, count):
                     n = len(ids)
                     ids.append(
@@ -1022,6 +1028,11 @@ def _median_phase(phases: list[Phase]) -> Phase:
 
 def _median(phases: list[Phase], value: Callable[[Phase], float]) -> float:
     return statistics.median(value(p) for p in phases)
+
+
+def _cpu_ms(phases: list[Phase], process: str) -> float:
+    """The median CPU milliseconds per query `process` spent over `phases`."""
+    return _median(phases, lambda p: p.cpu_ms(process))
 
 
 def _commits(phases: list[Phase]) -> str:
@@ -1102,8 +1113,8 @@ def report(
                 f"| {_median(phases, lambda p: p.percentile(0.5)):.2f} "
                 f"| {_median(phases, lambda p: p.percentile(0.99)):.2f} "
                 f"| {_median(phases, lambda p: p.cpu_ms('postgres')):.2f} "
-                f"| {_median(phases, lambda p: p.cpu_ms(path.decisions)) if path.decisions else 0:.2f} "
-                f"| {_median(phases, lambda p: p.cpu_ms(path.gateway)) if path.gateway else 0:.2f} "
+                f"| {_cpu_ms(phases, path.decisions) if path.decisions else 0:.2f} "
+                f"| {_cpu_ms(phases, path.gateway) if path.gateway else 0:.2f} "
                 f"| {_median(phases, lambda p: p.cpu_ms('client')):.2f} | {_commits(phases)} |"
             )
     lines.append("")
@@ -1112,13 +1123,13 @@ def report(
         if name.startswith(("gRPC", "gateway")) and "health" not in name:
             phases = loaded[name]
             path = measured[name][0]
-            ratios = [p.rate / b.rate for p, b in zip(phases, bare)]
+            ratios = [p.rate / b.rate for p, b in zip(phases, bare, strict=False)]
             pg = _median(phases, lambda p: p.cpu_ms("postgres")) / _median(bare, lambda p: p.cpu_ms("postgres"))
             lines.append(
                 f"- {name}: {statistics.median(ratios):.2f}x the bare SQL rate at {args.concurrency} clients "
                 f"(rounds {', '.join(f'{r:.2f}' for r in ratios)}); Postgres CPU per query {pg:.2f}x bare SQL's; "
-                f"decisions {_median(phases, lambda p: p.cpu_ms(path.decisions)):.2f} ms"
-                + (f", gateway {_median(phases, lambda p: p.cpu_ms(path.gateway)):.2f} ms" if path.gateway else "")
+                f"decisions {_cpu_ms(phases, path.decisions):.2f} ms"
+                + (f", gateway {_cpu_ms(phases, path.gateway):.2f} ms" if path.gateway else "")
                 + " CPU per query."
             )
     lines.append(
@@ -1205,7 +1216,7 @@ async def main(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="outrider-bench-"))
     servers = [Servers("", ROOT)]
     if args.baseline:
-        servers.append(Servers(" before", Path(args.baseline).resolve()))
+        servers.append(Servers(" before", args.baseline))
     try:
         async with bench_database(args, workdir) as (database_url, raw):
             gen = Generator(args.dimension, seed=20260929)
@@ -1304,7 +1315,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="decisions per second offered to one engine's recorder, for --seconds",
     )
     parser.add_argument(
-        "--baseline", default="", help="a checkout of earlier code whose decisions context and gateway run beside these"
+        "--baseline",
+        type=lambda text: Path(text).resolve(),
+        default=None,
+        help="a checkout of earlier code whose decisions context and gateway run beside these",
     )
     parser.add_argument("--database-url", default="", help="use this Postgres server instead of an embedded one")
     parser.add_argument("--shared-buffers", default="2GB", help="shared_buffers of the embedded Postgres")

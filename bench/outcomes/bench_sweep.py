@@ -60,9 +60,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from outrider.rpc import keyed_channel as channel
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
 from services.common.db import context_engine, migrate
-from services.common.embedded import free_port
 from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts
-from tests.harness import NATS_SERVICE, Stack, embedded_stack
+from tests.harness import NATS_SERVICE, Stack, embedded_stack, reserved_port
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERNAL_KEY = "bench-internal-key-0123456789abcdef"
@@ -312,7 +311,9 @@ async def _ready(addresses: list[str], workdir: Path, timeout: float = 60.0) -> 
                 except grpc.aio.AioRpcError:
                     pass
                 if time.monotonic() > deadline:
-                    logs = "\n".join(p.read_text()[-2000:] for p in workdir.glob("*.log"))
+                    logs = await asyncio.to_thread(
+                        lambda: "\n".join(p.read_text()[-2000:] for p in workdir.glob("*.log"))
+                    )
                     raise RuntimeError(f"{address} did not start:\n{logs}")
                 await asyncio.sleep(0.3)
 
@@ -365,7 +366,7 @@ async def measure(stack: Stack, *, label: str, size: int, keep_index: bool, batc
     print(f"[{label}] {json.dumps(facts)}", flush=True)
 
     expected = expected_counts(size)
-    ports = {"decisions": free_port(), "outcomes": free_port()}
+    ports = {"decisions": reserved_port(), "outcomes": reserved_port()}
     env = _env(stack.database_url(RUN_DB), stack.nats_url, stack.data_dir, ports)
     paths = [f"sweep-{b}" for b in batches] + ["sql"]
     timings: dict[str, list[float]] = {path: [] for path in paths}

@@ -51,9 +51,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.registry.baseline import ECHO_METHOD
 from gateway.auth import issue_token
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-from services.common.embedded import free_port
 from tests.harness import Stack as EmbeddedStack
-from tests.harness import create_database, embedded_stack
+from tests.harness import create_database, embedded_stack, reserved_port
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "bench-internal-key-0123456789abcdef"
@@ -73,10 +72,10 @@ class Stack:
     workdir: Path
     database_url: str
     raw_dsn: str
-    registry_port: int = field(default_factory=free_port)
-    gateway_port: int = field(default_factory=free_port)
-    bare_http_port: int = field(default_factory=free_port)
-    echo_port: int = field(default_factory=free_port)
+    registry_port: int = field(default_factory=reserved_port)
+    gateway_port: int = field(default_factory=reserved_port)
+    bare_http_port: int = field(default_factory=reserved_port)
+    echo_port: int = field(default_factory=reserved_port)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     def env(self) -> dict[str, str]:

@@ -48,10 +48,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from outrider.rpc import channel_with
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
 from services.common.callers import SERVICE_KEY_HEADER
-from services.common.embedded import free_port
 from services.telemetry import rules
 from services.telemetry.ingest import DURABLE, STREAM, SUBJECT
-from tests.harness import NATS_SERVICE, create_database, embedded_stack, engine_nats, service_nats
+from tests.harness import NATS_SERVICE, create_database, embedded_stack, engine_nats, reserved_port, service_nats
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -151,7 +150,7 @@ class Stack:
         return self.database_url.replace("postgresql+asyncpg://", "postgresql://")
 
 
-async def start_service(stack: Stack) -> None:
+def spawn_service(stack: Stack) -> None:
     log = open(stack.directory / "telemetry.log", "ab")  # noqa: SIM115 - owned by the child
     stack.service = subprocess.Popen(
         [sys.executable, "-m", "launcher.cli", "serve", "telemetry"],
@@ -160,6 +159,10 @@ async def start_service(stack: Stack) -> None:
         stdout=log,
         stderr=log,
     )
+
+
+async def start_service(stack: Stack) -> None:
+    spawn_service(stack)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -209,7 +212,7 @@ async def reset(stack: Stack, js) -> int:
     return (await js.stream_info(STREAM)).state.last_seq
 
 
-async def run_publisher(stack: Stack, round_id: str, size: int) -> subprocess.Popen[bytes]:
+def run_publisher(stack: Stack, round_id: str, size: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
             sys.executable,
@@ -261,7 +264,7 @@ async def live_round(stack: Stack, js, size: int, round_id: str) -> float:
     last_seq = await reset(stack, js) + size
     before = await counters(stack)
     cpu = service_cpu_s(stack)
-    publisher = await run_publisher(stack, round_id, size)
+    publisher = run_publisher(stack, round_id, size)
     try:
         while True:
             done, _ = await acked_through(js, last_seq)
@@ -292,7 +295,7 @@ async def drain_round(stack: Stack, js, size: int, round_id: str) -> float:
     # behind an outage; the service keeps running and pulling meanwhile.
     await js.pause_consumer(STREAM, DURABLE, "2999-01-01T00:00:00Z")
     before = await counters(stack)
-    publisher_result(await run_publisher(stack, round_id, size))
+    publisher_result(run_publisher(stack, round_id, size))
     info = await js.consumer_info(STREAM, DURABLE)
     if info.num_pending != size or info.ack_floor.stream_seq != start_seq:
         raise SystemExit(f"backlog not held: {info.num_pending} pending, floor {info.ack_floor.stream_seq}")
@@ -313,10 +316,7 @@ async def drain_round(stack: Stack, js, size: int, round_id: str) -> float:
         await asyncio.sleep(0.05)
     cpu_us = (service_cpu_s(stack) - cpu) / size * 1e6
     delta = await verify(stack, size, before)
-    if first is None:
-        rate = size / (committed - resumed)
-    else:
-        rate = (last_seq - first[1]) / (committed - first[0])
+    rate = size / (committed - resumed) if first is None else (last_seq - first[1]) / (committed - first[0])
     print(
         f"  drain: {rate:>9,.0f} events/s  (service CPU {cpu_us:.1f} us/event, redelivered {delta['redelivered']})",
         flush=True,
@@ -351,7 +351,7 @@ async def bench(args: argparse.Namespace) -> None:
         directory = Path(tmp)
         nats_url = embedded.nats_url
         database_url = await create_database(embedded, DATABASE, migrated=["telemetry"])
-        address = f"127.0.0.1:{free_port()}"
+        address = f"127.0.0.1:{reserved_port()}"
         stack = Stack(
             directory,
             database_url,
@@ -403,8 +403,8 @@ async def bench(args: argparse.Namespace) -> None:
         live, drain, copy = (statistics.median(results[k]) for k in ("live", "drain", "copy"))
         # Ratios are taken round by round, each against the COPY measured
         # next to it, so a busy neighbour slows both sides of a ratio.
-        live_ratio = statistics.median(a / b for a, b in zip(results["live"], results["copy"]))
-        drain_ratio = statistics.median(a / b for a, b in zip(results["drain"], results["copy"]))
+        live_ratio = statistics.median(a / b for a, b in zip(results["live"], results["copy"], strict=True))
+        drain_ratio = statistics.median(a / b for a, b in zip(results["drain"], results["copy"], strict=True))
         print(f"median live  {live:,.0f} events/s; median ratio to COPY {live_ratio:.3f}")
         print(f"median drain {drain:,.0f} events/s; median ratio to COPY {drain_ratio:.3f}")
         print(f"median COPY  {copy:,.0f} rows/s")

@@ -45,8 +45,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from bench.telemetry.bench import KEY, Stack, counters, live_round, start_service, stop_service
-from services.common.embedded import free_port
-from tests.harness import NATS_SERVICE, create_database, embedded_stack, service_nats
+from tests.harness import NATS_SERVICE, create_database, embedded_stack, reserved_port, service_nats
 
 ROOT = Path(__file__).resolve().parents[2]
 DATABASE = "telemetry_otlp_bench"
@@ -181,17 +180,22 @@ async def reset(stack: Stack, js) -> None:
     await js.purge_stream("TELEMETRY")
 
 
+def send_spans(url: str, round_id: int, size: int) -> subprocess.Popen[bytes]:
+    """A child process posting `size` spans to the gateway at `url`."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench.telemetry.bench_otlp", "_send", url, str(round_id), str(size)],
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+    )
+
+
 async def otlp_round(
     stack: Stack, js, url: str, gateway: subprocess.Popen[bytes], size: int, round_id: int
 ) -> tuple[float, float]:
     await reset(stack, js)
     before = await counters(stack)
     service_cpu, gateway_cpu = cpu_s(stack.service.pid), cpu_s(gateway.pid)
-    sender = subprocess.Popen(
-        [sys.executable, "-m", "bench.telemetry.bench_otlp", "_send", url, str(round_id), str(size)],
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-    )
+    sender = send_spans(url, round_id, size)
     half = size // 2
     try:
         while True:
@@ -264,7 +268,7 @@ async def bench(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="outrider-bench-") as tmp, embedded_stack(Path(tmp)) as embedded:
         directory = Path(tmp)
         database_url = await create_database(embedded, DATABASE, migrated=["telemetry"])
-        address = f"127.0.0.1:{free_port()}"
+        address = f"127.0.0.1:{reserved_port()}"
         stack = Stack(
             directory,
             database_url,
@@ -289,7 +293,7 @@ async def bench(args: argparse.Namespace) -> None:
         await conn.execute("create table telemetry.runs_copy (like telemetry.runs including all)")
         await conn.close()
         await start_service(stack)
-        port = free_port()
+        port = reserved_port()
         url = f"http://127.0.0.1:{port}"
         gateway = start_gateway(stack, port)
         client = await service_nats(embedded.nats_url)

@@ -15,9 +15,13 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from services.common.nats import NatsUser, authorization
+
+if TYPE_CHECKING:
+    from pgserver.postgres_server import PostgresServer
 
 _log = logging.getLogger(__name__)
 
@@ -38,26 +42,47 @@ def port_free(host: str, port: int) -> bool:
     return True
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
-        return probe.getsockname()[1]
+class PortReservation:
+    """A port held for a server that binds it later, so that nothing else
+    takes it in between.
+
+    The socket binds alone first (the bind fails if anything holds the port),
+    then allows address reuse and never listens: a server that binds with
+    SO_REUSEADDR, as gRPC, uvicorn, asyncio and nats-server do, can then
+    listen on the port while it is held, and nothing that binds without it
+    can, nor can the kernel hand the port to anyone else. Binding port 0 to
+    learn a free port and closing that socket hands the same port to the next
+    caller that asks, or to any process, before the server binds it.
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            self._socket.bind((host, port))
+            self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        except OSError:
+            self._socket.close()
+            raise
+        self.port: int = self._socket.getsockname()[1]
+
+    def release(self) -> None:
+        self._socket.close()
 
 
 class EmbeddedPostgres:
     def __init__(self, data_dir: Path) -> None:
         self.pgdata = data_dir / "postgres"
-        self._server = None
+        self._server: PostgresServer | None = None
 
     def start(self) -> str:
         """Start (or reuse) the server and return an asyncpg URL for the outrider database."""
-        import pgserver
+        from pgserver.postgres_server import get_server
 
         self.pgdata.mkdir(parents=True, exist_ok=True)
-        self._server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
-        if DATABASE not in self._server.psql("select datname from pg_database;"):
-            self._server.psql(f"create database {DATABASE};")
-        uri = urlsplit(self._server.get_uri())
+        self._server = server = get_server(self.pgdata, cleanup_mode="stop")
+        if DATABASE not in server.psql("select datname from pg_database;"):
+            server.psql(f"create database {DATABASE};")
+        uri = urlsplit(server.get_uri())
         socket_dir = dict(p.split("=", 1) for p in uri.query.split("&") if "=" in p)["host"]
         return f"postgresql+asyncpg://postgres@/{DATABASE}?host={socket_dir}"
 
@@ -103,6 +128,17 @@ def write_private(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
+def reported_port(directory: Path, pid: int) -> int | None:
+    """The client port nats-server process `pid`, started with `-p -1
+    --ports_file_dir directory`, names in its ports file, once written whole."""
+    try:
+        [written] = directory.glob(f"*_{pid}.ports")
+        url: str = json.loads(written.read_text())["nats"][0]
+    except (ValueError, OSError, KeyError, IndexError):  # not there yet, or half written
+        return None
+    return urlsplit(url).port
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterMember:
     """One server's place in a NATS cluster: its name (unique in the
@@ -128,10 +164,15 @@ class ClusterMember:
 
 
 class EmbeddedNats:
+    """nats-server as a child process, on `port`, or with `port` None on a
+    free port it picks itself at each start (`-p -1`) and names in its ports
+    file: a port chosen beforehand could be taken before the server binds it.
+    `port` is where it listens once started."""
+
     def __init__(
         self,
         data_dir: Path,
-        port: int,
+        port: int | None,
         host: str = "127.0.0.1",
         *,
         service: NatsUser,
@@ -143,53 +184,63 @@ class EmbeddedNats:
         self.config = self.store / "outrider-nats.conf"
         self.host = host
         self.port = port
+        self._requested = port
         self._users = (service, engine)
         self._tls = tls
         self._cluster = cluster
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self, *, timeout: float = 15.0) -> str:
-        if not port_free(self.host, self.port):
-            raise EmbeddedError(f"port {self.port} is already in use; stop what holds it or set OUTRIDER_NATS_PORT")
+        if self._requested is not None and not port_free(self.host, self._requested):
+            raise EmbeddedError(
+                f"port {self._requested} is already in use; stop what holds it or set OUTRIDER_NATS_PORT"
+            )
         self.store.mkdir(parents=True, exist_ok=True)
         # nats-server reads JSON as its own format; json.dumps escapes the
         # quotes and backslashes a password may hold (ensure_ascii off: the
         # server knows no \u escape).
         write_private(self.config, json.dumps(nats_config(*self._users, self._tls), indent=2, ensure_ascii=False))
-        log = open(self.store / "nats-server.log", "ab")
-        self._process = subprocess.Popen(
-            [
-                nats_server_binary(),
-                "-c",
-                str(self.config),
-                "-js",
-                "-sd",
-                str(self.store),
-                "-a",
-                self.host,
-                "-p",
-                str(self.port),
-                *(self._cluster.flags(self.host) if self._cluster else []),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            # Its own process group: Ctrl-C reaches the supervisor, which then
-            # stops nats-server last, after the services have drained.
-            start_new_session=True,
+        listen = (
+            ["-p", str(self._requested)]
+            if self._requested is not None
+            else ["-p", "-1", "--ports_file_dir", str(self.store)]
         )
+        with open(self.store / "nats-server.log", "ab") as log:
+            self._process = process = subprocess.Popen(
+                [
+                    nats_server_binary(),
+                    "-c",
+                    str(self.config),
+                    "-js",
+                    "-sd",
+                    str(self.store),
+                    "-a",
+                    self.host,
+                    *listen,
+                    *(self._cluster.flags(self.host) if self._cluster else []),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                # Its own process group: Ctrl-C reaches the supervisor, which then
+                # stops nats-server last, after the services have drained.
+                start_new_session=True,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise EmbeddedError(
-                    f"nats-server exited with {self._process.returncode}; see {self.store}/nats-server.log"
-                )
-            try:
-                with socket.create_connection((self.host, self.port), timeout=0.5):
-                    return f"{'tls' if self._tls else 'nats'}://{self.host}:{self.port}"
-            except OSError:
-                time.sleep(0.1)
+            if process.poll() is not None:
+                raise EmbeddedError(f"nats-server exited with {process.returncode}; see {self.store}/nats-server.log")
+            listening = self._requested if self._requested is not None else reported_port(self.store, process.pid)
+            if listening is not None:
+                try:
+                    with socket.create_connection((self.host, listening), timeout=0.5):
+                        self.port = listening
+                        return f"{'tls' if self._tls else 'nats'}://{self.host}:{listening}"
+                except OSError:
+                    pass
+            time.sleep(0.1)
         self.stop()
-        raise EmbeddedError(f"nats-server did not listen on {self.host}:{self.port} within {timeout:.0f}s")
+        where = f"{self.host}:{self._requested}" if self._requested is not None else f"a port of its own on {self.host}"
+        raise EmbeddedError(f"nats-server did not listen on {where} within {timeout:.0f}s")
 
     def stop(self, *, timeout: float = 10.0) -> None:
         if self._process is None or self._process.poll() is not None:

@@ -8,7 +8,6 @@ through the engine client like `outrider demo` loads it.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -17,25 +16,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from playwright.async_api import Browser, Page, async_playwright
 
 from gateway.app import create_app
 from gateway.auth import issue_token
 from launcher.demo.fleet import DemoTarget, run_fleet
-from services.common.embedded import free_port
 from services.common.settings import CONTEXTS, Settings
 from tests.console_tools import ROOT, chromium, node_modules
 from tests.harness import (
     INTERNAL_KEY,
     JWT_SECRET,
     NATS_ENGINE,
+    bound_socket,
     fresh_database,
     make_settings,
     reset_nats,
     running,
     with_env,
 )
+from tests.harness import serving as served
 from tests.integration.playground.scripted import Backend, ScriptedModel, serving
 
 ARTIFACTS = ROOT / "artifacts" / "console"
@@ -80,41 +79,29 @@ async def platform(template, *, demo: bool, model_key: bool = True) -> AsyncIter
         await reset_nats(template.nats_url)
         model_url = await stack.enter_async_context(serving(model.app()))
         backend_url = await stack.enter_async_context(serving(backend.app()))
-        port = free_port()
+        sock = bound_socket()
         settings = with_env(
             make_settings(template, database),
-            http_port=port,
+            http_port=sock.getsockname()[1],
             anthropic_api_key="test-anthropic-key" if model_key else None,
             anthropic_base_url=model_url,
             tool_base_urls={"doormile_api": backend_url},
         )
         await stack.enter_async_context(running(settings, CONTEXTS))
-        server = uvicorn.Server(
-            uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_config=None, access_log=False)
-        )
-        serving_task = asyncio.create_task(server.serve())
-        try:
-            while not server.started:
-                if serving_task.done():
-                    serving_task.result()
-                await asyncio.sleep(0.05)
-            base = f"http://127.0.0.1:{port}"
-            if demo:
-                target = DemoTarget(
-                    gateway_url=base,
-                    decisions_addr=settings.addr("decisions"),
-                    nats_url=settings.nats_url,
-                    internal_key=INTERNAL_KEY,
-                    console_token=issue_token(JWT_SECRET, sub="demo", role=1),
-                    nats_user=NATS_ENGINE.name,
-                    nats_password=NATS_ENGINE.password,
-                )
-                report = await run_fleet(target, scale=30, seed=7, out=lambda _: None)
-                assert report.ok, report.failures
-            yield Platform(base, settings, model)
-        finally:
-            server.should_exit = True
-            await serving_task
+        base = await stack.enter_async_context(served(create_app(settings), sock, log_config=None, access_log=False))
+        if demo:
+            target = DemoTarget(
+                gateway_url=base,
+                decisions_addr=settings.addr("decisions"),
+                nats_url=settings.nats_url,
+                internal_key=INTERNAL_KEY,
+                console_token=issue_token(JWT_SECRET, sub="demo", role=1),
+                nats_user=NATS_ENGINE.name,
+                nats_password=NATS_ENGINE.password,
+            )
+            report = await run_fleet(target, scale=30, seed=7, out=lambda _: None)
+            assert report.ok, report.failures
+        yield Platform(base, settings, model)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ comes back, retries land each decision exactly once."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -18,8 +17,7 @@ from outrider.client.subjects import LeaseRefused, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp
-from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, NATS_ENGINE, eventually, running, service_channel
+from tests.harness import INTERNAL_KEY, NATS_ENGINE, eventually, reserved_port, running, service_channel
 from tests.integration.telemetry.support import counters, run_keys
 
 CONTEXT = {"stall_minutes": 14, "zone": "hsr"}
@@ -49,7 +47,7 @@ async def count_decisions(dsn: str) -> int:
 
 async def test_recorder_with_outrider_down_never_blocks_and_bounds_memory():
     recorder = DecisionRecorder(
-        f"127.0.0.1:{free_port()}",
+        f"127.0.0.1:{reserved_port()}",
         INTERNAL_KEY,
         max_queue=10,
         max_attempts=2,
@@ -76,7 +74,13 @@ async def test_retries_after_an_outage_record_each_decision_once(settings, templ
     )
     first = record(recorder, subject_id="BK-outage-1")
     second = record(recorder, subject_id="BK-outage-2")
-    await asyncio.sleep(0.3)
+
+    # Once a call to the context that is down has failed, to be retried,
+    # none of the decisions counts as sent.
+    async def retried() -> int:
+        return recorder.counters.retried
+
+    await eventually(retried, what="a call to the decisions context that is down failed")
     assert recorder.counters.sent == 0
     async with running(settings, ["decisions"]):
         assert await recorder.flush(timeout_s=30)
@@ -101,7 +105,7 @@ async def test_a_refused_decision_is_dropped_not_retried(settings):
 
 
 async def test_precedents_answer_safely_when_outrider_is_down():
-    client = PrecedentClient(f"127.0.0.1:{free_port()}", INTERNAL_KEY, timeout_s=0.3)
+    client = PrecedentClient(f"127.0.0.1:{reserved_port()}", INTERNAL_KEY, timeout_s=0.3)
     answer = await client.precedents("stall_response", CONTEXT, k=5)
     await client.close()
     assert answer.available is False

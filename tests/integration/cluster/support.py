@@ -25,18 +25,18 @@ from nats.js.api import StorageType, StreamConfig
 
 from outrider.nats_access import ENGINE_INBOX_PREFIX, open_connection
 from outrider.rpc import keyed_channel
-from services.common.embedded import ClusterMember, EmbeddedNats, free_port
+from services.common.embedded import ClusterMember, EmbeddedNats
 from services.common.runtime import ContextServer
 from services.common.settings import Settings
-from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, NATS_SERVICE, SERVICE_KEY, eventually
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, NATS_SERVICE, SERVICE_KEY, eventually, reserved_port
 
 CLUSTER_NAME = "outrider-test"
 
 
 class NatsCluster:
     def __init__(self, data_dir: Path, size: int = 3) -> None:
-        ports = [free_port() for _ in range(size)]
-        route_ports = [free_port() for _ in range(size)]
+        ports = [reserved_port() for _ in range(size)]
+        route_ports = [reserved_port() for _ in range(size)]
         self.nodes: dict[str, EmbeddedNats] = {}
         self.down: set[str] = set()
         for index, (port, route_port) in enumerate(zip(ports, route_ports, strict=True)):

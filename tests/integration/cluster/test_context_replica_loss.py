@@ -22,7 +22,6 @@ import pytest
 
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-from services.common.embedded import free_port
 from tests.harness import (
     NATS_ENGINE,
     NATS_SERVICE,
@@ -31,6 +30,7 @@ from tests.harness import (
     gateway_client,
     internal_headers,
     make_settings,
+    reserved_port,
     reset_nats,
     running,
     service_channel,
@@ -67,7 +67,7 @@ async def fetch(template, database: str, sql: str, *args) -> list[asyncpg.Record
 
 async def test_facts_recorded_through_an_outcomes_replica_kill_land_once(template, database, tmp_path):
     await reset_nats(template.nats_url)
-    ports = [free_port(), free_port()]
+    ports = [reserved_port(), reserved_port()]
     settings = make_settings(template, database, OUTRIDER_OUTCOMES_ADDR=",".join(f"127.0.0.1:{port}" for port in ports))
     calls: Counter[str] = Counter()
     failures: list[str] = []
@@ -149,7 +149,7 @@ async def test_facts_recorded_through_an_outcomes_replica_kill_land_once(templat
 
 async def test_runs_ingested_through_a_telemetry_replica_kill_land_once(template, database, tmp_path):
     await reset_nats(template.nats_url)
-    ports = [free_port(), free_port()]
+    ports = [reserved_port(), reserved_port()]
     settings = make_settings(
         template, database, OUTRIDER_TELEMETRY_ADDR=",".join(f"127.0.0.1:{port}" for port in ports)
     )
@@ -246,7 +246,7 @@ async def test_runs_ingested_through_a_telemetry_replica_kill_land_once(template
 async def test_playground_reads_survive_a_replica_kill_and_a_run_on_it_fails_to_its_caller(
     template, database, tmp_path
 ):
-    ports = [free_port(), free_port()]
+    ports = [reserved_port(), reserved_port()]
     settings = make_settings(
         template, database, OUTRIDER_PLAYGROUND_ADDR=",".join(f"127.0.0.1:{port}" for port in ports)
     )

@@ -22,7 +22,6 @@ import pytest
 
 from outrider.rpc import keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-from services.common.embedded import free_port
 from tests.harness import (
     INTERNAL_KEY,
     NATS_ENGINE,
@@ -31,6 +30,7 @@ from tests.harness import (
     eventually,
     internal_headers,
     make_settings,
+    reserved_port,
     reset_nats,
 )
 from tests.integration.cluster.support import gateway_process, replicas
@@ -94,7 +94,7 @@ async def replica_etag(port: int) -> str:
 async def test_a_client_resending_through_the_other_gateway_loses_nothing(template, database, tmp_path):
     await reset_nats(template.nats_url)
     settings = make_settings(template, database)
-    gateway_ports = [free_port(), free_port()]
+    gateway_ports = [reserved_port(), reserved_port()]
     urls = [f"http://127.0.0.1:{port}" for port in gateway_ports]
     calls: Counter[str] = Counter()
     failures: list[str] = []

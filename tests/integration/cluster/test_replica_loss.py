@@ -26,8 +26,7 @@ import pytest
 from outrider.client import DecisionRecorder, PrecedentClient
 from outrider.rpc import keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, bearer, gateway_client, make_settings
+from tests.harness import INTERNAL_KEY, bearer, gateway_client, make_settings, reserved_port
 from tests.integration.cluster.support import connected_ports, replica, serving
 
 pytestmark = pytest.mark.cluster
@@ -38,7 +37,7 @@ AFTER_KILL_S = 3.0
 
 
 async def test_idempotent_calls_survive_a_replica_killed_under_load(template, database, tmp_path):
-    ports = [free_port(), free_port()]
+    ports = [reserved_port(), reserved_port()]
     settings = make_settings(template, database, OUTRIDER_REGISTRY_ADDR=",".join(f"127.0.0.1:{port}" for port in ports))
     with (
         replica("registry", template, database, ports[0], tmp_path) as victim,
@@ -89,7 +88,7 @@ async def test_idempotent_calls_survive_a_replica_killed_under_load(template, da
 
 
 async def test_decisions_recorded_through_a_replica_kill_are_stored_once(template, database, tmp_path):
-    ports = [free_port(), free_port()]
+    ports = [reserved_port(), reserved_port()]
     address = ",".join(f"127.0.0.1:{port}" for port in ports)
     decided: list[str] = []
     searches: Counter[str] = Counter()

@@ -10,8 +10,7 @@ import grpc
 from outrider.client.decisions import PrecedentClient
 from outrider.rpc import ERROR_CODE_KEY
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, engine_channel, running
+from tests.harness import INTERNAL_KEY, engine_channel, reserved_port, running
 from tests.integration.decisions.memory_support import connect, insert_rows, near, unit_vector
 
 
@@ -170,7 +169,7 @@ async def test_a_search_without_the_engine_key_is_refused_at_the_stream(settings
 
 
 async def test_outrider_down_answers_unknown_within_the_timeout():
-    client = PrecedentClient(f"127.0.0.1:{free_port()}", INTERNAL_KEY, timeout_s=0.3)
+    client = PrecedentClient(f"127.0.0.1:{reserved_port()}", INTERNAL_KEY, timeout_s=0.3)
     started = asyncio.get_running_loop().time()
     try:
         answer = await client.precedents("stall_response", {"stall_minutes": 12})

@@ -4,46 +4,31 @@ better model, insights filled)."""
 
 from __future__ import annotations
 
-import asyncio
-
-import uvicorn
-
 from gateway.app import create_app
 from gateway.auth import issue_token
 from launcher.demo.fleet import STRONG_MODEL, WEAK_MODEL, DemoTarget, render, run_fleet
-from services.common.embedded import free_port
 from services.common.settings import CONTEXTS
-from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, eventually, running, with_env
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, bound_socket, running, serving, with_env
 
 
 async def test_the_demo_shows_the_whole_loop(settings):
-    port = free_port()
-    settings = with_env(settings, http_port=port)
+    sock = bound_socket()
+    settings = with_env(settings, http_port=sock.getsockname()[1])
     lines: list[str] = []
-    async with running(settings, CONTEXTS):
-        server = uvicorn.Server(
-            uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_config=None, access_log=False)
+    async with (
+        running(settings, CONTEXTS),
+        serving(create_app(settings), sock, log_config=None, access_log=False) as gateway_url,
+    ):
+        target = DemoTarget(
+            gateway_url=gateway_url,
+            decisions_addr=settings.addr("decisions"),
+            nats_url=settings.nats_url,
+            internal_key=INTERNAL_KEY,
+            console_token=issue_token(JWT_SECRET, sub="demo", role=1),
+            nats_user=NATS_ENGINE.name,
+            nats_password=NATS_ENGINE.password,
         )
-        serving = asyncio.create_task(server.serve())
-
-        async def started() -> bool:
-            return server.started
-
-        try:
-            await eventually(started, what="the gateway serving")
-            target = DemoTarget(
-                gateway_url=f"http://127.0.0.1:{port}",
-                decisions_addr=settings.addr("decisions"),
-                nats_url=settings.nats_url,
-                internal_key=INTERNAL_KEY,
-                console_token=issue_token(JWT_SECRET, sub="demo", role=1),
-                nats_user=NATS_ENGINE.name,
-                nats_password=NATS_ENGINE.password,
-            )
-            report = await run_fleet(target, scale=40, seed=5, out=lines.append)
-        finally:
-            server.should_exit = True
-            await serving
+        report = await run_fleet(target, scale=40, seed=5, out=lines.append)
 
     assert report.failures == [], render(report)
     assert report.decisions_recorded == 80

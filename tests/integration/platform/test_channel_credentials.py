@@ -11,7 +11,6 @@ import grpc
 import pytest
 
 from outrider.rpc import channel_with
-from services.common.embedded import free_port
 
 acting_for: ContextVar[str] = ContextVar("acting_for", default="nobody")
 
@@ -61,8 +60,7 @@ async def address() -> AsyncIterator[str]:
             )
         ]
     )
-    port = free_port()
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     try:
         yield f"127.0.0.1:{port}"
@@ -76,17 +74,20 @@ async def test_every_kind_of_call_carries_the_credential_after_the_callers_own(a
 
     async with channel_with(address, pairs, health_checked=False) as channel:
         mine = (("x-mine", "1"),)
+        streamed = [
+            m
+            async for m in channel.unary_stream("/test.Echo/UnaryStream")(
+                b"x", metadata=grpc.aio.Metadata(*mine), timeout=10
+            )
+        ]
+        both_streamed = [
+            m async for m in channel.stream_stream("/test.Echo/StreamStream")(requests(), metadata=mine, timeout=10)
+        ]
         answers = {
             "unary-unary": await channel.unary_unary("/test.Echo/UnaryUnary")(b"x", metadata=mine, timeout=10),
-            "unary-stream": await anext(
-                aiter(
-                    channel.unary_stream("/test.Echo/UnaryStream")(b"x", metadata=grpc.aio.Metadata(*mine), timeout=10)
-                )
-            ),
+            "unary-stream": streamed[0],
             "stream-unary": await channel.stream_unary("/test.Echo/StreamUnary")(requests(), metadata=mine, timeout=10),
-            "stream-stream": await anext(
-                aiter(channel.stream_stream("/test.Echo/StreamStream")(requests(), metadata=mine, timeout=10))
-            ),
+            "stream-stream": both_streamed[0],
         }
         expected = repr([("x-mine", "1"), ("x-credential", "key"), ("x-acting-for", "nobody")]).encode()
         assert answers == dict.fromkeys(answers, expected)

@@ -10,7 +10,8 @@ import time
 
 import jwt
 
-from services.common.embedded import free_port
+from services.common.settings import CONTEXTS
+from tests.harness import reserved_port, reserved_ports
 
 
 def outrider(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -22,7 +23,7 @@ def outrider(*args: str, env: dict[str, str] | None = None, timeout: float = 60)
         text=True,
         env=base,
         timeout=timeout,
-        check=False,
+        check=False,  # the tests read the exit status themselves
     )
 
 
@@ -36,7 +37,7 @@ def test_serve_an_unknown_context_lists_the_contexts(tmp_path):
 
 
 def test_unreachable_database_names_the_setting_and_address(tmp_path):
-    port = free_port()
+    port = reserved_port()
     started = time.monotonic()
     result = outrider(
         "serve",
@@ -44,7 +45,7 @@ def test_unreachable_database_names_the_setting_and_address(tmp_path):
         env={
             "OUTRIDER_DATA_DIR": str(tmp_path),
             "DATABASE_URL": f"postgresql+asyncpg://u:p@127.0.0.1:{port}/db",
-            "OUTRIDER_REGISTRY_ADDR": f"127.0.0.1:{free_port()}",
+            "OUTRIDER_REGISTRY_ADDR": f"127.0.0.1:{reserved_port()}",
         },
     )
     assert result.returncode != 0
@@ -55,15 +56,15 @@ def test_unreachable_database_names_the_setting_and_address(tmp_path):
 
 
 def test_unreachable_nats_names_the_setting_and_address(tmp_path, settings):
-    port = free_port()
+    port = reserved_port()
     result = outrider(
         "up",
         env={
             "OUTRIDER_DATA_DIR": str(tmp_path),
             "DATABASE_URL": settings.database_url,
             "NATS_URL": f"nats://127.0.0.1:{port}",
-            "OUTRIDER_HTTP_PORT": str(free_port()),
-            "OUTRIDER_GRPC_PORT": str(free_port()),
+            "OUTRIDER_HTTP_PORT": str(reserved_port()),
+            "OUTRIDER_GRPC_PORT": str(reserved_ports(len(CONTEXTS))),
         },
     )
     assert result.returncode != 0

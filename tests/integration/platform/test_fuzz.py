@@ -12,12 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-import uvicorn
-
 from gateway.app import create_app
-from services.common.embedded import free_port
 from services.common.settings import CONTEXTS
-from tests.harness import INTERNAL_KEY, bearer, running, with_env
+from tests.harness import INTERNAL_KEY, bearer, bound_socket, running, serving, with_env
 
 # Examples per operation and phase: enough to try every class of input the
 # document allows and forbids, few enough to keep the suite's run short.
@@ -42,49 +39,41 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 
 
 async def test_no_input_breaks_the_gateway(settings, tmp_path: Path):
-    port = free_port()
-    served = with_env(settings, http_port=port)
-    async with running(served, CONTEXTS):
-        server = uvicorn.Server(
-            uvicorn.Config(create_app(served), host="127.0.0.1", port=port, log_config=None, access_log=False)
+    sock = bound_socket()
+    served = with_env(settings, http_port=sock.getsockname()[1])
+    async with (
+        running(served, CONTEXTS),
+        serving(create_app(served), sock, log_config=None, access_log=False) as gateway_url,
+    ):
+        (tmp_path / "schemathesis.toml").write_text(CONFIG)
+        report = tmp_path / "report.json"
+        command = [
+            str(Path(sys.executable).with_name("st")),
+            "--config-file",
+            str(tmp_path / "schemathesis.toml"),
+            "run",
+            f"{gateway_url}/openapi.json",
+            "-H",
+            f"Authorization: {bearer(role=1)['Authorization']}",
+            "-H",
+            f"X-Internal-Key: {INTERNAL_KEY}",
+            "--max-examples",
+            str(EXAMPLES),
+            "--seed",
+            str(SEED),
+            "--workers",
+            "2",
+            "--checks",
+            ",".join(CHECKS),
+            "--report",
+            "json",
+            "--report-json-path",
+            str(report),
+        ]
+        process = await asyncio.create_subprocess_exec(
+            *command, cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
         )
-        serving = asyncio.create_task(server.serve())
-        try:
-            while not server.started:
-                assert not serving.done(), "the gateway did not start"
-                await asyncio.sleep(0.05)
-            (tmp_path / "schemathesis.toml").write_text(CONFIG)
-            report = tmp_path / "report.json"
-            command = [
-                str(Path(sys.executable).with_name("st")),
-                "--config-file",
-                str(tmp_path / "schemathesis.toml"),
-                "run",
-                f"http://127.0.0.1:{port}/openapi.json",
-                "-H",
-                f"Authorization: {bearer(role=1)['Authorization']}",
-                "-H",
-                f"X-Internal-Key: {INTERNAL_KEY}",
-                "--max-examples",
-                str(EXAMPLES),
-                "--seed",
-                str(SEED),
-                "--workers",
-                "2",
-                "--checks",
-                ",".join(CHECKS),
-                "--report",
-                "json",
-                "--report-json-path",
-                str(report),
-            ]
-            process = await asyncio.create_subprocess_exec(
-                *command, cwd=tmp_path, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
-            )
-            output, _ = await asyncio.wait_for(process.communicate(), timeout=600)
-        finally:
-            server.should_exit = True
-            await serving
+        output, _ = await asyncio.wait_for(process.communicate(), timeout=600)
     text = output.decode(errors="replace")
     result = json.loads(report.read_text())
     assert result["operations"]["tested"] == result["operations"]["total"] >= 30, text[-3000:]

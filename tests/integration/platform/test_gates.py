@@ -8,7 +8,6 @@ import re
 import pytest
 
 from gateway.app import create_app
-from services.common.embedded import free_port
 from services.common.settings import CONTEXTS, load
 from tests.harness import (
     INTERNAL_KEY,
@@ -16,6 +15,7 @@ from tests.harness import (
     bearer,
     gateway_client,
     internal_headers,
+    reserved_port,
 )
 
 OPEN_PATHS = {"/healthz", "/readyz"}
@@ -29,7 +29,7 @@ def gate_settings():
         "OUTRIDER_DATA_DIR": "/nonexistent-outrider-data",
         "OUTRIDER_JWT_SECRET": JWT_SECRET,
         "OUTRIDER_INTERNAL_KEY": INTERNAL_KEY,
-        **{f"OUTRIDER_{c.upper()}_ADDR": f"127.0.0.1:{free_port()}" for c in CONTEXTS},
+        **{f"OUTRIDER_{c.upper()}_ADDR": f"127.0.0.1:{reserved_port()}" for c in CONTEXTS},
     }
     return load(env)
 

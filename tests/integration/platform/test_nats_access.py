@@ -20,8 +20,8 @@ from nats.aio.msg import Msg
 from nats.js.api import ConsumerConfig
 
 from outrider.client.telemetry import TelemetryPublisher
-from outrider.nats_access import CredentialRefused, open_connection
-from services.common.embedded import EmbeddedNats, ServedTls, free_port, nats_server_binary
+from outrider.nats_access import ENGINE_INBOX_PREFIX, CredentialRefused, open_connection
+from services.common.embedded import EmbeddedNats, ServedTls, nats_server_binary, reported_port
 from services.common.errors import Unavailable
 from services.common.nats import HEARTBEAT_BUCKET, StreamLimits, connect, ensure_topology, warn_if_open
 from tests.harness import NATS_ENGINE, NATS_SERVICE, Stack, engine_nats, eventually, make_settings, service_nats
@@ -162,6 +162,12 @@ async def test_the_engine_credential_cannot_listen(stack, topology, subject):
     engine = await engine_nats(stack.nats_url, error_cb=refusals.note)
     try:
         heard: asyncio.Queue[Msg] = asyncio.Queue()
+        # A sentinel inbox the engine may read, subscribed first: the server
+        # takes one connection's commands in order, so once it has refused the
+        # probe's subscription it holds the sentinel's. (A flush proves less:
+        # nats-py writes its PING ahead of commands still waiting to go out.)
+        sentinel = f"{ENGINE_INBOX_PREFIX}.sentinel"
+        await engine.subscribe(sentinel, cb=heard.put)
         await engine.subscribe(subject, cb=heard.put)
         await engine.flush()
 
@@ -169,11 +175,14 @@ async def test_the_engine_credential_cannot_listen(stack, topology, subject):
             return refusals.mention(subject)
 
         await eventually(refused, what=f"the subscription to {subject} refused")
+        # The probe, then the sentinel, from one connection: delivered in that
+        # order, so a probe that got through arrives first.
         concrete = subject.replace(">", "x").replace("*", "x")
         await service.publish(concrete, b"{}")
+        await service.publish(sentinel, b"{}")
         await service.flush()
-        await asyncio.sleep(0.3)
-        assert heard.empty()
+        first = await asyncio.wait_for(heard.get(), 5)
+        assert first.subject == sentinel, f"the engine credential heard {first.subject}"
     finally:
         await engine.close()
 
@@ -204,10 +213,14 @@ async def test_the_engine_credential_cannot_administer_or_consume_streams(stack,
         # A permitted publish whose reply subject is the JetStream API does not
         # reach it: the acknowledgement goes there, not an API request.
         await engine.publish("facts.booking", CANCELLED, reply="$JS.API.STREAM.DELETE.TELEMETRY")
-        await engine.flush()
-        await asyncio.sleep(0.3)
+        # The stream acknowledges its messages in order, and the API handles
+        # what it is sent as it arrives: once the next publish is acknowledged,
+        # whatever the first acknowledgement would have done is done. The
+        # server's refusals came on this connection before it, too.
+        await engine_js.publish("facts.booking", CANCELLED)
     finally:
         await engine.close()
+    assert (await js.stream_info("FACTS")).state.messages == 2
     assert refusals.mention("$js.api.stream.delete.facts") and refusals.mention("$js.api.consumer")
     assert refusals.mention("telemetry.otlp")
     assert sorted(info.config.name for info in await js.streams_info()) == sorted(
@@ -217,11 +230,15 @@ async def test_the_engine_credential_cannot_administer_or_consume_streams(stack,
 
 
 async def test_a_server_that_admits_anyone_is_reported(tmp_path, stack, caplog):
-    port = free_port()
-    open_server = subprocess.Popen(
-        [nats_server_binary(), "-a", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    open_server = await asyncio.create_subprocess_exec(
+        *(nats_server_binary(), "-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", str(tmp_path)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
+        port = await eventually(
+            lambda: asyncio.to_thread(reported_port, tmp_path, open_server.pid), what="a bare nats-server's port"
+        )
         await eventually(lambda: asyncio.to_thread(_listening, port), what="a bare nats-server listening")
         guarded = make_settings(stack, "unused", OUTRIDER_ENV="production")
         exposed = make_settings(stack, "unused", OUTRIDER_ENV="production", NATS_URL=f"nats://127.0.0.1:{port}")
@@ -232,7 +249,7 @@ async def test_a_server_that_admits_anyone_is_reported(tmp_path, stack, caplog):
         assert len(warnings) == 1 and "without credentials" in warnings[0]
     finally:
         open_server.terminate()
-        open_server.wait(10)
+        await asyncio.wait_for(open_server.wait(), 10)
 
 
 def _listening(port: int) -> bool:
@@ -301,7 +318,7 @@ def make_ca_and_server_cert(directory: Path) -> tuple[Path, ServedTls]:
 @pytest.fixture
 def tls_server(tmp_path):
     ca, served = make_ca_and_server_cert(tmp_path)
-    server = EmbeddedNats(tmp_path / "data", free_port(), service=NATS_SERVICE, engine=NATS_ENGINE, tls=served)
+    server = EmbeddedNats(tmp_path / "data", None, service=NATS_SERVICE, engine=NATS_ENGINE, tls=served)
     url = server.start()
     try:
         yield url, ca
@@ -339,11 +356,11 @@ async def test_a_tls_configured_engine_client_talks_to_a_tls_server(tls_server):
 async def test_a_tls_server_talks_to_no_client_that_cannot_verify_it_or_speaks_in_clear(tls_server):
     url, _ = tls_server
     # Without the CA the server's certificate is unknown: no connection, and no password sent.
-    with pytest.raises(TimeoutError, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
+    with pytest.raises(TimeoutError, match=r"CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
         await open_connection(url, name="probe", user=NATS_ENGINE.name, password=NATS_ENGINE.password, timeout=4)
     # A client that waits for a greeting in clear gets none: the server speaks TLS first.
     plain = url.replace("tls://", "nats://")
-    with pytest.raises(Exception):  # noqa: B017 - whichever way the client gives up, it is not connected
+    with pytest.raises(Exception):  # noqa: B017, PT011 - whichever way the client gives up, it is not connected
         await nats.connect(
             plain, user=NATS_ENGINE.name, password=NATS_ENGINE.password, allow_reconnect=False, connect_timeout=2
         )

@@ -3,6 +3,7 @@ restart, and nothing left running after Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -19,14 +20,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from services.common.embedded import free_port, port_free
-
-
-def grpc_base() -> int:
-    while True:
-        base = free_port()
-        if all(port_free("127.0.0.1", base + i) for i in range(5)) and base + 4 < 65535:
-            return base
+from services.common.settings import CONTEXTS
+from tests.harness import reserved_port, reserved_ports
 
 
 def get(url: str, token: str | None = None) -> tuple[int, dict]:
@@ -59,14 +54,14 @@ def child(parent_pid: int, context: str) -> psutil.Process:
 class Platform:
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
-        self.http_port = free_port()
+        self.http_port = reserved_port()
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
         self.env.update(
             {
                 "OUTRIDER_DATA_DIR": str(data_dir),
                 "OUTRIDER_HTTP_PORT": str(self.http_port),
-                "OUTRIDER_GRPC_PORT": str(grpc_base()),
-                "OUTRIDER_NATS_PORT": str(free_port()),
+                "OUTRIDER_GRPC_PORT": str(reserved_ports(len(CONTEXTS))),
+                "OUTRIDER_NATS_PORT": str(reserved_port()),
             }
         )
         self.process: subprocess.Popen | None = None
@@ -89,6 +84,16 @@ class Platform:
                 return
             time.sleep(0.5)
         raise AssertionError("outrider up never became ready")
+
+    def wait_restarted(self, context: str, crashed: int, timeout: float = 60) -> None:
+        """Until a child other than the crashed one serves `context`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(AssertionError, psutil.Error):  # none yet, or one that just exited
+                if child(self.process.pid, context).pid != crashed:
+                    return
+            time.sleep(0.2)
+        raise AssertionError(f"{context} was not restarted")
 
     def token(self, role: int) -> str:
         out = subprocess.run(
@@ -126,7 +131,7 @@ def test_up_serves_keeps_data_and_leaves_nothing_behind(data_dir):
         crashed = child(first.process.pid, "registry")
         crashed.kill()
         crashed.wait(10)
-        time.sleep(1)
+        first.wait_restarted("registry", crashed.pid)
         first.wait_ready(timeout=60)
         assert child(first.process.pid, "registry").pid != crashed.pid
     finally:

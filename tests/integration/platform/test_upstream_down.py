@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from tests.harness import bearer, gateway_client, internal_headers
+from tests.harness import bearer, eventually, gateway_client, internal_headers
 
 ROUTES = [
     ("registry", "get", "/admin/ai/agents", None),
@@ -37,13 +37,27 @@ async def test_a_down_context_is_named_without_its_address(settings, context, me
 async def test_a_failed_call_leaves_no_caller_behind_to_clean_up_later(settings, caplog):
     """Who a request acts for is set for that request alone; its end, however
     it ends, leaves nothing that fails later in another task."""
+    before = asyncio.all_tasks()
     async with gateway_client(settings) as client:
         headers = {**bearer(role=1), **internal_headers()}
         for _, method, path, body in ROUTES:
             assert (await client.request(method, path, json=body, headers=headers)).status_code == 503
+    # What a request left unfinished is closed when it is collected, by a task
+    # the loop is asked (call_soon_threadsafe) to start for it; a failure there
+    # is logged when that task is collected in turn. So: collect; ask the
+    # loop for a callback the same way, which runs after those it was asked
+    # for before; wait until no task started since the test began is left;
+    # collect again.
     gc.collect()
-    for _ in range(5):
-        await asyncio.sleep(0.01)
+    loop = asyncio.get_running_loop()
+    asked_before = loop.create_future()
+    loop.call_soon_threadsafe(asked_before.set_result, None)
+    await asked_before
+
+    async def left_behind() -> set[asyncio.Task]:
+        return asyncio.all_tasks() - before
+
+    await eventually(left_behind, lambda left: not left, what="every task the requests left behind ended")
     gc.collect()
     late = [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR]
     assert late == []

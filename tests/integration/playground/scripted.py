@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from services.common.embedded import free_port
+from tests import harness
 
 _ids = itertools.count(1)
 
@@ -183,15 +182,5 @@ class Backend:
 @asynccontextmanager
 async def serving(app: Starlette) -> AsyncIterator[str]:
     """Serve an app on 127.0.0.1 in this event loop; yields its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            if task.done():
-                task.result()
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
+    async with harness.serving(app, log_level="warning", lifespan="off") as base:
+        yield base

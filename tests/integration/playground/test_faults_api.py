@@ -22,11 +22,10 @@ from starlette.routing import Route
 
 from outrider.v1 import playground_pb2, playground_pb2_grpc
 from services.common.db import context_engine
-from services.common.embedded import free_port
 from services.common.runtime import ContextServer
 from services.playground import engine, executors, store
 from services.playground.runs import CANCELLED_ERROR
-from tests.harness import bearer, eventually, person, service_channel, with_env
+from tests.harness import bearer, eventually, person, reserved_port, service_channel, with_env
 from tests.integration.playground.scripted import BOOKING, Call, Say
 from tests.integration.playground.support import RUN, count_rows, playground, served_gateway, sse_events
 
@@ -93,13 +92,13 @@ async def test_whenever_the_console_hangs_up_every_admitted_run_is_stored_once_a
                 pg.model.script(*[Call(READ, delay_s=0.1)] * 3, Say("All read.", delay_s=0.1))
                 events: list = []
 
-                async def follow(reply: httpx.Response) -> None:
+                async def follow(reply: httpx.Response, events: list) -> None:
                     async for event in sse_events(reply):
-                        events.append(event)  # noqa: B023 - awaited within the iteration that made it
+                        events.append(event)
 
                 async with http.stream("POST", RUN, json=body(), headers={**bearer(sub=f"u-{n}"), **STREAM}) as reply:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(follow(reply), moment)
+                        await asyncio.wait_for(follow(reply, events), moment)
                 if events:
                     outcomes.append((events, await stored_run(pg, events[0][1]["id"])))
         listed = (await pg.client.get("/admin/ai/playground/runs?limit=50", headers=bearer(role=3))).json()["items"]
@@ -310,7 +309,7 @@ async def test_a_fault_in_the_run_itself_ends_it_stored_with_the_steps_before_it
 
 async def test_a_shutdown_mid_run_writes_its_end_and_does_not_wait_for_the_model(settings):
     async with playground(settings) as pg:
-        addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{free_port()}")
+        addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{reserved_port()}")
         replica = ContextServer("playground", with_env(pg.settings, context_addrs=addrs))
         await replica.start()
         pg.model.script(Call(READ), Say("after the shutdown", delay_s=8))

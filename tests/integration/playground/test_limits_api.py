@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from services.common.embedded import free_port
 from services.common.runtime import ContextServer
-from tests.harness import bearer, gateway_client, with_env
+from tests.harness import bearer, gateway_client, reserved_port, with_env
 from tests.integration.playground.scripted import Say
 from tests.integration.playground.support import RUN, count_rows, playground
 
@@ -62,7 +61,7 @@ async def test_ten_runs_per_user_per_ten_minutes_across_gateways_and_replicas(se
     async with playground(settings) as pg:
         # A second playground replica on its own port, with its own gateway:
         # the limit lives in Postgres, so both must see every admission.
-        addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{free_port()}")
+        addrs = dict(pg.settings.context_addrs, playground=f"127.0.0.1:{reserved_port()}")
         replica_settings = with_env(pg.settings, context_addrs=addrs)
         replica = ContextServer("playground", replica_settings)
         await replica.start()

@@ -4,13 +4,11 @@ by hand, and the rows the spans became."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import asyncpg
-import uvicorn
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
@@ -20,9 +18,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from gateway.app import create_app
-from services.common.embedded import free_port
 from services.common.settings import Settings
-from tests.harness import INTERNAL_KEY, Stack
+from tests.harness import INTERNAL_KEY, Stack, serving
 
 TRACE = bytes.fromhex("4bf92f3577b34da6a3ce929d0e0e4736")
 START = 1_790_000_000_000_000_000
@@ -31,18 +28,8 @@ START = 1_790_000_000_000_000_000
 @asynccontextmanager
 async def live_gateway(settings: Settings) -> AsyncIterator[str]:
     """The gateway on 127.0.0.1 in this event loop, lifespan and all; yields its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            if task.done():
-                task.result()
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
+    async with serving(create_app(settings), log_level="warning") as base:
+        yield base
 
 
 @contextmanager

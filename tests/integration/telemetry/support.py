@@ -10,6 +10,7 @@ from typing import Any
 
 import asyncpg
 import nats
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
@@ -86,3 +87,41 @@ async def consumer_state(js: JetStreamContext) -> tuple[int, int]:
     """(messages not yet delivered, delivered but not acked) on the shared consumer."""
     info = await js.consumer_info(STREAM, DURABLE)
     return info.num_pending, info.num_ack_pending
+
+
+# A JetStream acknowledgement's body: empty or +ACK (and +NXT, ack and pull
+# again) take the message off the stream's hands; -NAK gives it back, +TERM
+# drops it, +WPI asks for more time.
+ACKNOWLEDGING = frozenset({"", "+ACK", "+NXT"})
+
+
+class Answers:
+    """What a consumer's readers answered for each message delivered, as the
+    server hears it: every answer is published to the message's ack subject,
+    $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>,
+    which any connection of the account may listen to."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[int, str]] = []
+
+    async def note(self, msg: Msg) -> None:
+        answer = msg.data.split(b" ", 1)[0].decode()
+        self.heard.append((int(msg.subject.split(".")[5]), answer))
+
+    def after(self, stream_seq: int) -> list[str]:
+        """The answers given, so far, for messages the stream stored after `stream_seq`."""
+        return [answer for seq, answer in self.heard if seq > stream_seq]
+
+
+@asynccontextmanager
+async def answers(nc: nats.NATS, durable: str) -> AsyncIterator[Answers]:
+    """Every answer given on `durable` of the TELEMETRY stream while the block runs."""
+    heard = Answers()
+    subscription = await nc.subscribe(f"$JS.ACK.{STREAM}.{durable}.>", cb=heard.note)
+    # A request sent after the subscription is answered once the server holds
+    # it; a flush is not (nats-py writes its PING ahead of waiting commands).
+    await nc.jetstream().stream_info(STREAM)
+    try:
+        yield heard
+    finally:
+        await subscription.unsubscribe()

@@ -19,6 +19,8 @@ from services.telemetry.ingest import (
 )
 from tests.harness import bearer, database_away, eventually, gateway_client, running, with_env
 from tests.integration.telemetry.support import (
+    ACKNOWLEDGING,
+    answers,
     broker,
     consumer_state,
     counters,
@@ -123,7 +125,7 @@ async def test_runs_published_while_the_database_is_away_land_once_when_it_retur
     fast = with_env(settings, telemetry_batch_size=20, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
     published: set[tuple[str, str]] = set()
 
-    async with running(fast, ["telemetry"]), broker(fast) as (_nc, js):
+    async with running(fast, ["telemetry"]), broker(fast) as (nc, js), answers(nc, DURABLE) as answered:
 
         async def publish(first: int, last: int) -> None:
             for n in range(first, last):
@@ -134,13 +136,19 @@ async def test_runs_published_while_the_database_is_away_land_once_when_it_retur
 
         await publish(0, 60)
         await eventually(lambda: _rows_are(template, database, published), what="first runs landed")
+        landed = (await js.stream_info(STREAM)).state.last_seq
         async with database_away(template, database):
             await publish(60, 200)
             # A run the engine sent twice, across the outage.
             await js.publish("telemetry.task", task("AGENT_0", "t-3", ms=103))
-            await asyncio.sleep(1.5)
-            waiting, held = await consumer_state(js)
-            assert waiting + held > 0, "runs were acked while the database was away"
+
+            # Until the ingest has answered for runs it took in the outage,
+            # whatever it answered: then not one of those answers was an ack.
+            async def answered_in_the_outage() -> list[str]:
+                return answered.after(landed)
+
+            given = await eventually(answered_in_the_outage, what="the ingest answered for runs sent in the outage")
+            assert ACKNOWLEDGING.isdisjoint(given), f"runs were acked while the database was away: {given}"
             async with gateway_client(fast) as client:
                 reply = await client.get("/admin/ai/insights", headers=bearer(role=3))
             assert reply.status_code == 503
