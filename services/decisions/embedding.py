@@ -122,7 +122,7 @@ def _flatten(value: Any, prefix: str) -> Iterator[tuple[str, str | bool | int | 
             raise ValueError(f"context value at {prefix!r} is not a finite number")
         yield prefix, value
         return
-    if isinstance(value, dict) or isinstance(value, Mapping):
+    if isinstance(value, (dict, Mapping)):
         for key, item in value.items():
             yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
         return

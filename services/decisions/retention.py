@@ -60,8 +60,6 @@ async def run(
                 _log.info("pruned decisions", extra={"removed": removed, "retention_days": retention_days})
         except asyncio.CancelledError:
             raise
-        except Exception:
-            # A database blip must not end retention for the life of the
-            # process; the next run retries.
+        except Exception:  # noqa: BLE001 - a database blip must not end retention; the next run retries
             _log.exception("decision retention run failed")
         await asyncio.sleep(interval_s)

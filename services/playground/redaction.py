@@ -188,8 +188,8 @@ class Redactor:
     def _value(self, value: Any, *, located: bool) -> JsonValue:
         if isinstance(value, Mapping):
             redacted: dict[str, JsonValue] = {}
-            for key, item in value.items():
-                key = str(key)
+            for raw_key, item in value.items():
+                key = str(raw_key)
                 new_key = self.text(key)
                 # A key holding personal data ("ramesh@example.com": {...}),
                 # or a placeholder for it, keys a record; it is not a field

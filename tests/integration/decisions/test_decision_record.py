@@ -50,7 +50,7 @@ async def test_record_stores_the_decision_and_embeds_its_context(settings, templ
     expected = StructuredContextEmbedder(DIMENSION).embed(ENGINE_PAYLOAD["context"])
     stored = [float(x) for x in row["vector"].strip("[]").split(",")]
     assert len(stored) == DIMENSION
-    assert max(abs(a - b) for a, b in zip(stored, expected)) < 1e-6
+    assert max(abs(a - b) for a, b in zip(stored, expected, strict=False)) < 1e-6
     assert abs((row["decided_at"] - datetime.now(UTC)).total_seconds()) < 30
 
 

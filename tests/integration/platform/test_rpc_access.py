@@ -180,10 +180,7 @@ async def _refused_by_gate(channel: grpc.aio.Channel, method: descriptor.MethodD
     request = GetMessageClass(method.input_type)()
     call = _call(channel, method)
     try:
-        if method.client_streaming:
-            reply = call(iter([request]), timeout=5)
-        else:
-            reply = call(request, timeout=5)
+        reply = call(iter([request]), timeout=5) if method.client_streaming else call(request, timeout=5)
         if method.server_streaming:
             async for _ in reply:
                 break

@@ -172,7 +172,7 @@ def test_dimension_must_be_an_integer(dimension):
 
 @pytest.mark.parametrize("number", [math.nan, math.inf, 10**400])
 def test_non_finite_number_is_refused_with_its_key(number):
-    with pytest.raises(ValueError, match="rider.eta"):
+    with pytest.raises(ValueError, match=r"rider\.eta"):
         StructuredContextEmbedder(384).embed({"rider": {"eta": number}})
 
 

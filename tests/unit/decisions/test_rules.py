@@ -85,7 +85,7 @@ def test_full_request_keeps_every_field():
 
 
 def test_invalid_decision_is_a_value_error_naming_the_field():
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError) as caught:  # noqa: PT011 - the type of the error is the claim
         record(agent_id="")
 
     error = caught.value

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+from pathlib import Path
 
 import grpc
 import pytest
@@ -65,7 +66,7 @@ def test_only_abstract_bases_have_no_status() -> None:
 
 
 def test_the_domain_errors_module_knows_no_transport() -> None:
-    source = (errors.__file__ and open(errors.__file__).read()) or ""
+    source = Path(errors.__file__).read_text() if errors.__file__ else ""
     assert "import grpc" not in source and "fastapi" not in source
 
 

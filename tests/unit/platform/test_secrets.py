@@ -101,7 +101,7 @@ def test_development_makes_each_missing_secret_once_private_and_strong(tmp_path)
 def test_a_damaged_generated_secret_is_refused_not_used(tmp_path, damaged):
     (tmp_path / "secrets").mkdir()
     (tmp_path / "secrets" / "service_key").write_text(damaged)
-    with pytest.raises(SettingsError, match="service_key .*delete it"):
+    with pytest.raises(SettingsError, match=r"service_key .*delete it"):
         load({**{k: v for k, v in GIVEN.items() if k != "OUTRIDER_SERVICE_KEY"}, "OUTRIDER_DATA_DIR": str(tmp_path)})
 
 

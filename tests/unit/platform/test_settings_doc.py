@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_readme_table_is_generated_from_the_declarations() -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "settings_doc.py"), "--check"], cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "settings_doc.py"), "--check"], check=False, cwd=ROOT
+    )
     assert result.returncode == 0, "README.md's settings table is stale: run python scripts/settings_doc.py"
 
 

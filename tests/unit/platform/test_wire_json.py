@@ -38,7 +38,7 @@ def same(a: object, b: object) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)  # type: ignore[union-attr]
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))  # type: ignore[arg-type]
     if isinstance(a, float):
         return a == b and math.copysign(1, a) == math.copysign(1, b)  # type: ignore[arg-type]
     return a == b
