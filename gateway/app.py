@@ -30,7 +30,7 @@ from gateway.routes import (
     registry,
     telemetry,
 )
-from outrider.balancing import RETRY_POLICY
+from outrider.balancing import MAX_ATTEMPTS
 from outrider.precedent_stream import PrecedentSearches
 from services.common.clients import ContextClients
 from services.common.settings import CONTEXTS, Settings
@@ -96,7 +96,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.state.clients = ContextClients(settings)
         app.state.stubs = {}
         app.state.precedents = PrecedentSearches(
-            app.state.clients.channel("decisions"), streams=PRECEDENT_STREAMS, attempts=int(RETRY_POLICY["maxAttempts"])
+            app.state.clients.channel("decisions"), streams=PRECEDENT_STREAMS, attempts=MAX_ATTEMPTS
         )
         try:
             yield

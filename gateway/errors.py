@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY
+from outrider.rpc import refusal_metadata
 from services.common.clients import ContextCallError
 
 _log = logging.getLogger(__name__)
@@ -63,10 +63,8 @@ def envelope(
 
 def from_rpc_error(error: grpc.aio.AioRpcError, context: str) -> ApiError:
     """A context's refusal as HTTP; its transport text (addresses) stays in the log."""
-    trailing = dict(error.trailing_metadata() or ())
-    return context_refusal(
-        context, error.code(), error.details() or "", trailing.get(ERROR_CODE_KEY), trailing.get(ERROR_DETAILS_KEY)
-    )
+    code, details = refusal_metadata(error)
+    return context_refusal(context, error.code(), error.details() or "", code, details)
 
 
 def context_refusal(
@@ -74,7 +72,7 @@ def context_refusal(
     status_code: grpc.StatusCode,
     message: str,
     code: str | None = None,
-    details_text: str | bytes | None = None,
+    details: Mapping[str, Any] | str | bytes | None = None,
 ) -> ApiError:
     """A failed call to a context as HTTP: its gRPC status, and the error
     code and details the context itself sent, which are absent when the
@@ -96,18 +94,21 @@ def context_refusal(
         # An internal failure's text may hold anything; log it, answer plainly.
         _log.error("context failure", extra={"context": context, "grpc_code": status_code.name, "detail": message})
         return ApiError(500, "INTERNAL", "an internal error occurred")
-    try:
-        details = json.loads(details_text or "{}")
-    except ValueError:
-        details = {}
-    if not isinstance(details, dict):
-        details = {}
+    shown = dict(details) if isinstance(details, Mapping) else _details_object(details)
     if status == 422:
-        details.setdefault("fields", {})
+        shown.setdefault("fields", {})
     if status == _UNAVAILABLE:
         # The context answered: something behind it is down; say which context.
-        details.setdefault("context", context)
-    return ApiError(status, code or status_code.name, message or status_code.name.lower(), details)
+        shown.setdefault("context", context)
+    return ApiError(status, code or status_code.name, message or status_code.name.lower(), shown)
+
+
+def _details_object(text: str | bytes | None) -> dict[str, Any]:
+    try:
+        details = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return details if isinstance(details, dict) else {}
 
 
 def field_path(location: Sequence[Any]) -> str:

@@ -34,9 +34,10 @@ IDEMPOTENT: dict[str, tuple[str, ...]] = {
     "outrider.v1.Telemetry": ("GetInsights", "GetRunSeries", "GetCounters"),
 }
 
+# The first try and two more: with two replicas, one of them on another.
+MAX_ATTEMPTS = 3
 RETRY_POLICY = {
-    # The first try and two more: with two replicas, one of them on another.
-    "maxAttempts": 3,
+    "maxAttempts": MAX_ATTEMPTS,
     "initialBackoff": "0.05s",
     "maxBackoff": "0.5s",
     "backoffMultiplier": 2,

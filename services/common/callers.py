@@ -112,24 +112,25 @@ class Refusal(Exception):
         self.message = message
 
 
-def authorize(access: Access, caller: Caller | None) -> None:
-    """Raise Refusal unless `caller` may make a call that needs `access`."""
+def authorize(access: Access, caller: Caller | None) -> Caller:
+    """The caller, when it may make a call that needs `access`; else Refusal."""
     if caller is None:
         raise Refusal("unauthenticated", "a valid engine key or service credential is required")
     if access is Access.ENGINE:
-        return
+        return caller
     if caller.kind != "service":
         raise Refusal("permission_denied", "an engine key may not call this; it is for the console and the platform")
     person = caller.principal
     if access is Access.READ:
         if person is not None and not person.staff:
             raise Refusal("permission_denied", f"role {person.role} of tenant {person.tenant_id} may not read this")
-        return
+        return caller
     if access is Access.WRITE:
         if person is None:
             raise Refusal("permission_denied", "a change must be made on behalf of a signed-in person")
         if not person.writer:
             raise Refusal("permission_denied", f"only role 1 may change this, not role {person.role}")
+    return caller
 
 
 # ─── The signed envelope ───────────────────────────────────────────────────

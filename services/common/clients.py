@@ -130,6 +130,6 @@ class ContextClients:
 
     async def close(self) -> None:
         for ch in [*self._channels.values(), *self._probes.values()]:
-            await ch.close()
+            await ch.close(grace=None)
         self._channels.clear()
         self._probes.clear()

@@ -12,13 +12,14 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import _async as health_aio  # health.aio re-exports this module under a name mypy cannot follow
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY
+from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY, refusal_metadata
 from services.common import callers
 from services.common.callers import Access, Caller, Refusal, authorize, identify
 from services.common.clients import ContextCallError
@@ -85,16 +86,8 @@ def upstream_error(failure: ContextCallError) -> DomainError | None:
     kind = _ERROR_OF_STATUS.get(status)
     if kind is None:
         return None
-    trailing = dict(failure.error.trailing_metadata() or ())
-    try:
-        details = json.loads(trailing.get(ERROR_DETAILS_KEY) or "{}")
-    except ValueError:
-        details = {}
-    return kind(
-        failure.error.details() or "",
-        code=trailing.get(ERROR_CODE_KEY) or None,
-        details=details if isinstance(details, dict) else {},
-    )
+    code, details = refusal_metadata(failure.error)
+    return kind(failure.error.details() or "", code=code, details=details)
 
 
 def error_metadata(error: DomainError) -> tuple[tuple[str, str], ...]:
@@ -140,7 +133,7 @@ async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) ->
     await context.abort(grpc.StatusCode.INTERNAL, "internal error")
 
 
-async def _refuse(refusal: Refusal, context: grpc.aio.ServicerContext) -> None:
+async def _refuse(refusal: Refusal, context: grpc.aio.ServicerContext) -> NoReturn:
     status = (
         grpc.StatusCode.UNAUTHENTICATED if refusal.status == "unauthenticated" else grpc.StatusCode.PERMISSION_DENIED
     )
@@ -161,13 +154,14 @@ class _Gate:
                 # Served but not in the context's access table: refused
                 # until someone decides who may call it.
                 raise Refusal("permission_denied", "this method is not open to any caller")
-            caller = identify(
-                context.invocation_metadata() or (), engine_keys=self.keys.engine, service_keys=self.keys.service
+            return authorize(
+                self.access,
+                identify(
+                    context.invocation_metadata() or (), engine_keys=self.keys.engine, service_keys=self.keys.service
+                ),
             )
-            authorize(self.access, caller)
         except Refusal as refusal:
             await _refuse(refusal, context)
-        return caller
 
     def unary(self, behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -249,7 +243,7 @@ class GuardInterceptor(grpc.aio.ServerInterceptor):
         self._watches = _WatchLimit(health_watch_cap)
         self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
 
-    async def intercept_service(
+    async def intercept_service(  # type: ignore[override]  # None (no such method) is grpc's UNIMPLEMENTED; the stubs omit it
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Any],
         details: grpc.HandlerCallDetails,
@@ -266,7 +260,7 @@ class GuardInterceptor(grpc.aio.ServerInterceptor):
         return wrapped
 
     def _wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
-        if method == HEALTH_WATCH:
+        if method == HEALTH_WATCH and handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
                 self._watches.wrap(handler.unary_stream),
                 request_deserializer=handler.request_deserializer,
@@ -315,7 +309,7 @@ def build_server(
     *,
     max_request_bytes: int = 1024 * 1024,
     max_concurrent_rpcs: int | None = None,
-) -> tuple[grpc.aio.Server, health.aio.HealthServicer]:
+) -> tuple[grpc.aio.Server, health_aio.HealthServicer]:
     """A server refusing requests over `max_request_bytes` and calls past
     `max_concurrent_rpcs` (RESOURCE_EXHAUSTED), so one flood cannot take
     the memory every other caller needs."""
@@ -324,7 +318,7 @@ def build_server(
         options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_request_bytes), *KEEPALIVE_OPTIONS],
         maximum_concurrent_rpcs=max_concurrent_rpcs,
     )
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     return server, health_servicer
 

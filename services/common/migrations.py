@@ -14,4 +14,5 @@ def execute_script(sql: str) -> None:
     which takes a whole script inside the migration's transaction.
     """
     driver = op.get_bind().connection.driver_connection
+    assert driver is not None, "a migration runs on an open connection"
     await_only(driver.execute(sql))

@@ -143,7 +143,7 @@ class ContextServer:
         runtime = Runtime(self.name, settings, engine, clients)
         self.runtime = runtime
         await wait_reachable(engine)
-        extra = getattr(self.module, "migration_settings", lambda s: {})(settings)
+        extra: dict[str, str] = getattr(self.module, "migration_settings", lambda s: {})(settings)
         await migrate(engine, self.name, extra=extra)
         if getattr(self.module, "USES_NATS", False):
             runtime.nats = await nats_helper.connect_service(settings, name=f"outrider-{self.name}")

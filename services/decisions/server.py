@@ -76,6 +76,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
             " or migrate into a new database"
         )
     url = runtime.settings.database_url
+    assert url, "a context runs only with its database configured"
     searches = direct_connections(url, runtime.context, purpose="search", size=SEARCH_CONNECTIONS)
     records = direct_connections(url, runtime.context, purpose="record", size=RECORD_CONNECTIONS)
     runtime.on_close(searches.close)

@@ -21,10 +21,10 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import anthropic
-from anthropic.types import Message
+from anthropic.types import Message, MessageParam, ToolParam
 
 from services.playground.redaction import (
     DEFAULT_RESULT_LIMIT,
@@ -247,7 +247,10 @@ class RunLoop:
         # an operator may have written a name or a number into them. Input
         # schemas are left alone: their property names are not personal data.
         system = self.redactor.text(plan.system)
-        tools = [{**spec.for_model(), "description": self.redactor.text(spec.description)} for spec in plan.tools]
+        tools = [
+            cast("ToolParam", {**spec.for_model(), "description": self.redactor.text(spec.description)})
+            for spec in plan.tools
+        ]
         while True:
             if self.turns == self.limits.max_turns:
                 # The model still wants tools after its last allowed turn.
@@ -259,7 +262,8 @@ class RunLoop:
                     model=plan.model,
                     max_tokens=self.limits.max_tokens,
                     system=system,
-                    messages=messages,
+                    # Built as plain dicts: the SDK checks their shape at run time.
+                    messages=cast("list[MessageParam]", messages),
                     tools=tools,
                 )
             except ValueError as exc:
@@ -337,7 +341,10 @@ class RunLoop:
         if decision.outcome is ToolOutcome.EXECUTED:
             self.result_bytes += len(result.encode("utf-8"))
         error = error or unreadable
-        proposal = shown["proposal"] if decision.outcome is ToolOutcome.PROPOSED and isinstance(shown, dict) else None
+        proposed = (
+            shown.get("proposal") if decision.outcome is ToolOutcome.PROPOSED and isinstance(shown, dict) else None
+        )
+        proposal = proposed if isinstance(proposed, dict) else None
         step = Step(
             turn=self.turns,
             tool=name,
