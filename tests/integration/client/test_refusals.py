@@ -23,8 +23,7 @@ from outrider.client import (
     Unavailable,
 )
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
-from services.common.embedded import free_port
-from tests.harness import INTERNAL_KEY, running, service_channel, with_env
+from tests.harness import INTERNAL_KEY, reserved_port, running, service_channel, with_env
 from tests.integration.decisions.human_feed import Feed, serving
 
 SOURCE = "tracker:ops/bookings"
@@ -77,7 +76,7 @@ async def test_an_input_that_cannot_be_recorded_refuses_the_lease_as_a_conflict(
 
 
 async def test_a_lease_nobody_answers_is_unavailable_and_named_by_its_status():
-    gate = SubjectGate(f"127.0.0.1:{free_port()}", INTERNAL_KEY, timeout_s=0.5)
+    gate = SubjectGate(f"127.0.0.1:{reserved_port()}", INTERNAL_KEY, timeout_s=0.5)
     try:
         with pytest.raises(LeaseUnavailable) as raised:
             await gate.lease(SUBJECT)
