@@ -123,7 +123,7 @@ def create_app(settings: Settings) -> FastAPI:
     errors.install(app)
     for module in (registry, decisions, decision_humans, outcomes, playground, telemetry, otlp):
         app.include_router(module.router)
-    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
+    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]  # FastAPI's documented way to replace the document
     console.mount(app)
     app.add_middleware(
         BodyCap,

@@ -123,8 +123,7 @@ class ContextClients:
         return self._probes[context]
 
     def stub(self, context: str, stub_class: Callable[[grpc.aio.Channel], Stub]) -> Stub:
-        # Typed as the stub itself: callers use it exactly like one.
-        return ContextStub(  # type: ignore[return-value]
+        return ContextStub(  # type: ignore[return-value]  # it forwards every call, so callers use it as the stub
             context, stub_class(self.channel(context)), timeout_s=self._settings.call_timeout_s
         )
 

@@ -170,7 +170,7 @@ def integer(low: int, high: int) -> Parser:
             raise ValueError(f"must be between {low} and {high}")
         return value
 
-    parse.bounds = (low, high)  # type: ignore[attr-defined]
+    parse.bounds = (low, high)  # type: ignore[attr-defined]  # read by the settings table's generator
     return parse
 
 
@@ -181,7 +181,7 @@ def choice(*allowed: str, fold: Callable[[str], str] = str) -> Parser:
             raise ValueError(f"must be one of {', '.join(allowed)}")
         return value
 
-    parse.bounds = allowed  # type: ignore[attr-defined]
+    parse.bounds = allowed  # type: ignore[attr-defined]  # read by the settings table's generator
     return parse
 
 

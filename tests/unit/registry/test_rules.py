@@ -326,7 +326,7 @@ def test_skill_patch_refusals_name_the_field(patch: dict[str, Any], error_class,
 
 def test_a_skill_patch_must_be_an_object() -> None:
     with pytest.raises(InvalidRegistryChange) as error:
-        plan_skill_patch(SKILL, ["enabled"])  # type: ignore[arg-type]
+        plan_skill_patch(SKILL, ["enabled"])  # type: ignore[arg-type]  # a JSON body can be any value
     assert raised(error) == ("INVALID_PATCH", {"patch": "must be an object"})
 
 
@@ -562,5 +562,5 @@ def test_a_taken_skill_id_is_a_conflict() -> None:
 
 def test_a_new_skill_draft_must_be_an_object() -> None:
     with pytest.raises(InvalidRegistryChange) as error:
-        plan_new_skill([], agents=AGENTS, known_tools=TOOLS, existing_skill_ids=())  # type: ignore[arg-type]
+        plan_new_skill([], agents=AGENTS, known_tools=TOOLS, existing_skill_ids=())  # type: ignore[arg-type]  # a JSON body can be any value
     assert error.value.code == "INVALID_SKILL"
