@@ -13,7 +13,8 @@ from fastapi import Request
 
 from gateway.errors import ApiError
 from services.common.callers import Principal
-from services.common.stream_caps import StreamCapReached, StreamCaps, StreamSlot
+from services.common.errors import RateLimited
+from services.common.stream_caps import StreamCaps, StreamSlot
 
 
 def _caps(request: Request, kind: str) -> StreamCaps:
@@ -34,5 +35,5 @@ def admit(request: Request, kind: str, person: Principal) -> StreamSlot:
     """A slot for one more `kind` stream of `person`; release it when the stream ends."""
     try:
         return _caps(request, kind).admit(f"person:{person.sub}")
-    except StreamCapReached as refused:
+    except RateLimited as refused:
         raise ApiError(429, refused.code, refused.message, refused.details) from None

@@ -38,7 +38,7 @@ from services.common.errors import (
     Unavailable,
     UpstreamUnavailable,
 )
-from services.common.stream_caps import StreamCapReached, StreamCaps, StreamSlot
+from services.common.stream_caps import StreamCaps, StreamSlot
 
 _log = logging.getLogger(__name__)
 
@@ -250,7 +250,7 @@ class _WatchLimit:
         async def call(request: Any, context: grpc.aio.ServicerContext) -> None:
             try:
                 slot = self.caps.admit("anyone")
-            except StreamCapReached as refused:
+            except RateLimited as refused:
                 context.set_trailing_metadata(error_metadata(refused))
                 await context.abort(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,

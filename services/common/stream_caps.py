@@ -22,17 +22,14 @@ from services.common.errors import RateLimited
 CapName = Literal["per_caller", "total"]
 
 
-class StreamCapReached(RateLimited):
+def cap_reached(*, stream: str, cap: CapName, limit: int, caller: str) -> RateLimited:
     """A stream refused because its caller, or all callers together, hold the most allowed."""
-
-    default_code = "STREAM_CAP_REACHED"
-
-    def __init__(self, *, stream: str, cap: CapName, limit: int, caller: str) -> None:
-        whose = f"{caller} holds" if cap == "per_caller" else "all callers together hold"
-        super().__init__(
-            f"{whose} {limit} open {stream} streams, the most allowed; close one or try again later",
-            details={"cap": cap, "stream": stream, "limit": limit, "caller": caller},
-        )
+    whose = f"{caller} holds" if cap == "per_caller" else "all callers together hold"
+    return RateLimited(
+        f"{whose} {limit} open {stream} streams, the most allowed; close one or try again later",
+        code="STREAM_CAP_REACHED",
+        details={"cap": cap, "stream": stream, "limit": limit, "caller": caller},
+    )
 
 
 class StreamSlot:
@@ -71,11 +68,11 @@ class StreamCaps:
         self._count = 0
 
     def admit(self, caller: str) -> StreamSlot:
-        """A slot for one more stream of `caller`, or StreamCapReached naming the cap it would pass."""
+        """A slot for one more stream of `caller`; RateLimited (STREAM_CAP_REACHED) naming the cap it would pass."""
         if self._open[caller] >= self.per_caller:
-            raise StreamCapReached(stream=self.stream, cap="per_caller", limit=self.per_caller, caller=caller)
+            raise cap_reached(stream=self.stream, cap="per_caller", limit=self.per_caller, caller=caller)
         if self._count >= self.total:
-            raise StreamCapReached(stream=self.stream, cap="total", limit=self.total, caller=caller)
+            raise cap_reached(stream=self.stream, cap="total", limit=self.total, caller=caller)
         self._open[caller] += 1
         self._count += 1
         return StreamSlot(self, caller)

@@ -24,9 +24,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY, channel_with, keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 from services.common.callers import SERVICE_KEY_HEADER, Access
+from services.common.errors import RateLimited
 from services.common.grpc_server import EngineStreamCaps, GuardInterceptor, Keys, bind
 from services.common.settings import SettingsError, load
-from services.common.stream_caps import StreamCapReached, StreamCaps
+from services.common.stream_caps import StreamCaps
 from tests.harness import eventually
 
 ALPHA_KEY = "alpha-engine-key-0123456789abcdefghij"
@@ -47,7 +48,7 @@ HEALTH_WATCHES = 2
 def test_a_caller_past_its_cap_is_refused_and_others_go_on() -> None:
     caps = StreamCaps("WatchSnapshot", per_caller=2, total=5)
     held = [caps.admit("engine:a"), caps.admit("engine:a")]
-    with pytest.raises(StreamCapReached) as refused:
+    with pytest.raises(RateLimited) as refused:
         caps.admit("engine:a")
     assert refused.value.code == "STREAM_CAP_REACHED"
     assert refused.value.details == {"cap": "per_caller", "stream": "WatchSnapshot", "limit": 2, "caller": "engine:a"}
@@ -63,7 +64,7 @@ def test_the_total_is_shared_and_names_itself() -> None:
     caps.admit("engine:a")
     caps.admit("engine:a")
     caps.admit("engine:b")
-    with pytest.raises(StreamCapReached) as refused:
+    with pytest.raises(RateLimited) as refused:
         caps.admit("engine:c")
     assert refused.value.details == {"cap": "total", "stream": "SearchPrecedents", "limit": 3, "caller": "engine:c"}
 
@@ -75,7 +76,7 @@ def test_a_slot_released_twice_is_released_once() -> None:
     slot.release()
     assert caps.held() == 1
     caps.admit("engine:b")
-    with pytest.raises(StreamCapReached):
+    with pytest.raises(RateLimited):
         caps.admit("engine:b")
 
 
