@@ -77,10 +77,6 @@ class StreamCaps:
         self._count += 1
         return StreamSlot(self, caller)
 
-    def held(self, caller: str | None = None) -> int:
-        """Streams open now: `caller`'s, or everyone's."""
-        return self._count if caller is None else self._open[caller]
-
     def _release(self, caller: str) -> None:
         self._count -= 1
         self._open[caller] -= 1

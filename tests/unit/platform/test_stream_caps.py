@@ -56,7 +56,8 @@ def test_a_caller_past_its_cap_is_refused_and_others_go_on() -> None:
     caps.admit("engine:b")
     held[0].release()
     caps.admit("engine:a")
-    assert (caps.held("engine:a"), caps.held("engine:b"), caps.held()) == (2, 1, 3)
+    with pytest.raises(RateLimited):
+        caps.admit("engine:a")
 
 
 def test_the_total_is_shared_and_names_itself() -> None:
@@ -74,7 +75,6 @@ def test_a_slot_released_twice_is_released_once() -> None:
     with caps.admit("engine:a") as slot:
         caps.admit("engine:a")
     slot.release()
-    assert caps.held() == 1
     caps.admit("engine:b")
     with pytest.raises(RateLimited):
         caps.admit("engine:b")
