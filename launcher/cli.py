@@ -71,6 +71,7 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     import uvicorn
 
     from gateway.app import create_app
+    from gateway.serving import uvicorn_options
     from services.common import logs
     from services.common.embedded import port_free
 
@@ -78,14 +79,7 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     logs.configure("gateway", settings.log_level, settings.log_format)
     if not port_free(settings.http_host, settings.http_port):
         raise CommandError(f"port {settings.http_port} is already in use; stop what holds it or set OUTRIDER_HTTP_PORT")
-    uvicorn.run(
-        create_app(settings),
-        host=settings.http_host,
-        port=settings.http_port,
-        log_config=None,
-        access_log=False,
-        timeout_graceful_shutdown=5,
-    )
+    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, **uvicorn_options(settings))
     return 0
 
 

@@ -22,6 +22,7 @@ import uvicorn
 
 from gateway.app import create_app
 from gateway.auth import issue_token
+from gateway.serving import uvicorn_options
 from outrider.nats_access import ENGINE_INBOX_PREFIX
 from outrider.rpc import channel_with, keyed_channel
 from services.common.callers import SERVICE_KEY_HEADER, Caller, Principal, seal
@@ -114,6 +115,13 @@ async def serving(app: Any, sock: socket.socket | None = None, **options: Any) -
         finally:
             server.should_exit = True
             await task
+
+
+@asynccontextmanager
+async def serving_gateway(settings: Settings, sock: socket.socket | None = None) -> AsyncIterator[str]:
+    """The gateway over HTTP, served as `outrider gateway` serves it (gateway.serving); yields its base URL."""
+    async with serving(create_app(settings), sock, **uvicorn_options(settings)) as url:
+        yield url
 
 
 @dataclass(frozen=True)

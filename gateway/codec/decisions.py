@@ -197,11 +197,10 @@ def similar_request(body: SimilarIn, *, dimension: int) -> decisions_pb2.FindSim
     )
 
 
-def outcome_request(decision_id: str, body: OutcomeIn, judged_by: str) -> decisions_pb2.SetOutcomeRequest:
-    # The person behind a human verdict travels as the verified caller.
-    return decisions_pb2.SetOutcomeRequest(
-        id=decision_id, outcome=body.outcome, reason=body.reason or "", judged_by=judged_by
-    )
+def outcome_request(decision_id: str, body: OutcomeIn) -> decisions_pb2.SetOutcomeRequest:
+    # Who judges travels as the verified caller (the engine whose key the
+    # gateway checked, or the signed-in person), never as a field.
+    return decisions_pb2.SetOutcomeRequest(id=decision_id, outcome=body.outcome, reason=body.reason or "")
 
 
 def list_request(

@@ -46,6 +46,16 @@ Embedding = Annotated[
     ),
 ]
 Outcome = Literal["success", "failure", "unknown"]
+# Who judged, as the verified caller: the sweeper, a signed-in person, an
+# engine by its key's name, or `api` (an engine, before verdicts named it).
+JudgedBy = Annotated[
+    str,
+    Field(
+        pattern=r"^(sweeper|human|api|engine:[A-Za-z0-9._-]{1,64})$",
+        description="`sweeper`, `human`, `engine:<engine name>`, or `api` for an engine's verdict of before",
+        examples=["sweeper", "engine:dispatch"],
+    ),
+]
 
 
 class DecisionCore(Contract):
@@ -113,7 +123,7 @@ class Decision(Reply):
     outcome: Outcome | None = Field(description="null while pending")
     outcome_reason: str | None
     judged_at: str | None = Field(json_schema_extra={"format": "date-time"})
-    judged_by: Literal["sweeper", "human", "api"] | None
+    judged_by: JudgedBy | None
 
 
 class Precedent(Decision):
@@ -140,7 +150,7 @@ class OutcomeChange(Reply):
     old_outcome: Outcome | None = Field(description="null when the decision was pending before")
     new_outcome: Outcome
     reason: str | None
-    judged_by: Literal["sweeper", "human", "api"]
+    judged_by: JudgedBy
     changed_by: str | None = Field(description="the person behind a human verdict")
     changed_by_email: str | None
     judged_at: str | None = Field(json_schema_extra={"format": "date-time"})

@@ -90,7 +90,7 @@ async def find_similar(body: SimilarIn, request: Request, _: None = Depends(inte
 async def set_outcome(
     decision_id: DecisionId, body: OutcomeIn, request: Request, _: None = Depends(internal)
 ) -> dict[str, Any]:
-    reply = await _decisions(request).SetOutcome(codec.outcome_request(decision_id, body, "api"))
+    reply = await _decisions(request).SetOutcome(codec.outcome_request(decision_id, body))
     return codec.decision_json(reply)
 
 
@@ -103,7 +103,7 @@ async def set_outcome(
 async def rejudge(
     decision_id: DecisionId, body: OutcomeIn, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
-    reply = await _decisions(request).SetOutcome(codec.outcome_request(decision_id, body, "human"))
+    reply = await _decisions(request).SetOutcome(codec.outcome_request(decision_id, body))
     return codec.decision_json(reply)
 
 

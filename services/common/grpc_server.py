@@ -1,8 +1,9 @@
 """gRPC server bootstrap shared by every context.
 
-One interceptor does the two things every call needs: it checks the internal
-key in constant time and turns domain errors into gRPC status (by the one
-table below) with the machine-readable code in trailing metadata.
+One interceptor does the things every call needs: it checks the internal
+key in constant time, counts an engine's streams against their caps
+(services.common.stream_caps), and turns domain errors into gRPC status (by
+the one table below) with the machine-readable code in trailing metadata.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import inspect
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -36,6 +38,7 @@ from services.common.errors import (
     Unavailable,
     UpstreamUnavailable,
 )
+from services.common.stream_caps import StreamCaps, StreamSlot
 
 _log = logging.getLogger(__name__)
 
@@ -142,11 +145,13 @@ async def _refuse(refusal: Refusal, context: grpc.aio.ServicerContext) -> NoRetu
 
 
 class _Gate:
-    """Who may call one method, checked on every call before its handler runs."""
+    """Who may call one method, checked on every call before its handler
+    runs; for a stream, also whether its engine may open one more."""
 
-    def __init__(self, access: Access | None, keys: Keys) -> None:
+    def __init__(self, access: Access | None, keys: Keys, streams: StreamCaps | None = None) -> None:
         self.access = access
         self.keys = keys
+        self.streams = streams
 
     async def admit(self, context: grpc.aio.ServicerContext) -> Caller:
         try:
@@ -183,8 +188,9 @@ class _Gate:
             caller = await self.admit(context)
             token = callers.current.set(caller)
             try:
-                async for item in behavior(request, context):
-                    yield item
+                with self._slot(caller, context):
+                    async for item in behavior(request, context):
+                        yield item
             except grpc.aio.AbortError:
                 raise
             except Exception as error:  # noqa: BLE001 - the last line of defence
@@ -193,6 +199,26 @@ class _Gate:
                 callers.current.reset(token)
 
         return call
+
+    def _slot(self, caller: Caller, context: grpc.aio.ServicerContext) -> StreamSlot | nullcontext[None]:
+        """The stream's slot, released when the call ends however it ends.
+
+        Only engine keys are counted: the platform's own streams (the
+        gateway's one watch, its few precedent streams, the console's runs,
+        capped where the gateway opens them) are what the room left below
+        the engines' total is for. The call's end is the server's to tell:
+        a client that vanishes leaves the handler parked at a `yield`, where
+        no `finally` of its runs until the generator is collected.
+        """
+        if self.streams is None or caller.kind != "engine":
+            return nullcontext()
+        slot = self.streams.admit(f"engine:{caller.engine}")
+        _release_when_done(slot, context)
+        return slot
+
+
+def _release_when_done(slot: StreamSlot, context: grpc.aio.ServicerContext) -> None:
+    context.add_done_callback(lambda _: slot.release())  # type: ignore[arg-type]  # grpc-stubs declares the callback a class, which no function matches; grpc takes any callable
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,22 +229,35 @@ class Keys:
     service: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class EngineStreamCaps:
+    """How many streams of one kind (one streaming method) engines may hold
+    open on one server: each engine key, and all of them together."""
+
+    per_engine: int
+    all_engines: int
+
+
 class _WatchLimit:
     """Caps the health Watch streams open at once: they are open without a
-    key, and each holds a slot of the server until its client leaves."""
+    key, and each holds a slot of the server until its client leaves. With
+    no key there is no caller to tell apart, so the cap is one, for all."""
 
     def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.open = 0
+        self.caps = StreamCaps("health Watch", per_caller=cap, total=cap)
 
     def wrap(self, behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def call(request: Any, context: grpc.aio.ServicerContext) -> None:
-            if self.open >= self.cap:
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED, f"at most {self.cap} health watches at once; poll Check instead"
-                )
-            self.open += 1
             try:
+                slot = self.caps.admit("anyone")
+            except RateLimited as refused:
+                context.set_trailing_metadata(error_metadata(refused))
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"at most {self.caps.total} health watches at once; poll Check instead",
+                )
+            _release_when_done(slot, context)
+            with slot:
                 # grpc_health's Watch writes with context.write and returns
                 # nothing; iterating it as a generator would fail every
                 # watch, and with it every client that balances on health.
@@ -228,8 +267,6 @@ class _WatchLimit:
                         await context.write(item)
                 else:
                     await answered
-            finally:
-                self.open -= 1
 
         return call
 
@@ -237,10 +274,18 @@ class _WatchLimit:
 class GuardInterceptor(grpc.aio.ServerInterceptor):
     """Admits each call by its credential and the method's access (services.common.callers)."""
 
-    def __init__(self, access: Mapping[str, Access], keys: Keys, *, health_watch_cap: int = HEALTH_WATCH_CAP) -> None:
+    def __init__(
+        self,
+        access: Mapping[str, Access],
+        keys: Keys,
+        *,
+        engine_streams: EngineStreamCaps,
+        health_watch_cap: int = HEALTH_WATCH_CAP,
+    ) -> None:
         self._access = access
         self._keys = keys
         self._watches = _WatchLimit(health_watch_cap)
+        self._engine_streams = engine_streams
         self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
 
     async def intercept_service(  # type: ignore[override]  # None (no such method) is grpc's UNIMPLEMENTED; the stubs omit it
@@ -268,7 +313,11 @@ class GuardInterceptor(grpc.aio.ServerInterceptor):
             )
         if method.startswith(_OPEN_PREFIXES):
             return handler
-        gate = _Gate(self._access.get(method), self._keys)
+        streams = None
+        if handler.unary_stream is not None or handler.stream_stream is not None:
+            caps = self._engine_streams
+            streams = StreamCaps(method.rsplit("/", 1)[-1], per_caller=caps.per_engine, total=caps.all_engines)
+        gate = _Gate(self._access.get(method), self._keys, streams)
         kinds = {
             "unary_unary": (grpc.unary_unary_rpc_method_handler, gate.unary),
             "unary_stream": (grpc.unary_stream_rpc_method_handler, gate.stream),
@@ -308,13 +357,15 @@ def build_server(
     keys: Keys,
     *,
     max_request_bytes: int = 1024 * 1024,
+    engine_streams: EngineStreamCaps,
     max_concurrent_rpcs: int | None = None,
 ) -> tuple[grpc.aio.Server, health_aio.HealthServicer]:
-    """A server refusing requests over `max_request_bytes` and calls past
-    `max_concurrent_rpcs` (RESOURCE_EXHAUSTED), so one flood cannot take
-    the memory every other caller needs."""
+    """A server refusing requests over `max_request_bytes`, calls past
+    `max_concurrent_rpcs` and an engine's streams past `engine_streams`
+    (RESOURCE_EXHAUSTED), so one flood cannot take the memory and the slots
+    every other caller needs."""
     server = grpc.aio.server(
-        interceptors=[GuardInterceptor(access, keys)],
+        interceptors=[GuardInterceptor(access, keys, engine_streams=engine_streams)],
         options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_request_bytes), *KEEPALIVE_OPTIONS],
         maximum_concurrent_rpcs=max_concurrent_rpcs,
     )

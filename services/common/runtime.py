@@ -27,7 +27,7 @@ from services.common import nats as nats_helper
 from services.common.callers import Access
 from services.common.clients import ContextClients
 from services.common.db import answers, context_engine, migrate, wait_reachable
-from services.common.grpc_server import Keys, bind, build_server, enable_reflection
+from services.common.grpc_server import EngineStreamCaps, Keys, bind, build_server, enable_reflection
 from services.common.settings import CONTEXTS, Settings, SettingsError
 
 _log = logging.getLogger(__name__)
@@ -160,6 +160,7 @@ class ContextServer:
             ),
             max_request_bytes=getattr(self.module, "MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES),
             max_concurrent_rpcs=settings.grpc_max_concurrent_rpcs,
+            engine_streams=EngineStreamCaps(settings.streams_per_engine, settings.streams_all_engines),
         )
         self.server, self._health = server, health_servicer
         await self.module.attach(server, runtime)

@@ -105,6 +105,20 @@ class Settings:
     max_body_kb: int = 1024
     call_timeout_s: int = 10
     grpc_max_concurrent_rpcs: int = 1000
+    # Long-lived streams of one kind (snapshot watches, precedent streams)
+    # one engine key, and all engines together, hold open on one context
+    # replica; the playground's Server-Sent Events runs one person, and all
+    # together, hold open on one gateway.
+    streams_per_engine: int = 16
+    streams_all_engines: int = 256
+    sse_per_person: int = 4
+    sse_total: int = 32
+    # The gateway's HTTP connections: how long a request head may take to
+    # arrive, how long an idle keep-alive connection is kept, how many are
+    # open at once.
+    http_head_timeout_s: int = 5
+    http_keepalive_s: int = 5
+    http_max_connections: int = 512
     stream_max_age_hours: int = 168
     stream_max_mb: int = 1024
     # The playground's redaction, beside its built-in rules: extra key words
@@ -603,6 +617,65 @@ DECLARED: tuple[Declared, ...] = (
         integer(10, 100_000),
         1000,
     ),
+    # An engine process opens one snapshot watch and one precedent stream;
+    # 16 of a kind leave room for a few processes sharing a key, or a
+    # restart overlapping the old process, and no more.
+    Declared(
+        "OUTRIDER_STREAMS_PER_ENGINE",
+        "streams_per_engine",
+        "streams of one kind (snapshot watches, precedent streams) one engine key holds open on one context"
+        " replica; one more is refused RESOURCE_EXHAUSTED `STREAM_CAP_REACHED`",
+        integer(1, 50_000),
+        16,
+    ),
+    Declared(
+        "OUTRIDER_STREAMS_ALL_ENGINES",
+        "streams_all_engines",
+        "streams of one kind all engine keys together hold open on one context replica; at most half of"
+        " `OUTRIDER_GRPC_MAX_CONCURRENT_RPCS`, so the rest serves calls, the console and health checks",
+        integer(1, 50_000),
+        256,
+    ),
+    Declared(
+        "OUTRIDER_SSE_PER_PERSON",
+        "sse_per_person",
+        "event streams (a playground run as Server-Sent Events) one person holds open on one gateway;"
+        " one more is answered 429 `STREAM_CAP_REACHED`",
+        integer(1, 10_000),
+        4,
+    ),
+    Declared(
+        "OUTRIDER_SSE_TOTAL",
+        "sse_total",
+        "event streams of one kind everyone together holds open on one gateway",
+        integer(1, 10_000),
+        32,
+    ),
+    Declared(
+        "OUTRIDER_HTTP_HEAD_TIMEOUT_S",
+        "http_head_timeout_s",
+        "seconds the gateway waits for a request's line and headers, from the connection or the request's first"
+        " byte; then it answers 408 and closes",
+        integer(1, 300),
+        5,
+    ),
+    Declared(
+        "OUTRIDER_HTTP_KEEPALIVE_S",
+        "http_keepalive_s",
+        "seconds the gateway keeps an idle keep-alive connection open for the next request",
+        integer(1, 3600),
+        5,
+    ),
+    # Well below the 1,024 files a process may open by default, which the
+    # gateway's own channels and sockets share.
+    Declared(
+        "OUTRIDER_HTTP_MAX_CONNECTIONS",
+        "http_max_connections",
+        "connections the gateway holds open at once; one more is answered 503 `CONNECTION_CAP_REACHED` and"
+        " closed unread",
+        integer(1, 1_000_000),
+        512,
+    ),
     Declared(
         "OUTRIDER_MAX_DELIVER",
         "max_deliver",
@@ -792,6 +865,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     values["redact_patterns"] = values["redact_patterns"] or {}
     values["sweep_interval_s"] = float(values["sweep_interval_s"])
     _check_nats_users(values)
+    _check_stream_caps(values)
     return Settings(**values)
 
 
@@ -829,6 +903,25 @@ def _check_nats_users(values: Mapping[str, Any]) -> None:
         )
     if (values["nats_tls_cert"] is None) != (values["nats_tls_key"] is None):
         raise SettingsError("OUTRIDER_NATS_TLS_CERT and OUTRIDER_NATS_TLS_KEY go together: set both or neither")
+
+
+def _check_stream_caps(values: Mapping[str, Any]) -> None:
+    """A total below its per-caller cap would refuse a caller under its own
+    cap; engines' streams past half a context's calls would leave too little
+    for the calls, the console and the health checks the cap exists for."""
+    pairs = (
+        ("OUTRIDER_STREAMS_PER_ENGINE", "streams_per_engine", "OUTRIDER_STREAMS_ALL_ENGINES", "streams_all_engines"),
+        ("OUTRIDER_SSE_PER_PERSON", "sse_per_person", "OUTRIDER_SSE_TOTAL", "sse_total"),
+    )
+    for each_env, each, total_env, total in pairs:
+        if values[each] > values[total]:
+            raise SettingsError(f"{each_env} ({values[each]}) must not exceed {total_env} ({values[total]})")
+    room = values["grpc_max_concurrent_rpcs"] // 2
+    if values["streams_all_engines"] > room:
+        raise SettingsError(
+            f"OUTRIDER_STREAMS_ALL_ENGINES ({values['streams_all_engines']}) must be at most half of"
+            f" OUTRIDER_GRPC_MAX_CONCURRENT_RPCS ({room}), so calls and health checks are still served"
+        )
 
 
 # ─── The README's table ────────────────────────────────────────────────────

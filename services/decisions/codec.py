@@ -36,7 +36,6 @@ from services.decisions.rules import (
     MAX_CONTEXT_BYTES,
     DecisionDraft,
     InvalidDecision,
-    JudgedBy,
     Judgement,
     PendingVerdicts,
     SimilarSummary,
@@ -131,11 +130,12 @@ def searches_from_proto(
 
 
 def judgement_from_proto(request: decisions_pb2.SetOutcomeRequest) -> Judgement:
-    """The verdict asked for, and the person it is asked for: the verified caller, never a request field."""
+    """The verdict asked for, and who gives it: the verified caller, never a
+    request field (the request's `judged_by` is not read)."""
     decision_id = _uuid(request.id, "id")
     outcome = rules.parse_outcome(request.outcome)
-    judged_by = rules.parse_judged_by(request.judged_by or JudgedBy.API.value)
     person = callers.principal()
+    judged_by = rules.verdict_judge(person=person is not None, engine=callers.engine_name())
     return Judgement(
         decision_id=decision_id,
         outcome=outcome,
@@ -148,7 +148,8 @@ def judgement_from_proto(request: decisions_pb2.SetOutcomeRequest) -> Judgement:
 
 
 def pending_verdicts_from_proto(request: decisions_pb2.SetOutcomesRequest) -> PendingVerdicts:
-    judged_by = rules.parse_judged_by(request.judged_by)
+    """The sweep's verdicts; the judge is the verified caller, the request's `judged_by` is not read."""
+    judged_by = rules.sweep_judge(person=callers.principal() is not None, engine=callers.engine_name())
     rules.check_batch("verdicts", len(request.verdicts), MAX_VERDICTS)
     verdicts: list[Verdict] = []
     seen: set[uuid.UUID] = set()

@@ -129,7 +129,7 @@ async def judge(engine: AsyncEngine, judgement: Judgement) -> DecisionRow:
             old_outcome=current.outcome,
             outcome=judgement.outcome.value,
             reason=judgement.reason,
-            judged_by=judgement.judged_by.value,
+            judged_by=judgement.judged_by,
             changed_by=judgement.changed_by,
             changed_by_email=judgement.changed_by_email,
         )
@@ -138,7 +138,7 @@ async def judge(engine: AsyncEngine, judgement: Judgement) -> DecisionRow:
 async def judge_pending(engine: AsyncEngine, batch: PendingVerdicts) -> list[uuid.UUID]:
     """Judge the decisions of a batch still pending; the ids this call judged."""
     async with engine.begin() as conn:
-        return await store.set_pending_outcomes(conn, verdicts=batch.verdicts, judged_by=batch.judged_by.value)
+        return await store.set_pending_outcomes(conn, verdicts=batch.verdicts, judged_by=batch.judged_by)
 
 
 async def list_decisions(engine: AsyncEngine, listing: DecisionListing) -> tuple[list[DecisionRow], str]:

@@ -74,9 +74,22 @@ class Outcome(StrEnum):
 
 
 class JudgedBy(StrEnum):
+    """Who gave a verdict, as it is stored. An engine's verdict is stored as
+    `engine:<name>` (engine_judge), one judge per engine key."""
+
     SWEEPER = "sweeper"
     HUMAN = "human"
+    # An engine's verdict from before verdicts named the engine that gave
+    # them: still read from stored rows, never written now.
     API = "api"
+
+
+ENGINE_JUDGE_PREFIX = "engine:"
+
+
+def engine_judge(engine: str) -> str:
+    """How an engine's verdicts are signed: by the name of the key it called with."""
+    return f"{ENGINE_JUDGE_PREFIX}{engine}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +151,8 @@ class Judgement:
 
     decision_id: uuid.UUID
     outcome: Outcome
-    judged_by: JudgedBy
+    # A JudgedBy, or engine_judge's `engine:<name>`.
+    judged_by: str
     reason: str | None
     # The signed-in person the call was made for, kept in the decision's
     # history; empty for an engine or the platform.
@@ -161,7 +175,7 @@ class Verdict:
 class PendingVerdicts:
     """A batch of verdicts from one judge, each on a different decision."""
 
-    judged_by: JudgedBy
+    judged_by: str
     verdicts: tuple[Verdict, ...]
 
 
@@ -267,14 +281,46 @@ def check_batch(field: str, count: int, maximum: int) -> None:
         raise InvalidArgument(f"{field}: at most {maximum} per call, got {count}", field=field)
 
 
+def verdict_judge(*, person: bool, engine: str | None) -> str:
+    """Who gives one verdict (SetOutcome): the verified caller, never a field.
+
+    A signed-in person (the console's re-judge) is `human`; an engine, by
+    its own key or through the gateway that checked it, is `engine:<name>`.
+    The platform acting for nobody judges only as the sweep, in batches, so
+    a single verdict from it names no judge and is refused.
+    """
+    if person:
+        return JudgedBy.HUMAN
+    if engine is not None:
+        return engine_judge(engine)
+    raise PermissionDenied(
+        "a verdict is given by an engine key or a signed-in person, who the call must carry",
+        code="JUDGE_UNKNOWN",
+    )
+
+
+def sweep_judge(*, person: bool, engine: str | None) -> JudgedBy:
+    """Who gives a batch of verdicts (SetOutcomes): only the sweeper.
+
+    The outcomes context sends its sweep's verdicts as the platform itself,
+    whoever asked for the sweep. A batch carrying a person or an engine is
+    someone else signing as the sweeper, and is refused.
+    """
+    if person or engine is not None:
+        raise PermissionDenied(
+            "batch verdicts are the outcome sweep's alone; an engine or a person judges one decision at a time",
+            code="SWEEP_VERDICTS_ONLY",
+        )
+    return JudgedBy.SWEEPER
+
+
 def check_judge(judgement: Judgement) -> None:
     """Only a role-1 person the gateway verified may give a human verdict.
 
-    An engine key reaches SetOutcome for its API verdicts; letting it claim
-    a person's verdict would let a machine overwrite what only a person may
-    change (see may_rejudge).
+    A human verdict overrules any other (see may_rejudge); a staff reader
+    the gateway acts for may read decisions, not overrule their judges.
     """
-    if judgement.judged_by is JudgedBy.HUMAN and not judgement.writer:
+    if judgement.judged_by == JudgedBy.HUMAN and not judgement.writer:
         raise PermissionDenied("a human verdict needs a signed-in role-1 person", code="HUMAN_VERDICT_REFUSED")
 
 
@@ -307,17 +353,7 @@ def parse_outcome(word: object, field: str = "outcome") -> Outcome:
     raise InvalidDecision(field, f"must be one of {allowed}, got {word!r}")
 
 
-def parse_judged_by(word: object) -> JudgedBy:
-    if isinstance(word, str):
-        try:
-            return JudgedBy(word)
-        except ValueError:
-            pass
-    allowed = ", ".join(j.value for j in JudgedBy)
-    raise InvalidDecision("judged_by", f"must be one of {allowed}, got {word!r}")
-
-
-def may_rejudge(current_outcome: Outcome | None, judged_by: JudgedBy) -> bool:
+def may_rejudge(current_outcome: Outcome | None, judged_by: str) -> bool:
     """Whether `judged_by` may set the outcome of a decision now at `current_outcome`.
 
     A pending decision (None) may be judged by anyone. Once judged, only a
@@ -325,7 +361,7 @@ def may_rejudge(current_outcome: Outcome | None, judged_by: JudgedBy) -> bool:
     API, has no evidence a person lacks, and letting machines overwrite each
     other would make a label depend on which one ran last.
     """
-    return current_outcome is None or judged_by is JudgedBy.HUMAN
+    return current_outcome is None or judged_by == JudgedBy.HUMAN
 
 
 def similar_summary(outcomes: Iterable[str]) -> SimilarSummary:

@@ -19,8 +19,8 @@ SERVICE_NAMES = (decisions_pb2.DESCRIPTOR.services_by_name["Decisions"].full_nam
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
 # Who may call what (services.common.callers). Engines record, search, judge
 # by API and lease; the judge's batch calls are the platform's own; a
-# person's re-judging goes through SetOutcome with judged_by=human, which the
-# service refuses to anyone but a role-1 person (an engine key cannot be one).
+# person's re-judging goes through SetOutcome too, the judge read from the
+# verified caller (rules.verdict_judge), and refused to anyone but role 1.
 ACCESS = {
     "RecordDecision": Access.ENGINE,
     "RecordDecisions": Access.ENGINE,

@@ -13,6 +13,7 @@ from typing import TypeVar
 import grpc
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from services.common import callers
 from services.common.clients import ContextCallError
 from services.outcomes import codec
 from services.outcomes.rules.advice import OutcomeCount
@@ -60,11 +61,20 @@ class DecisionsClient:
         )
         return codec.pending_from_proto(reply)
 
-    async def set_outcomes(self, verdicts: Sequence[Verdict], *, judged_by: str) -> set[str]:
-        request = codec.set_outcomes_request(verdicts, judged_by=judged_by)
-        reply: decisions_pb2.SetOutcomesResponse = await retrying(
-            lambda: self._stub.SetOutcomes(request), what="SetOutcomes"
-        )
+    async def set_outcomes(self, verdicts: Sequence[Verdict]) -> set[str]:
+        request = codec.set_outcomes_request(verdicts)
+        # The decisions context signs a batch of verdicts as the sweeper's
+        # only when it comes from the platform itself, acting for nobody. A
+        # sweep an engine asked for (POST /internal/outcomes/sweep) runs in
+        # that engine's call, whose identity would otherwise travel with
+        # these verdicts and have them refused as the engine's.
+        acting_for = callers.current.set(None)
+        try:
+            reply: decisions_pb2.SetOutcomesResponse = await retrying(
+                lambda: self._stub.SetOutcomes(request), what="SetOutcomes"
+            )
+        finally:
+            callers.current.reset(acting_for)
         return set(reply.judged_ids)
 
     async def count_outcomes(self) -> list[OutcomeCount]:

@@ -50,12 +50,12 @@ def pending_from_proto(reply: decisions_pb2.ListPendingResponse) -> tuple[list[P
     return items, reply.next_cursor
 
 
-def set_outcomes_request(verdicts: Sequence[Verdict], *, judged_by: str) -> decisions_pb2.SetOutcomesRequest:
+def set_outcomes_request(verdicts: Sequence[Verdict]) -> decisions_pb2.SetOutcomesRequest:
+    # No judged_by: the decisions context reads who judged from the caller.
     return decisions_pb2.SetOutcomesRequest(
         verdicts=[
             decisions_pb2.OutcomeVerdict(id=v.decision_id, outcome=v.outcome.value, reason=v.reason) for v in verdicts
-        ],
-        judged_by=judged_by,
+        ]
     )
 
 

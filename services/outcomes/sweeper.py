@@ -32,7 +32,6 @@ from services.outcomes.rules.sweep import PendingDecision, SweepReport, Verdict,
 
 _log = logging.getLogger(__name__)
 
-JUDGED_BY = "sweeper"
 # Verdict batches being written at once by one sweep. One more than one lets
 # the decisions context work on a batch while the database commits another.
 WRITES_IN_FLIGHT = 2
@@ -44,8 +43,8 @@ class DecisionsApi(Protocol):
     async def list_pending(self, *, before: datetime, cursor: str, limit: int) -> tuple[list[PendingDecision], str]:
         """One page of pending decisions decided before `before`, and the next cursor ("" at the end)."""
 
-    async def set_outcomes(self, verdicts: Sequence[Verdict], *, judged_by: str) -> set[str]:
-        """Write verdicts onto still-pending decisions; the ids actually judged."""
+    async def set_outcomes(self, verdicts: Sequence[Verdict]) -> set[str]:
+        """Write verdicts onto still-pending decisions, as the sweeper's; the ids actually judged."""
 
 
 class Sweeper:
@@ -71,7 +70,7 @@ class Sweeper:
         """Write verdicts; only those the decisions context accepted come back."""
         if not verdicts:
             return []
-        judged = await self._decisions.set_outcomes(verdicts, judged_by=JUDGED_BY)
+        judged = await self._decisions.set_outcomes(verdicts)
         return [v for v in verdicts if v.decision_id in judged]
 
     async def sweep(self, *, batch: int = SWEEP_BATCH) -> SweepReport:

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
-from gateway.app import create_app
 from gateway.auth import issue_token
 from launcher.demo.fleet import DemoTarget, run_fleet
 from services.common.settings import CONTEXTS, Settings
@@ -32,9 +31,9 @@ from tests.harness import (
     make_settings,
     reset_nats,
     running,
+    serving_gateway,
     with_env,
 )
-from tests.harness import serving as served
 from tests.integration.playground.scripted import Backend, ScriptedModel, serving
 
 ARTIFACTS = ROOT / "artifacts" / "console"
@@ -88,7 +87,7 @@ async def platform(template, *, demo: bool, model_key: bool = True) -> AsyncIter
             tool_base_urls={"doormile_api": backend_url},
         )
         await stack.enter_async_context(running(settings, CONTEXTS))
-        base = await stack.enter_async_context(served(create_app(settings), sock, log_config=None, access_log=False))
+        base = await stack.enter_async_context(serving_gateway(settings, sock))
         if demo:
             target = DemoTarget(
                 gateway_url=base,

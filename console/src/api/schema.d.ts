@@ -846,7 +846,7 @@ export interface components {
              */
             judged_at: string | null;
             /** Judged By */
-            judged_by: ("sweeper" | "human" | "api") | null;
+            judged_by: string | null;
             /** Model */
             model: string | null;
             /**
@@ -908,7 +908,7 @@ export interface components {
              */
             judged_at: string | null;
             /** Judged By */
-            judged_by: ("sweeper" | "human" | "api") | null;
+            judged_by: string | null;
             /** Model */
             model: string | null;
             /**
@@ -1311,7 +1311,7 @@ export interface components {
              */
             judged_at: string | null;
             /** Judged By */
-            judged_by: ("sweeper" | "human" | "api") | null;
+            judged_by: string | null;
             /** Model */
             model: string | null;
             /**
@@ -1395,9 +1395,11 @@ export interface components {
             judged_at: string | null;
             /**
              * Judged By
-             * @enum {string}
+             * @description `sweeper`, `human`, `engine:<engine name>`, or `api` for an engine's verdict of before
+             * @example sweeper
+             * @example engine:dispatch
              */
-            judged_by: "sweeper" | "human" | "api";
+            judged_by: string;
             /**
              * New Outcome
              * @enum {string}
@@ -1448,7 +1450,7 @@ export interface components {
              */
             judged_at: string | null;
             /** Judged By */
-            judged_by: ("sweeper" | "human" | "api") | null;
+            judged_by: string | null;
             /** Model */
             model: string | null;
             /**

@@ -63,7 +63,7 @@ async def test_detail_carries_history_and_nearest_precedents_without_context(set
     assert SECRET not in detail.text and "context" not in body
     assert body["id"] == target and body["outcome"] == "success" and body["judged_by"] == "human"
     assert [(h["old_outcome"], h["new_outcome"], h["judged_by"], h["changed_by_email"]) for h in body["history"]] == [
-        (None, "failure", "api", None),
+        (None, "failure", "engine:default", None),
         ("failure", "success", "human", "judge@example.com"),
     ]
     assert body["history"][1]["reason"] == "rider did arrive" and body["history"][1]["changed_by"] == "u-9"

@@ -69,7 +69,7 @@ async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_i
     assert next(iter(unknown_word.json()["error"]["details"]["fields"])) == "outcome"
     assert "'success', 'failure' or 'unknown'" in unknown_word.json()["error"]["message"]
     assert first.status_code == 200, first.text
-    assert first.json()["outcome"] == "success" and first.json()["judged_by"] == "api"
+    assert first.json()["outcome"] == "success" and first.json()["judged_by"] == "engine:default"
     assert first.json()["judged_at"] is not None and "context" not in first.json()
     assert retry.status_code == 200 and retry.json()["judged_at"] == first.json()["judged_at"]
     assert machine.status_code == 409 and machine.json()["error"]["code"] == "ALREADY_JUDGED"
@@ -83,7 +83,7 @@ async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_i
             "old_outcome": None,
             "new_outcome": "success",
             "reason": "delivered in SLA",
-            "judged_by": "api",
+            "judged_by": "engine:default",
             "changed_by": "",
             "changed_by_email": "",
         },

@@ -4,11 +4,10 @@ better model, insights filled)."""
 
 from __future__ import annotations
 
-from gateway.app import create_app
 from gateway.auth import issue_token
 from launcher.demo.fleet import STRONG_MODEL, WEAK_MODEL, DemoTarget, render, run_fleet
 from services.common.settings import CONTEXTS
-from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, bound_socket, running, serving, with_env
+from tests.harness import INTERNAL_KEY, JWT_SECRET, NATS_ENGINE, bound_socket, running, serving_gateway, with_env
 
 
 async def test_the_demo_shows_the_whole_loop(settings):
@@ -17,7 +16,7 @@ async def test_the_demo_shows_the_whole_loop(settings):
     lines: list[str] = []
     async with (
         running(settings, CONTEXTS),
-        serving(create_app(settings), sock, log_config=None, access_log=False) as gateway_url,
+        serving_gateway(settings, sock) as gateway_url,
     ):
         target = DemoTarget(
             gateway_url=gateway_url,

@@ -12,9 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from gateway.app import create_app
 from services.common.settings import CONTEXTS
-from tests.harness import INTERNAL_KEY, bearer, bound_socket, running, serving, with_env
+from tests.harness import INTERNAL_KEY, bearer, bound_socket, running, serving_gateway, with_env
 
 # Examples per operation and phase: enough to try every class of input the
 # document allows and forbids, few enough to keep the suite's run short.
@@ -43,7 +42,7 @@ async def test_no_input_breaks_the_gateway(settings, tmp_path: Path):
     served = with_env(settings, http_port=sock.getsockname()[1])
     async with (
         running(served, CONTEXTS),
-        serving(create_app(served), sock, log_config=None, access_log=False) as gateway_url,
+        serving_gateway(served, sock) as gateway_url,
     ):
         (tmp_path / "schemathesis.toml").write_text(CONFIG)
         report = tmp_path / "report.json"

@@ -17,9 +17,8 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from gateway.app import create_app
 from services.common.settings import Settings
-from tests.harness import INTERNAL_KEY, Stack, serving
+from tests.harness import INTERNAL_KEY, Stack, serving_gateway
 
 TRACE = bytes.fromhex("4bf92f3577b34da6a3ce929d0e0e4736")
 START = 1_790_000_000_000_000_000
@@ -28,7 +27,7 @@ START = 1_790_000_000_000_000_000
 @asynccontextmanager
 async def live_gateway(settings: Settings) -> AsyncIterator[str]:
     """The gateway on 127.0.0.1 in this event loop, lifespan and all; yields its base URL."""
-    async with serving(create_app(settings), log_level="warning") as base:
+    async with serving_gateway(settings) as base:
         yield base
 
 

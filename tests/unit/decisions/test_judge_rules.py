@@ -15,12 +15,14 @@ from services.decisions.rules import (
     check_judge,
     decision_not_found,
     rejudges,
+    sweep_judge,
+    verdict_judge,
 )
 
 DECISION = uuid.UUID("7f0c3f4e-8a7c-4b8e-9d7a-1c2b3a4d5e6f")
 
 
-def verdict(outcome: Outcome, judged_by: JudgedBy, reason: str | None = None, *, writer: bool = False) -> Judgement:
+def verdict(outcome: Outcome, judged_by: str, reason: str | None = None, *, writer: bool = False) -> Judgement:
     return Judgement(decision_id=DECISION, outcome=outcome, judged_by=judged_by, reason=reason, writer=writer)
 
 
@@ -74,3 +76,35 @@ def test_a_missing_decision_is_named_by_its_id() -> None:
     assert isinstance(error, NotFound)
     assert (error.code, error.details) == ("DECISION_NOT_FOUND", {"id": str(DECISION)})
     assert error.message == f"decision {DECISION} does not exist"
+
+
+# ─── Who judges: the verified caller ───────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("person", "engine", "judge"),
+    [(True, None, "human"), (False, "dispatch", "engine:dispatch"), (False, "default", "engine:default")],
+)
+def test_a_single_verdict_is_signed_by_its_caller(person: bool, engine: str | None, judge: str) -> None:
+    assert verdict_judge(person=person, engine=engine) == judge
+
+
+def test_a_single_verdict_from_nobody_in_particular_names_no_judge_and_is_refused() -> None:
+    with pytest.raises(PermissionDenied) as refused:
+        verdict_judge(person=False, engine=None)
+    assert refused.value.code == "JUDGE_UNKNOWN"
+
+
+def test_batch_verdicts_are_the_sweepers_alone() -> None:
+    assert sweep_judge(person=False, engine=None) is JudgedBy.SWEEPER
+    for person, engine in ((True, None), (False, "dispatch")):
+        with pytest.raises(PermissionDenied) as refused:
+            sweep_judge(person=person, engine=engine)
+        assert refused.value.code == "SWEEP_VERDICTS_ONLY"
+
+
+def test_an_engine_may_not_change_a_verdict_and_a_person_may_change_an_engines() -> None:
+    with pytest.raises(Conflict):
+        rejudges(verdict(Outcome.FAILURE, "engine:dispatch"), outcome="success", reason=None, judged_by="sweeper")
+    change = verdict(Outcome.SUCCESS, JudgedBy.HUMAN, "checked with the customer", writer=True)
+    assert rejudges(change, outcome="failure", reason=None, judged_by="engine:dispatch") is True

@@ -12,7 +12,7 @@ import pytest
 from outrider.v1 import common_pb2, decisions_pb2
 from outrider.wire import timestamp
 from services.common import callers
-from services.common.errors import InvalidArgument
+from services.common.errors import InvalidArgument, PermissionDenied
 from services.decisions import codec
 from services.decisions.queries import MAX_RECORD_BATCH
 from services.decisions.rules import DecisionDraft, JudgedBy, Outcome, UnreadableDecision, Verdict
@@ -94,11 +94,15 @@ def test_a_stream_message_gives_each_search_with_its_tag() -> None:
     assert [(tag, search.decision_type) for tag, search in codec.searches_from_proto(message)] == [(7, "a"), (9, "b")]
 
 
-def test_a_verdict_is_an_api_one_unless_named_and_names_no_person_for_an_engine() -> None:
-    request = decisions_pb2.SetOutcomeRequest(id=str(IDS[0]), outcome="success", reason="  delivered  ")
+@pytest.mark.parametrize("claimed", ["", "sweeper", "human", "api"])
+def test_an_engines_verdict_is_signed_by_its_key_whatever_it_claims_and_names_no_person(claimed: str) -> None:
+    request = decisions_pb2.SetOutcomeRequest(
+        id=str(IDS[0]), outcome="success", reason="  delivered  ", judged_by=claimed
+    )
     with calling_as(callers.Caller(kind="engine", engine="default")):
         judgement = codec.judgement_from_proto(request)
-    assert (judgement.decision_id, judgement.outcome, judgement.judged_by) == (IDS[0], Outcome.SUCCESS, JudgedBy.API)
+    assert (judgement.decision_id, judgement.outcome) == (IDS[0], Outcome.SUCCESS)
+    assert judgement.judged_by == "engine:default"
     assert (judgement.reason, judgement.changed_by, judgement.changed_by_email, judgement.writer) == (
         "delivered",
         "",
@@ -115,6 +119,35 @@ def test_a_verdict_carries_the_verified_person(role: int, writer: bool) -> None:
         judgement = codec.judgement_from_proto(request)
     assert (judgement.judged_by, judgement.reason) == (JudgedBy.HUMAN, None)
     assert (judgement.changed_by, judgement.changed_by_email, judgement.writer) == ("u-1", "a@example.com", writer)
+
+
+def test_an_engine_the_gateway_vouches_for_signs_its_verdict_with_its_own_name() -> None:
+    request = decisions_pb2.SetOutcomeRequest(id=str(IDS[0]), outcome="failure", judged_by="human")
+    with calling_as(callers.Caller(kind="service", engine="dispatch")):
+        assert codec.judgement_from_proto(request).judged_by == "engine:dispatch"
+
+
+def test_a_single_verdict_from_the_platform_acting_for_nobody_is_refused() -> None:
+    request = decisions_pb2.SetOutcomeRequest(id=str(IDS[0]), outcome="failure", judged_by="sweeper")
+    with calling_as(callers.Caller(kind="service")), pytest.raises(PermissionDenied) as refused:
+        codec.judgement_from_proto(request)
+    assert refused.value.code == "JUDGE_UNKNOWN"
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [
+        callers.Caller(kind="service", engine="dispatch"),
+        callers.Caller(kind="service", principal=callers.Principal(sub="u-1", email="", role=1, tenant_id=0)),
+    ],
+)
+def test_a_batch_of_verdicts_from_anyone_but_the_platform_itself_is_refused(caller: callers.Caller) -> None:
+    request = decisions_pb2.SetOutcomesRequest(
+        judged_by="sweeper", verdicts=[decisions_pb2.OutcomeVerdict(id=str(IDS[0]), outcome="success")]
+    )
+    with calling_as(caller), pytest.raises(PermissionDenied) as refused:
+        codec.pending_verdicts_from_proto(request)
+    assert refused.value.code == "SWEEP_VERDICTS_ONLY"
 
 
 def test_a_verdict_on_no_uuid_is_refused_naming_the_id() -> None:

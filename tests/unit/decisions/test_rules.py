@@ -15,7 +15,6 @@ from services.decisions.rules import (
     clamp_k,
     may_rejudge,
     new_decision,
-    parse_judged_by,
     parse_outcome,
     similar_summary,
 )
@@ -315,19 +314,6 @@ def test_parse_outcome_refuses_anything_else(word):
 
     assert caught.value.field == "outcome"
     assert "success, failure, unknown" in caught.value.message
-
-
-@pytest.mark.parametrize("word", ["sweeper", "human", "api"])
-def test_parse_judged_by_accepts_the_vocabulary(word):
-    assert parse_judged_by(word).value == word
-
-
-@pytest.mark.parametrize("word", ["Human", "engine", "", None])
-def test_parse_judged_by_refuses_anything_else(word):
-    with pytest.raises(InvalidDecision) as caught:
-        parse_judged_by(word)
-
-    assert caught.value.field == "judged_by"
 
 
 @pytest.mark.parametrize(
