@@ -1,0 +1,436 @@
+"""`outrider backup FILE` and `outrider restore FILE`: the five contexts'
+schemas in Postgres's own dump format (pg_dump's custom format, read back by
+pg_restore), from and into the embedded store or DATABASE_URL.
+
+A backup is one pg_dump of the five schemas, so it is one consistent
+snapshot taken while the platform runs. A restore replaces those schemas
+whole: it refuses a target that holds any rows unless forced, refuses an
+archive made by a newer Outrider, restores in one transaction and then
+migrates what the archive holds to this version's schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import make_url
+
+from services.common.db import SERVICES_DIR, context_engine, migrate
+from services.common.settings import CONTEXTS
+
+Say = Callable[[str], None]
+
+# Each context's Alembic history sits in its own schema; it is not data.
+VERSION_TABLE = "alembic_version"
+# What a backup or restore connection calls itself in pg_stat_activity;
+# every part of the platform names its connections "outrider-<part>".
+PLATFORM_CONNECTIONS = "outrider-%"
+# asyncpg's spellings of an SSL mode that libpq spells otherwise.
+_SSL_MODES = {"true": "require", "false": "disable"}
+# What pg_dump and pg_restore say, with --verbose, as each table's data goes.
+_TABLE_DONE = re.compile(r'(?:dumping contents of|processing data for) table "(?P<table>[^"]+)"')
+# A TABLE DATA line of `pg_restore --list`: "<id>; <oid> <oid> TABLE DATA <schema> <table> <owner>".
+_TOC_DATA = re.compile(r"^\d+; \d+ \d+ TABLE DATA (?P<schema>\S+) (?P<table>\S+) ")
+_COPY_VERSION = re.compile(rf"^COPY (?P<schema>\w+)\.{VERSION_TABLE} ")
+
+
+class BackupError(Exception):
+    """A backup or restore that cannot go on; the message says why and what to do."""
+
+
+# ─── Where the database is, for libpq's tools ─────────────────────────────
+
+
+def libpq_environment(url: str) -> dict[str, str]:
+    """The PG* variables that point pg_dump and pg_restore at DATABASE_URL.
+
+    Variables rather than a connection string on the command line: a
+    password there is visible to everyone on the host (ps). Both URL forms
+    work: `user:pass@host:5432/db` and the Unix socket's `user@/db?host=/dir`.
+    """
+    parsed = make_url(url)
+    query = {key: value if isinstance(value, str) else value[0] for key, value in parsed.query.items()}
+    values = {
+        "PGHOST": parsed.host or query.get("host"),
+        "PGPORT": str(parsed.port) if parsed.port else query.get("port"),
+        "PGUSER": parsed.username,
+        "PGPASSWORD": parsed.password,
+        "PGDATABASE": parsed.database,
+        "PGSSLMODE": _SSL_MODES.get(query.get("ssl", ""), query.get("ssl") or query.get("sslmode")),
+    }
+    return {name: str(value) for name, value in values.items() if value}
+
+
+def _database(url: str) -> str:
+    name = make_url(url).database
+    if not name:
+        raise BackupError("DATABASE_URL names no database; add it after the host (…@host:5432/outrider)")
+    return name
+
+
+def driver_dsn(url: str) -> str:
+    """DATABASE_URL as asyncpg itself reads it."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def tool(name: str) -> str:
+    """pg_dump, pg_restore or psql: the pgserver wheel's (the embedded
+    store's version), else the one on PATH."""
+    try:
+        from pgserver import _commands
+    except ImportError:
+        found = None
+    else:
+        wheel = Path(_commands.POSTGRES_BIN_PATH) / name
+        found = str(wheel) if wheel.exists() else None
+    found = found or shutil.which(name)
+    if found is None:
+        raise BackupError(f"{name} not found: install the pgserver package, or put PostgreSQL's {name} on PATH")
+    return found
+
+
+def _tool_environment(url: str | None, application: str) -> dict[str, str]:
+    # Only the URL says where to go: a PGSERVICE or PGHOST left in the
+    # caller's environment must not send the dump somewhere else.
+    inherited = {name: value for name, value in os.environ.items() if not name.startswith("PG")}
+    return {**inherited, **(libpq_environment(url) if url else {}), "PGAPPNAME": application}
+
+
+def _failed(arguments: list[str], returncode: int, complaints: list[str]) -> BackupError:
+    name = Path(arguments[0]).name
+    return BackupError(f"{name} failed: " + ("; ".join(complaints[-3:]) or f"exit status {returncode}"))
+
+
+def run_with_progress(
+    arguments: list[str], *, url: str, application: str, tables: int, say: Say, into: list[str] | None = None
+) -> None:
+    """Run pg_dump or pg_restore with --verbose, saying each table as its data goes.
+
+    With `into`, what the tool writes on stdout is the input of that second
+    command (psql), and both must succeed.
+    """
+    done = 0
+    complaints: list[str] = []
+    env = _tool_environment(url, application)
+    with subprocess.Popen(
+        arguments, env=env, stdout=subprocess.PIPE if into else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as process:
+        downstream = None
+        if into is not None:
+            downstream = subprocess.Popen(
+                into, env=env, stdin=process.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+            assert process.stdout is not None, "stdout is a pipe"
+            # Only the second command reads it now: when it stops, the first is told.
+            process.stdout.close()
+        assert process.stderr is not None, "stderr is a pipe"
+        for line in process.stderr:
+            table = _TABLE_DONE.search(line)
+            if table is not None:
+                done += 1
+                say(f"  {done}/{tables} {table['table']}")
+            elif "error" in line.lower() or "warning" in line.lower():
+                complaints.append(line.rstrip())
+    if downstream is not None:
+        _, errors = downstream.communicate()
+        if downstream.returncode != 0:
+            raise _failed(into or [], downstream.returncode, [line for line in errors.splitlines() if line.strip()])
+    if process.returncode != 0:
+        raise _failed(arguments, process.returncode, complaints)
+
+
+def output_of(arguments: list[str]) -> str:
+    """What pg_restore writes of an archive without a database (its listing, a table's rows)."""
+    ran = subprocess.run(
+        arguments, env=_tool_environment(None, "outrider-restore"), capture_output=True, text=True, check=False
+    )
+    if ran.returncode != 0:
+        raise _failed(arguments, ran.returncode, [line for line in ran.stderr.splitlines() if line.strip()])
+    return ran.stdout
+
+
+# ─── What a database and an archive hold ──────────────────────────────────
+
+
+@dataclass(frozen=True, slots=True)
+class Holdings:
+    """Rows per table of each of the five schemas that exists."""
+
+    rows: Mapping[str, Mapping[str, int]]
+
+    @property
+    def schemas(self) -> list[str]:
+        return [schema for schema in CONTEXTS if schema in self.rows]
+
+    @property
+    def tables(self) -> int:
+        """Every table, Alembic's version tables included: what a dump goes through."""
+        return sum(len(tables) for tables in self.rows.values())
+
+    def data(self, schema: str) -> dict[str, int]:
+        """Rows per table of the schema's own data; Alembic's version table is not data."""
+        return {table: n for table, n in self.rows.get(schema, {}).items() if table != VERSION_TABLE}
+
+    def total(self, schema: str) -> int:
+        return sum(self.data(schema).values())
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.total(schema) for schema in self.schemas)
+
+    def described(self) -> str:
+        """The schemas holding rows and their fullest tables, e.g. for a refusal to name."""
+        parts = []
+        for schema in self.schemas:
+            full = sorted(((n, table) for table, n in self.data(schema).items() if n), reverse=True)
+            if full:
+                shown = ", ".join(f"{table} {n:,}" for n, table in full[:3])
+                parts.append(f"{schema} {self.total(schema):,} rows ({shown}{', …' if len(full) > 3 else ''})")
+        return "; ".join(parts)
+
+
+async def holdings(conn: asyncpg.Connection) -> Holdings:
+    schemas = await conn.fetch("select nspname from pg_namespace where nspname = any($1::text[])", list(CONTEXTS))
+    rows: dict[str, dict[str, int]] = {row["nspname"]: {} for row in schemas}
+    tables = await conn.fetch(
+        "select table_schema, table_name from information_schema.tables"
+        " where table_schema = any($1::text[]) and table_type = 'BASE TABLE' order by table_schema, table_name",
+        list(CONTEXTS),
+    )
+    for table in tables:
+        schema, name = table["table_schema"], table["table_name"]
+        rows[schema][name] = await conn.fetchval(f'select count(*) from "{schema}"."{name}"')
+    return Holdings(rows)
+
+
+async def _connect(url: str, application: str) -> asyncpg.Connection:
+    return await asyncpg.connect(driver_dsn(url), server_settings={"application_name": application})
+
+
+def archive_tables(listing: str) -> list[str]:
+    """The tables whose rows an archive holds, from `pg_restore --list`."""
+    found = (_TOC_DATA.match(line) for line in listing.splitlines())
+    return [f"{match['schema']}.{match['table']}" for match in found if match is not None]
+
+
+def archive_revisions(script: str) -> dict[str, str]:
+    """Each schema's Alembic revision, from the SQL `pg_restore` writes for the version tables."""
+    revisions: dict[str, str] = {}
+    schema = None
+    for line in script.splitlines():
+        copying = _COPY_VERSION.match(line)
+        if copying is not None:
+            schema = copying["schema"]
+        elif schema is not None and line == "\\.":
+            schema = None
+        elif schema is not None and line.strip():
+            revisions[schema] = line.strip()
+    return revisions
+
+
+def known_revisions(context: str) -> set[str]:
+    """Every revision of the context's migration history this version ships."""
+    versions = SERVICES_DIR / context / "migrations" / "versions"
+    config = Config()
+    config.set_main_option("script_location", str(versions.parent))
+    config.set_main_option("version_locations", str(versions))
+    config.set_main_option("path_separator", "os")
+    return {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+
+
+def newer_than_this_version(revisions: Mapping[str, str]) -> list[str]:
+    """The schemas an archive holds at a revision this version does not know."""
+    return [
+        f"{schema} at {revision}"
+        for schema, revision in sorted(revisions.items())
+        if revision not in known_revisions(schema)
+    ]
+
+
+# ─── Backup ───────────────────────────────────────────────────────────────
+
+
+def _size(path: Path) -> str:
+    size = float(path.stat().st_size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+def backup(url: str, file: Path, *, say: Say = print) -> Holdings:
+    """Dump the five schemas into `file`; what they held.
+
+    The archive is written beside the file and moved over it once
+    complete, so a failed backup never leaves a half archive under its
+    name, nor costs the previous one.
+    """
+    started = time.monotonic()
+
+    async def read() -> Holdings:
+        conn = await _connect(url, "outrider-backup")
+        try:
+            return await holdings(conn)
+        finally:
+            await conn.close()
+
+    held = asyncio.run(read())
+    if not held.schemas:
+        raise BackupError("nothing to back up: none of the five schemas exists (run `outrider migrate` first)")
+    partial = file.with_name(file.name + ".partial")
+    say(f"backing up {', '.join(held.schemas)}: {held.tables} tables")
+    try:
+        run_with_progress(
+            [
+                tool("pg_dump"),
+                "--format=custom",
+                "--verbose",
+                "--no-owner",
+                "--no-privileges",
+                *(f"--schema={schema}" for schema in held.schemas),
+                f"--file={partial}",
+            ],
+            url=url,
+            application="outrider-backup",
+            tables=held.tables,
+            say=say,
+        )
+        os.replace(partial, file)
+    finally:
+        partial.unlink(missing_ok=True)
+    counted = ", ".join(f"{schema} {held.total(schema):,}" for schema in held.schemas)
+    say(f"backed up {counted} rows to {file} ({_size(file)}) in {time.monotonic() - started:.1f} s")
+    return held
+
+
+# ─── Restore ──────────────────────────────────────────────────────────────
+
+
+def _read_archive(file: Path) -> tuple[list[str], dict[str, str]]:
+    """The tables an archive holds rows of, and each schema's revision; refuses what is not one."""
+    if not file.is_file():
+        raise BackupError(f"{file} is not a file")
+    listing = output_of([tool("pg_restore"), "--list", str(file)])
+    tables = archive_tables(listing)
+    schemas = sorted({table.split(".", 1)[0] for table in tables} & set(CONTEXTS))
+    if not schemas:
+        raise BackupError(f"{file} holds none of the five schemas; is it an `outrider backup` archive?")
+    script = output_of(
+        [
+            tool("pg_restore"),
+            "--data-only",
+            *(f"--schema={schema}" for schema in schemas),
+            f"--table={VERSION_TABLE}",
+            "--file=-",
+            str(file),
+        ]
+    )
+    return tables, archive_revisions(script)
+
+
+async def _others_connected(conn: asyncpg.Connection) -> list[str]:
+    rows = await conn.fetch(
+        "select distinct application_name from pg_stat_activity"
+        " where datname = current_database() and pid <> pg_backend_pid() and application_name like $1"
+        " order by application_name",
+        PLATFORM_CONNECTIONS,
+    )
+    return [row["application_name"] for row in rows]
+
+
+async def _check_target(url: str, *, force: bool) -> Holdings:
+    """What the target holds, once it is known it may be replaced."""
+    conn = await _connect(url, "outrider-restore")
+    try:
+        connected = await _others_connected(conn)
+        if connected:
+            raise BackupError(f"the platform is using this database ({', '.join(connected)}); stop it first")
+        held = await holdings(conn)
+    finally:
+        await conn.close()
+    if not held.empty and not force:
+        raise BackupError(
+            f"the target database is not empty: {held.described()}; restoring replaces all of it,"
+            " so pass --force to do so"
+        )
+    return held
+
+
+def _replacing_statements() -> str:
+    """What runs before the archive's own statements, in their transaction."""
+    drops = " ".join(f'drop schema if exists "{schema}" cascade;' for schema in CONTEXTS)
+    # The archive holds the five schemas only; their vector columns need the extension.
+    return f"{drops} create extension if not exists vector;"
+
+
+async def _migrate(url: str, schemas: Iterable[str], say: Say) -> None:
+    for context in schemas:
+        engine = context_engine(url, context)
+        try:
+            applied = await migrate(engine, context)
+        finally:
+            await engine.dispose()
+        if applied:
+            say(f"  {context}: migrated through {', '.join(applied)}")
+
+
+def restore(url: str, file: Path, *, force: bool = False, say: Say = print) -> Holdings:
+    """Replace the five schemas of the database with the archive's; what they hold now.
+
+    The old schemas are dropped and the archive restored in one
+    transaction (psql running pg_restore's statements): a restore that
+    fails leaves the target as it was.
+    """
+    started = time.monotonic()
+    database = _database(url)
+    tables, revisions = _read_archive(file)
+    newer = newer_than_this_version(revisions)
+    if newer:
+        raise BackupError(f"{file} was made by a newer Outrider ({', '.join(newer)}); restore it with that version")
+    replaced = asyncio.run(_check_target(url, force=force))
+    if not replaced.empty:
+        say(f"replacing {replaced.described()}")
+    say(f"restoring {len(tables)} tables from {file} into {database}")
+    run_with_progress(
+        [tool("pg_restore"), "--verbose", "--no-owner", "--no-privileges", "--file=-", str(file)],
+        url=url,
+        application="outrider-restore",
+        tables=len(tables),
+        say=say,
+        into=[
+            tool("psql"),
+            "--no-psqlrc",
+            "--quiet",
+            "--single-transaction",
+            "--set=ON_ERROR_STOP=1",
+            f"--command={_replacing_statements()}",
+            "--file=-",
+        ],
+    )
+
+    async def settle() -> Holdings:
+        # An archive older than this version is brought to its schema now,
+        # not at the next start, so what was restored is checked at once.
+        await _migrate(url, CONTEXTS, say)
+        conn = await _connect(url, "outrider-restore")
+        try:
+            return await holdings(conn)
+        finally:
+            await conn.close()
+
+    held = asyncio.run(settle())
+    counted = ", ".join(f"{schema} {held.total(schema):,}" for schema in held.schemas)
+    say(f"restored {counted} rows in {time.monotonic() - started:.1f} s")
+    return held
