@@ -84,20 +84,43 @@ def driver_dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def tool(name: str) -> str:
+def major_version(path: str) -> int:
+    """The PostgreSQL major version of a client tool, from its --version ("pg_dump (PostgreSQL) 16.2")."""
+    said = subprocess.run([path, "--version"], capture_output=True, text=True, check=False).stdout
+    found = re.search(r"(\d+)(?:\.\d+)*\s*$", said.strip())
+    return int(found.group(1)) if found else 0
+
+
+def tool(name: str, *, server_major: int | None = None) -> str:
     """pg_dump, pg_restore or psql: the pgserver wheel's (the embedded
-    store's version), else the one on PATH."""
+    store's version), else the one on PATH; with `server_major`, the first
+    of them as new as the server, since neither pg_dump nor pg_restore
+    works with a server newer than itself."""
+    candidates: list[str] = []
     try:
         from pgserver import _commands
     except ImportError:
-        found = None
+        pass
     else:
         wheel = Path(_commands.POSTGRES_BIN_PATH) / name
-        found = str(wheel) if wheel.exists() else None
-    found = found or shutil.which(name)
-    if found is None:
+        if wheel.exists():
+            candidates.append(str(wheel))
+    on_path = shutil.which(name)
+    if on_path is not None and on_path not in candidates:
+        candidates.append(on_path)
+    if not candidates:
         raise BackupError(f"{name} not found: install the pgserver package, or put PostgreSQL's {name} on PATH")
-    return found
+    if server_major is None:
+        return candidates[0]
+    versions = {candidate: major_version(candidate) for candidate in candidates}
+    for candidate, version in versions.items():
+        if version >= server_major:
+            return candidate
+    found = ", ".join(f"{path} ({version})" for path, version in versions.items())
+    raise BackupError(
+        f"the server runs PostgreSQL {server_major}, newer than every {name} found ({found});"
+        f" put {name} {server_major} or later on PATH"
+    )
 
 
 def _tool_environment(url: str | None, application: str) -> dict[str, str]:
@@ -165,9 +188,10 @@ def output_of(arguments: list[str]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Holdings:
-    """Rows per table of each of the five schemas that exists."""
+    """Rows per table of each of the five schemas that exists, and the server's PostgreSQL major version."""
 
     rows: Mapping[str, Mapping[str, int]]
+    server_major: int = 0
 
     @property
     def schemas(self) -> list[str]:
@@ -211,7 +235,7 @@ async def holdings(conn: asyncpg.Connection) -> Holdings:
     for table in tables:
         schema, name = table["table_schema"], table["table_name"]
         rows[schema][name] = await conn.fetchval(f'select count(*) from "{schema}"."{name}"')
-    return Holdings(rows)
+    return Holdings(rows, server_major=int(await conn.fetchval("show server_version_num")) // 10000)
 
 
 async def _connect(url: str, application: str) -> asyncpg.Connection:
@@ -294,7 +318,7 @@ def backup(url: str, file: Path, *, say: Say = print) -> Holdings:
     try:
         run_with_progress(
             [
-                tool("pg_dump"),
+                tool("pg_dump", server_major=held.server_major),
                 "--format=custom",
                 "--verbose",
                 "--no-owner",
@@ -404,13 +428,20 @@ def restore(url: str, file: Path, *, force: bool = False, say: Say = print) -> H
         say(f"replacing {replaced.described()}")
     say(f"restoring {len(tables)} tables from {file} into {database}")
     run_with_progress(
-        [tool("pg_restore"), "--verbose", "--no-owner", "--no-privileges", "--file=-", str(file)],
+        [
+            tool("pg_restore", server_major=replaced.server_major),
+            "--verbose",
+            "--no-owner",
+            "--no-privileges",
+            "--file=-",
+            str(file),
+        ],
         url=url,
         application="outrider-restore",
         tables=len(tables),
         say=say,
         into=[
-            tool("psql"),
+            tool("psql", server_major=replaced.server_major),
             "--no-psqlrc",
             "--quiet",
             "--single-transaction",

@@ -19,6 +19,7 @@ import pytest
 
 from gateway.app import create_app
 from gateway.auth import issue_token
+from launcher.backup import BackupError, major_version, tool
 from launcher.demo.fleet import DemoTarget, run_fleet
 from services.common.settings import CONTEXTS
 from tests.harness import (
@@ -228,3 +229,11 @@ async def test_the_embedded_store_is_started_for_a_backup_and_a_restore(data_dir
     forced = await outrider("restore", "--force", str(archive), data_dir=data_dir)
     assert forced.status == 0, forced.err
     assert "restored registry" in forced.err
+
+
+def test_a_server_newer_than_every_pg_dump_found_is_named_with_what_to_install():
+    assert major_version(tool("pg_dump", server_major=16)) >= 16
+    with pytest.raises(BackupError) as refused:
+        tool("pg_dump", server_major=99)
+    assert "the server runs PostgreSQL 99" in str(refused.value)
+    assert "put pg_dump 99 or later on PATH" in str(refused.value)
