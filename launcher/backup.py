@@ -12,14 +12,18 @@ migrates what the archive holds to this version's schema.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import shutil
 import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import asyncpg
 from alembic.config import Config
@@ -33,8 +37,9 @@ Say = Callable[[str], None]
 
 # Each context's Alembic history sits in its own schema; it is not data.
 VERSION_TABLE = "alembic_version"
-# What a backup or restore connection calls itself in pg_stat_activity;
-# every part of the platform names its connections "outrider-<part>".
+# Every part of the platform names its database connections
+# "outrider-<part>" (pg_stat_activity's application_name); a restore waits
+# for none of them, it refuses while one is there.
 PLATFORM_CONNECTIONS = "outrider-%"
 # asyncpg's spellings of an SSL mode that libpq spells otherwise.
 _SSL_MODES = {"true": "require", "false": "disable"}
@@ -53,7 +58,7 @@ class BackupError(Exception):
 
 
 def libpq_environment(url: str) -> dict[str, str]:
-    """The PG* variables that point pg_dump and pg_restore at DATABASE_URL.
+    """The PG* variables that point pg_dump, pg_restore and psql at DATABASE_URL.
 
     Variables rather than a connection string on the command line: a
     password there is visible to everyone on the host (ps). Both URL forms
@@ -98,6 +103,7 @@ def tool(name: str, *, server_major: int | None = None) -> str:
     works with a server newer than itself."""
     candidates: list[str] = []
     try:
+        # The one place pgserver names the folder of its PostgreSQL binaries.
         from pgserver import _commands
     except ImportError:
         pass
@@ -135,42 +141,107 @@ def _failed(arguments: list[str], returncode: int, complaints: list[str]) -> Bac
     return BackupError(f"{name} failed: " + ("; ".join(complaints[-3:]) or f"exit status {returncode}"))
 
 
-def run_with_progress(
-    arguments: list[str], *, url: str, application: str, tables: int, say: Say, into: list[str] | None = None
-) -> None:
-    """Run pg_dump or pg_restore with --verbose, saying each table as its data goes.
+@dataclass(frozen=True, slots=True)
+class Downstream:
+    """A command that runs what the first one writes, between two texts of its own."""
 
-    With `into`, what the tool writes on stdout is the input of that second
-    command (psql), and both must succeed.
-    """
+    command: list[str]
+    # Sent before the first command's output.
+    before: str
+    # Sent after it, only when the first command succeeded and all it wrote
+    # went through: what makes the work stick.
+    after: str
+
+
+def _said_progress(stderr: IO[bytes], *, tables: int, say: Say) -> list[str]:
+    """Say each table as pg_dump or pg_restore (--verbose) reports its data; what else they complained of."""
     done = 0
     complaints: list[str] = []
-    env = _tool_environment(url, application)
+    for raw in stderr:
+        line = raw.decode("utf-8", "replace")
+        table = _TABLE_DONE.search(line)
+        if table is not None:
+            done += 1
+            say(f"  {done}/{tables} {table['table']}")
+        elif "error" in line.lower() or "warning" in line.lower():
+            complaints.append(line.rstrip())
+    return complaints
+
+
+def run_with_progress(arguments: list[str], *, url: str, application: str, tables: int, say: Say) -> None:
+    """Run pg_dump or pg_restore with --verbose, saying each table as its data goes."""
     with subprocess.Popen(
-        arguments, env=env, stdout=subprocess.PIPE if into else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        arguments, env=_tool_environment(url, application), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     ) as process:
-        downstream = None
-        if into is not None:
-            downstream = subprocess.Popen(
-                into, env=env, stdin=process.stdout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-            )
-            assert process.stdout is not None, "stdout is a pipe"
-            # Only the second command reads it now: when it stops, the first is told.
-            process.stdout.close()
         assert process.stderr is not None, "stderr is a pipe"
-        for line in process.stderr:
-            table = _TABLE_DONE.search(line)
-            if table is not None:
-                done += 1
-                say(f"  {done}/{tables} {table['table']}")
-            elif "error" in line.lower() or "warning" in line.lower():
-                complaints.append(line.rstrip())
-    if downstream is not None:
-        _, errors = downstream.communicate()
-        if downstream.returncode != 0:
-            raise _failed(into or [], downstream.returncode, [line for line in errors.splitlines() if line.strip()])
+        complaints = _said_progress(process.stderr, tables=tables, say=say)
     if process.returncode != 0:
         raise _failed(arguments, process.returncode, complaints)
+
+
+def run_into(arguments: list[str], into: Downstream, *, url: str, application: str, tables: int, say: Say) -> None:
+    """Run pg_restore with --verbose, its statements going into `into` (psql); both must succeed."""
+    env = _tool_environment(url, application)
+    delivered = threading.Event()
+    # psql's complaints go to a file: a pipe nobody reads while pg_restore's
+    # progress is read would stall both once full.
+    with tempfile.TemporaryFile("w+b") as sink_errors:
+        with subprocess.Popen(
+            into.command, env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=sink_errors
+        ) as sink:
+            with subprocess.Popen(arguments, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as source:
+                copying = threading.Thread(target=_copy, args=(source, sink, into.before, delivered), daemon=True)
+                copying.start()
+                assert source.stderr is not None, "stderr is a pipe"
+                complaints = _said_progress(source.stderr, tables=tables, say=say)
+                # Before pg_restore's pipes close: all it wrote must reach psql.
+                copying.join()
+            _finish(sink, into.after if source.returncode == 0 and delivered.is_set() else "")
+        sink_errors.seek(0)
+        sink_said = [line.decode("utf-8", "replace").rstrip() for line in sink_errors if line.strip()]
+    # Whichever stopped first is the cause: psql when it refused the input
+    # midway, else pg_restore (and psql's complaint of input cut short is
+    # only its consequence).
+    if source.returncode != 0 and (sink.returncode == 0 or delivered.is_set()):
+        raise _failed(arguments, source.returncode, complaints)
+    if sink.returncode != 0:
+        raise _failed(into.command, sink.returncode, sink_said)
+
+
+def _copy(
+    source: subprocess.Popen[bytes], sink: subprocess.Popen[bytes], before: str, delivered: threading.Event
+) -> None:
+    """Hand `before`, then all the first command writes, to the second; `delivered` once all of it went."""
+    out, into = source.stdout, sink.stdin
+    assert out is not None and into is not None, "both are pipes"
+    try:
+        into.write(before.encode())
+        while chunk := out.read(1 << 16):
+            into.write(chunk)
+    except BrokenPipeError:
+        # The second command stopped (it names why); the first has no one to write for.
+        source.kill()
+        return
+    delivered.set()
+
+
+def _finish(sink: subprocess.Popen[bytes], after: str) -> None:
+    """End psql's input, with `after` when there is one; wait for it.
+
+    A psql that has stopped already said why; writing to it then only
+    raises a broken pipe, which says nothing more.
+    """
+    stdin = sink.stdin
+    assert stdin is not None, "stdin is a pipe"
+    try:
+        if after:
+            stdin.write(after.encode())
+    except BrokenPipeError:
+        pass
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            stdin.close()
+    sink.wait()
 
 
 def output_of(arguments: list[str]) -> str:
@@ -392,11 +463,23 @@ async def _check_target(url: str, *, force: bool) -> Holdings:
     return held
 
 
-def _replacing_statements() -> str:
-    """What runs before the archive's own statements, in their transaction."""
+def _replacing(command: list[str]) -> Downstream:
+    """psql running the archive's statements in one transaction, after dropping what they replace.
+
+    The transaction commits only once pg_restore has written the whole
+    archive: a psql told nothing more simply disconnects, and Postgres
+    rolls the transaction back, so a broken archive leaves the target as it
+    was.
+    """
     drops = " ".join(f'drop schema if exists "{schema}" cascade;' for schema in CONTEXTS)
-    # The archive holds the five schemas only; their vector columns need the extension.
-    return f"{drops} create extension if not exists vector;"
+    return Downstream(
+        command=command,
+        # A cascading drop lists every object it takes; only trouble is worth
+        # saying. The archive holds the five schemas only; their vector
+        # columns need the extension.
+        before=f"begin; set client_min_messages = warning; {drops} create extension if not exists vector;\n",
+        after="\ncommit;\n",
+    )
 
 
 async def _migrate(url: str, schemas: Iterable[str], say: Say) -> None:
@@ -414,8 +497,8 @@ def restore(url: str, file: Path, *, force: bool = False, say: Say = print) -> H
     """Replace the five schemas of the database with the archive's; what they hold now.
 
     The old schemas are dropped and the archive restored in one
-    transaction (psql running pg_restore's statements): a restore that
-    fails leaves the target as it was.
+    transaction (see _replacing): a restore that fails leaves the target as
+    it was.
     """
     started = time.monotonic()
     database = _database(url)
@@ -427,7 +510,7 @@ def restore(url: str, file: Path, *, force: bool = False, say: Say = print) -> H
     if not replaced.empty:
         say(f"replacing {replaced.described()}")
     say(f"restoring {len(tables)} tables from {file} into {database}")
-    run_with_progress(
+    run_into(
         [
             tool("pg_restore", server_major=replaced.server_major),
             "--verbose",
@@ -436,19 +519,13 @@ def restore(url: str, file: Path, *, force: bool = False, say: Say = print) -> H
             "--file=-",
             str(file),
         ],
+        _replacing(
+            [tool("psql", server_major=replaced.server_major), "--no-psqlrc", "--quiet", "--set=ON_ERROR_STOP=1"]
+        ),
         url=url,
         application="outrider-restore",
         tables=len(tables),
         say=say,
-        into=[
-            tool("psql", server_major=replaced.server_major),
-            "--no-psqlrc",
-            "--quiet",
-            "--single-transaction",
-            "--set=ON_ERROR_STOP=1",
-            f"--command={_replacing_statements()}",
-            "--file=-",
-        ],
     )
 
     async def settle() -> Holdings:

@@ -237,3 +237,35 @@ def test_a_server_newer_than_every_pg_dump_found_is_named_with_what_to_install()
         tool("pg_dump", server_major=99)
     assert "the server runs PostgreSQL 99" in str(refused.value)
     assert "put pg_dump 99 or later on PATH" in str(refused.value)
+
+
+async def test_a_restore_that_fails_part_way_leaves_the_target_as_it_was(template, data_dir):
+    name = f"large_{uuid.uuid4().hex[:8]}"
+    url = await create_database(template, name, migrated=CONTEXTS)
+    conn = await asyncpg.connect(template.raw_dsn(name))
+    try:
+        # Rows of the schema the archive holds last, enough that a cut archive ends inside them.
+        await conn.execute(
+            "insert into telemetry.runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms)"
+            " select 'A', 't-' || n || '-' || md5(n::text), 'check', 'succeeded', '2026-01-05T10:00:00Z',"
+            " '2026-01-05T10:00:01Z', n from generate_series(1, 20000) as n"
+        )
+    finally:
+        await conn.close()
+    archive = data_dir / "cut.dump"
+    assert (await outrider("backup", str(archive), data_dir=data_dir, database_url=url)).status == 0
+    whole = archive.read_bytes()
+    archive.write_bytes(whole[: len(whole) * 3 // 4])
+
+    target = f"kept_{uuid.uuid4().hex[:8]}"
+    target_url = await create_database(template, target, migrated=CONTEXTS)
+    conn = await asyncpg.connect(template.raw_dsn(target))
+    try:
+        await conn.execute("insert into decisions.subjects (id) values ('BK-KEPT')")
+        failed = await outrider("restore", "--force", str(archive), data_dir=data_dir, database_url=target_url)
+        assert failed.status == 2
+        assert "pg_restore failed" in failed.err
+        assert await conn.fetchval("select array_agg(id) from decisions.subjects") == ["BK-KEPT"]
+        assert await conn.fetchval("select count(*) from telemetry.runs") == 0
+    finally:
+        await conn.close()
