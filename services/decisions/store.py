@@ -310,8 +310,8 @@ async def judged_counts(conn: AsyncConnection) -> dict[str, int]:
     """Judged (success or failure) decisions per type that precedent search can find.
 
     Erased decisions are judged but hold no embedding, so no graph holds
-    them; they are counted apart, each count an index-only scan
-    (decisions_judged_type, decisions_erased_judged), and subtracted.
+    them; they are counted apart and subtracted, each count read from a
+    partial index (decisions_judged_type, decisions_erased_judged).
     """
     rows = await conn.execute(
         text(
