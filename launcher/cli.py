@@ -9,6 +9,8 @@ outrider token --role 1      a console token signed with the configured secret
 outrider token --console     a console sign-in link carrying such a token
 outrider health <target>     exit 0 when a context or the gateway is healthy
 outrider demo                a simulated fleet against a running platform
+outrider backup FILE         the five schemas' data, in Postgres's own dump format
+outrider restore FILE        load such a file (a non-empty database needs --force)
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import importlib.util
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from outrider.contexts import CONTEXTS
@@ -109,6 +112,37 @@ def cmd_seed(args: argparse.Namespace) -> int:
         print(", ".join(f"{n} {what}" for what, n in counts.items()))
 
     return with_embedded(_settings(), run, nats=False)
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from launcher.backup import BackupError, backup
+    from launcher.supervisor import database_url, with_embedded
+
+    def run(settings: Settings) -> None:
+        try:
+            backup(database_url(settings), Path(args.file), say=_progress)
+        except BackupError as exc:
+            raise CommandError(str(exc)) from None
+
+    return with_embedded(_settings(), run, nats=False)
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from launcher.backup import BackupError, restore
+    from launcher.supervisor import database_url, with_embedded
+
+    def run(settings: Settings) -> None:
+        try:
+            restore(database_url(settings), Path(args.file), force=args.force, say=_progress)
+        except BackupError as exc:
+            raise CommandError(str(exc)) from None
+
+    return with_embedded(_settings(), run, nats=False)
+
+
+def _progress(line: str) -> None:
+    # Progress goes to stderr, so stdout stays free for whatever a script pipes.
+    print(line, file=sys.stderr, flush=True)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -219,6 +253,11 @@ def parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=11)
     demo.add_argument("--backend-port", type=int, default=8099)
     demo.add_argument("--keep-backend", action="store_true", help="keep the demo backend serving after the report")
+    backup = add("backup", cmd_backup, "write the five schemas to FILE in Postgres's own dump format (pg_dump -Fc)")
+    backup.add_argument("file", help="the archive to write; an existing one is replaced once the new one is whole")
+    restore = add("restore", cmd_restore, "replace the five schemas with those of an `outrider backup` FILE")
+    restore.add_argument("file", help="an archive `outrider backup` wrote")
+    restore.add_argument("--force", action="store_true", help="replace a database that holds rows")
     health = add("health", cmd_health, "exit 0 when a context or the gateway answers its health check")
     health.add_argument("target", help=f"gateway or one of: {', '.join(CONTEXTS)}")
     health.add_argument("--timeout", type=float, default=3.0)

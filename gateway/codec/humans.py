@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.codec.common import page_request, timestamp_text
-from gateway.contracts.humans import HumanInputIn, SubjectIn
+from gateway.contracts.humans import ErasureIn, HumanInputIn, SubjectIn
 from gateway.contracts.paging import PageRequest
 from outrider.v1 import decisions_pb2
 from outrider.wire import timestamp
@@ -54,6 +54,14 @@ def human_decision_page_json(reply: decisions_pb2.ListHumanDecisionsResponse) ->
     return {"items": [human_decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}
 
 
+def erasure_json(reply: decisions_pb2.EraseSubjectResponse) -> dict[str, Any]:
+    erased = reply.erased
+    return {
+        "subject_id": reply.subject_id,
+        "erased": {"decisions": erased.decisions, "human_inputs": erased.human_inputs, "facts": erased.facts},
+    }
+
+
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
@@ -78,3 +86,7 @@ def lease_request(subject_id: str) -> decisions_pb2.LeaseSubjectRequest:
 
 def human_decisions_request(subject_id: str, page: PageRequest) -> decisions_pb2.ListHumanDecisionsRequest:
     return decisions_pb2.ListHumanDecisionsRequest(subject_id=subject_id, page=page_request(page))
+
+
+def erasure_request(subject_id: str, body: ErasureIn) -> decisions_pb2.EraseSubjectRequest:
+    return decisions_pb2.EraseSubjectRequest(subject_id=subject_id, confirm=body.confirm, reason=body.reason)

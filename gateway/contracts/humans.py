@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from gateway.contracts.common import TRIMMED, Contract, Instant, Page, Reply, text
+from gateway.contracts.common import FILLED, TRIMMED, Contract, Instant, Page, Reply, text
 from services.decisions.human.rules import MAX_BODY_CHARS
+from services.decisions.rules import MAX_ERASURE_REASON_CHARS
 
 SOURCE = r"^[^\s\x00\x1c-\x1f\x85:][^\x00:]*:[^\x00]*[^\s\x00\x1c-\x1f\x85]$"
 
@@ -60,3 +61,25 @@ class Lease(Reply):
 
 class HumanDecisionPage(Page[HumanDecision]):
     pass
+
+
+class ErasureIn(Contract):
+    """Erase one subject's personal data in every context. It cannot be undone."""
+
+    confirm: text(min_length=1, max_length=256) = Field(
+        description="the subject id typed again; anything else is refused naming `confirm`"
+    )
+    reason: text(min_length=1, max_length=MAX_ERASURE_REASON_CHARS, pattern=FILLED) = Field(
+        description="why, for the audit row (a person's request under DPDP or GDPR Art. 17)"
+    )
+
+
+class ErasedCounts(Reply):
+    decisions: int = Field(description="decisions whose context, reasoning and embedding were cleared")
+    human_inputs: int = Field(description="human decisions whose body was cleared")
+    facts: int = Field(description="fact payloads cleared: merged facts and rejection samples")
+
+
+class Erasure(Reply):
+    subject_id: str
+    erased: ErasedCounts = Field(description="what this request cleared; all zero when nothing was left")

@@ -1,4 +1,5 @@
-"""Human-decision routes (DESIGN.md §4): subjects, pushed inputs, the lease, the admin read."""
+"""Human-decision routes (DESIGN.md §4): subjects, pushed inputs, the lease,
+the admin read, and the erasure of a subject's personal data (§11)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Request, Response
 
-from gateway.auth import Principal, internal, staff
+from gateway.auth import Principal, internal, staff, writer
 from gateway.codec import humans as codec
 from gateway.contracts.common import STAFF_ERRORS, TRIMMED, errors
 from gateway.contracts.humans import (
+    Erasure,
+    ErasureIn,
     HumanDecision,
     HumanDecisionPage,
     HumanInputIn,
@@ -25,6 +28,9 @@ from outrider.v1 import decisions_pb2_grpc
 router = APIRouter(tags=["human decisions"], route_class=JsonBodyRoute)
 
 LEASE_TIMEOUT_S = 60.0
+# An erasure updates every decision of the subject (found without an index:
+# one would tax every record for a rare request) and calls two contexts.
+ERASURE_TIMEOUT_S = 60.0
 
 SubjectId = Annotated[str, Path(max_length=256, pattern=TRIMMED, description="the subject, e.g. a booking id")]
 
@@ -86,3 +92,16 @@ async def list_human_decisions(
 ) -> dict[str, Any]:
     reply = await _decisions(request).ListHumanDecisions(codec.human_decisions_request(subject_id, page))
     return codec.human_decision_page_json(reply)
+
+
+@router.post(
+    "/admin/ai/subjects/{subject_id}/erasure",
+    summary="Erase a subject's personal data in every context; audited, idempotent, cannot be undone",
+    response_model=Erasure,
+    responses=errors(401, 403, 422, 503),
+)
+async def erase_subject(
+    subject_id: SubjectId, body: ErasureIn, request: Request, _: Principal = Depends(writer)
+) -> dict[str, Any]:
+    reply = await _decisions(request).EraseSubject(codec.erasure_request(subject_id, body), timeout=ERASURE_TIMEOUT_S)
+    return codec.erasure_json(reply)

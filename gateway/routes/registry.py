@@ -136,9 +136,11 @@ async def list_tools(
 async def list_audit(
     request: Request,
     page: PageQuery,
-    entity: Annotated[Literal["agent", "skill"] | None, Query(description="only changes to this kind of thing")] = None,
+    entity: Annotated[
+        Literal["agent", "skill", "subject"] | None, Query(description="only changes to this kind of thing")
+    ] = None,
     entity_id: Annotated[
-        str, Query(max_length=128, pattern=CARRIABLE, description="only changes to this agent or skill")
+        str, Query(max_length=256, pattern=CARRIABLE, description="only changes to this agent, skill or subject")
     ] = "",
     actor: Annotated[
         str, Query(max_length=256, pattern=CARRIABLE, description="only changes by this person (their sub or email)")

@@ -433,3 +433,31 @@ class ListHumanDecisionsResponse(_message.Message):
     items: _containers.RepeatedCompositeFieldContainer[HumanDecision]
     next_cursor: str
     def __init__(self, items: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class EraseSubjectRequest(_message.Message):
+    __slots__ = ("subject_id", "confirm", "reason")
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIRM_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    subject_id: str
+    confirm: str
+    reason: str
+    def __init__(self, subject_id: _Optional[str] = ..., confirm: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ErasedCounts(_message.Message):
+    __slots__ = ("decisions", "human_inputs", "facts")
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    HUMAN_INPUTS_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    decisions: int
+    human_inputs: int
+    facts: int
+    def __init__(self, decisions: _Optional[int] = ..., human_inputs: _Optional[int] = ..., facts: _Optional[int] = ...) -> None: ...
+
+class EraseSubjectResponse(_message.Message):
+    __slots__ = ("subject_id", "erased")
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    ERASED_FIELD_NUMBER: _ClassVar[int]
+    subject_id: str
+    erased: ErasedCounts
+    def __init__(self, subject_id: _Optional[str] = ..., erased: _Optional[_Union[ErasedCounts, _Mapping]] = ...) -> None: ...

@@ -106,6 +106,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.ListHumanDecisionsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.ListHumanDecisionsResponse.FromString,
                 _registered_method=True)
+        self.EraseSubject = channel.unary_unary(
+                '/outrider.v1.Decisions/EraseSubject',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.EraseSubjectRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.EraseSubjectResponse.FromString,
+                _registered_method=True)
 
 
 class DecisionsServicer:
@@ -212,6 +217,20 @@ class DecisionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EraseSubject(self, request, context):
+        """Erase one subject's personal data, for a role-1 person: the context,
+        reasoning and embedding of each of its decisions (which then leave
+        precedent search) and the body of each of its human decisions here, its
+        fact payloads in the outcomes context, then one audit row in the
+        registry. Actions, confidences, outcomes, models and times stay, so
+        counts still add up. A second call erases nothing, answers zeros and is
+        audited again; a call that failed part-way (UNAVAILABLE) is completed
+        by the next one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_DecisionsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -284,6 +303,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.ListHumanDecisions,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.ListHumanDecisionsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.ListHumanDecisionsResponse.SerializeToString,
+            ),
+            'EraseSubject': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseSubject,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.EraseSubjectRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.EraseSubjectResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -666,6 +690,33 @@ class Decisions:
             '/outrider.v1.Decisions/ListHumanDecisions',
             outrider_dot_v1_dot_decisions__pb2.ListHumanDecisionsRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.ListHumanDecisionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EraseSubject(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/EraseSubject',
+            outrider_dot_v1_dot_decisions__pb2.EraseSubjectRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.EraseSubjectResponse.FromString,
             options,
             channel_credentials,
             insecure,

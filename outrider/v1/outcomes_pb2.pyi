@@ -202,3 +202,15 @@ class RecommendModelResponse(_message.Message):
     seed: int
     key: str
     def __init__(self, model: _Optional[str] = ..., arms: _Optional[_Iterable[_Union[ModelArm, _Mapping]]] = ..., seed: _Optional[int] = ..., key: _Optional[str] = ...) -> None: ...
+
+class EraseSubjectFactsRequest(_message.Message):
+    __slots__ = ("subject_id",)
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    subject_id: str
+    def __init__(self, subject_id: _Optional[str] = ...) -> None: ...
+
+class EraseSubjectFactsResponse(_message.Message):
+    __slots__ = ("facts",)
+    FACTS_FIELD_NUMBER: _ClassVar[int]
+    facts: int
+    def __init__(self, facts: _Optional[int] = ...) -> None: ...

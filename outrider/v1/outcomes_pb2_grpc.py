@@ -66,6 +66,11 @@ class OutcomesStub:
                 request_serializer=outrider_dot_v1_dot_outcomes__pb2.RecommendModelRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_outcomes__pb2.RecommendModelResponse.FromString,
                 _registered_method=True)
+        self.EraseSubject = channel.unary_unary(
+                '/outrider.v1.Outcomes/EraseSubject',
+                request_serializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsResponse.FromString,
+                _registered_method=True)
 
 
 class OutcomesServicer:
@@ -109,6 +114,15 @@ class OutcomesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EraseSubject(self, request, context):
+        """Erase one subject's fact payloads: its merged facts, and every stored
+        rejection sample that names it. Part of the decisions context's erasure
+        of a subject, for a role-1 person; a second call erases nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OutcomesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -141,6 +155,11 @@ def add_OutcomesServicer_to_server(servicer, server):
                     servicer.RecommendModel,
                     request_deserializer=outrider_dot_v1_dot_outcomes__pb2.RecommendModelRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_outcomes__pb2.RecommendModelResponse.SerializeToString,
+            ),
+            'EraseSubject': grpc.unary_unary_rpc_method_handler(
+                    servicer.EraseSubject,
+                    request_deserializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -307,6 +326,33 @@ class Outcomes:
             '/outrider.v1.Outcomes/RecommendModel',
             outrider_dot_v1_dot_outcomes__pb2.RecommendModelRequest.SerializeToString,
             outrider_dot_v1_dot_outcomes__pb2.RecommendModelResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EraseSubject(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Outcomes/EraseSubject',
+            outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsRequest.SerializeToString,
+            outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -303,6 +303,22 @@ class ListAuditResponse(_message.Message):
     next_cursor: str
     def __init__(self, items: _Optional[_Iterable[_Union[AuditRow, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class AppendAuditRequest(_message.Message):
+    __slots__ = ("request_id", "entity", "entity_id", "field", "old_json", "new_json")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_FIELD_NUMBER: _ClassVar[int]
+    ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    OLD_JSON_FIELD_NUMBER: _ClassVar[int]
+    NEW_JSON_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    entity: str
+    entity_id: str
+    field: str
+    old_json: bytes
+    new_json: bytes
+    def __init__(self, request_id: _Optional[str] = ..., entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., field: _Optional[str] = ..., old_json: _Optional[bytes] = ..., new_json: _Optional[bytes] = ...) -> None: ...
+
 class Snapshot(_message.Message):
     __slots__ = ("etag", "document")
     ETAG_FIELD_NUMBER: _ClassVar[int]

@@ -86,6 +86,11 @@ class RegistryStub:
                 request_serializer=outrider_dot_v1_dot_registry__pb2.WatchSnapshotRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_registry__pb2.Snapshot.FromString,
                 _registered_method=True)
+        self.AppendAudit = channel.unary_unary(
+                '/outrider.v1.Registry/AppendAudit',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.AppendAuditRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.AuditRow.FromString,
+                _registered_method=True)
 
 
 class RegistryServicer:
@@ -153,6 +158,16 @@ class RegistryServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AppendAudit(self, request, context):
+        """One audit row for a change another context made (the erasure of a
+        subject's data), for a role-1 person. The row's actor is that verified
+        person, never a field. The same request_id again appends nothing and
+        answers the row appended the first time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RegistryServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -205,6 +220,11 @@ def add_RegistryServicer_to_server(servicer, server):
                     servicer.WatchSnapshot,
                     request_deserializer=outrider_dot_v1_dot_registry__pb2.WatchSnapshotRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_registry__pb2.Snapshot.SerializeToString,
+            ),
+            'AppendAudit': grpc.unary_unary_rpc_method_handler(
+                    servicer.AppendAudit,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.AppendAuditRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.AuditRow.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -479,6 +499,33 @@ class Registry:
             '/outrider.v1.Registry/WatchSnapshot',
             outrider_dot_v1_dot_registry__pb2.WatchSnapshotRequest.SerializeToString,
             outrider_dot_v1_dot_registry__pb2.Snapshot.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AppendAudit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/AppendAudit',
+            outrider_dot_v1_dot_registry__pb2.AppendAuditRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.AuditRow.FromString,
             options,
             channel_credentials,
             insecure,

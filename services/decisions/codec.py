@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from outrider.v1 import decisions_pb2
-from outrider.wire import MalformedJson, json_object, timestamp, timestamp_datetime, timestamp_fields
+from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2
+from outrider.wire import MalformedJson, json_bytes, json_object, timestamp, timestamp_datetime, timestamp_fields
 from services.common import callers, paging
 from services.common.errors import DomainError, InvalidArgument
 from services.common.grpc_server import status_of
@@ -34,7 +34,10 @@ from services.decisions.queries import (
 )
 from services.decisions.rules import (
     MAX_CONTEXT_BYTES,
+    AuditEntry,
     DecisionDraft,
+    Erasure,
+    ErasureRequest,
     InvalidDecision,
     Judgement,
     PendingVerdicts,
@@ -358,3 +361,38 @@ def precedent_found(tag: int, found: decisions_pb2.FindSimilarResponse) -> decis
 
 def precedent_answers(ready: Sequence[decisions_pb2.PrecedentAnswer]) -> decisions_pb2.PrecedentAnswers:
     return decisions_pb2.PrecedentAnswers(answers=ready)
+
+
+# ─── Erasure of one subject, and the calls it makes ───────────────────────
+
+
+def erasure_from_proto(request: decisions_pb2.EraseSubjectRequest) -> ErasureRequest:
+    return rules.erasure_request(subject_id=request.subject_id, confirm=request.confirm, reason=request.reason)
+
+
+def erased_to_proto(erasure: Erasure) -> decisions_pb2.EraseSubjectResponse:
+    erased = erasure.erased
+    return decisions_pb2.EraseSubjectResponse(
+        subject_id=erasure.subject_id,
+        erased=decisions_pb2.ErasedCounts(
+            decisions=erased.decisions, human_inputs=erased.human_inputs, facts=erased.facts
+        ),
+    )
+
+
+def erase_facts_request(subject_id: str) -> outcomes_pb2.EraseSubjectFactsRequest:
+    return outcomes_pb2.EraseSubjectFactsRequest(subject_id=subject_id)
+
+
+def erased_facts_from_proto(reply: outcomes_pb2.EraseSubjectFactsResponse) -> int:
+    return reply.facts
+
+
+def append_audit_request(entry: AuditEntry) -> registry_pb2.AppendAuditRequest:
+    return registry_pb2.AppendAuditRequest(
+        request_id=str(entry.request_id),
+        entity=entry.entity,
+        entity_id=entry.entity_id,
+        field=entry.field,
+        new_json=json_bytes(dict(entry.new)),
+    )

@@ -569,3 +569,87 @@ def check_magnitude(vector: Sequence[float]) -> None:
             "embedding",
             f"must have a length between {MIN_EMBEDDING_LENGTH:g} and {MAX_EMBEDDING_LENGTH:g}, got {length:g}",
         )
+
+
+# ─── Erasure of one subject ────────────────────────────────────────────────
+
+# A person's request and the ground it rests on, not a document.
+MAX_ERASURE_REASON_CHARS = 2000
+# The audit row of an erasure: the subject's entry in the registry's log.
+ERASURE_AUDIT_ENTITY = "subject"
+ERASURE_AUDIT_FIELD = "personal_data"
+
+
+@dataclass(frozen=True, slots=True)
+class ErasureRequest:
+    subject_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Erased:
+    """What one erasure cleared, by kind of record."""
+
+    decisions: int = 0
+    human_inputs: int = 0
+    facts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """One erasure of a subject, as its ledger row keeps it until it is audited."""
+
+    id: uuid.UUID
+    subject_id: str
+    reason: str
+    erased: Erased
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One row for the registry's audit log; its actor is the person the call acts for."""
+
+    request_id: uuid.UUID
+    entity: str
+    entity_id: str
+    field: str
+    new: Mapping[str, Any]
+
+
+def erasure_request(*, subject_id: str, confirm: str, reason: str) -> ErasureRequest:
+    """An erasure as asked: the subject exactly as stored, typed twice, and why.
+
+    The subject id is matched as it is, not trimmed: the decisions of
+    " BK-1" are not those of "BK-1". The confirmation is an exact, typed
+    match, because nothing erased can be brought back.
+    """
+    if not subject_id.strip():
+        raise InvalidDecision("subject_id", "is required")
+    if subject_id != subject_id.strip() or len(subject_id) > MAX_TEXT_CHARS or "\x00" in subject_id:
+        raise InvalidDecision(
+            "subject_id", f"must be at most {MAX_TEXT_CHARS} characters, without NUL or blanks around it"
+        )
+    if not confirm:
+        raise InvalidDecision("confirm", f"type {subject_id} to erase its personal data", code="CONFIRMATION_REQUIRED")
+    if confirm != subject_id:
+        raise InvalidDecision("confirm", f"must be exactly {subject_id}", code="CONFIRMATION_MISMATCH")
+    return ErasureRequest(subject_id=subject_id, reason=_required_text("reason", reason, MAX_ERASURE_REASON_CHARS))
+
+
+def erasure_audit(erasure: Erasure) -> AuditEntry:
+    """The audit row of an erasure: what it cleared and why, under the subject."""
+    erased = erasure.erased
+    return AuditEntry(
+        request_id=erasure.id,
+        entity=ERASURE_AUDIT_ENTITY,
+        entity_id=erasure.subject_id,
+        field=ERASURE_AUDIT_FIELD,
+        new={
+            "erased": {
+                "decisions": erased.decisions,
+                "human_inputs": erased.human_inputs,
+                "facts": erased.facts,
+            },
+            "reason": erasure.reason,
+        },
+    )

@@ -5,11 +5,12 @@ from __future__ import annotations
 import grpc
 from sqlalchemy.engine import make_url
 
-from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.v1 import decisions_pb2, decisions_pb2_grpc, outcomes_pb2_grpc, registry_pb2_grpc
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.common.settings import Settings, SettingsError
 from services.decisions import precedent, retention, store
+from services.decisions.clients import OutcomesClient, RegistryClient
 from services.decisions.connections import DirectConnections
 from services.decisions.precedent import JudgedCounts
 from services.decisions.service import DecisionsService
@@ -36,6 +37,8 @@ ACCESS = {
     "ListPending": Access.SERVICE,
     "SetOutcomes": Access.SERVICE,
     "CountOutcomes": Access.SERVICE,
+    # A person's request to erase a subject's data: role 1 only.
+    "EraseSubject": Access.WRITE,
 }
 USES_NATS = False
 
@@ -83,7 +86,14 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     runtime.on_close(records.close)
     # Counting judged rows is not a search: it takes the shared pool.
     precedents = precedent.PrecedentSearch(searches, counts=JudgedCounts(runtime.engine))
-    service = DecisionsService(runtime, dimension=dimension, precedents=precedents, records=records)
+    service = DecisionsService(
+        runtime,
+        dimension=dimension,
+        precedents=precedents,
+        records=records,
+        outcomes=OutcomesClient(runtime.clients.stub("outcomes", outcomes_pb2_grpc.OutcomesStub)),
+        registry=RegistryClient(runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub)),
+    )
     decisions_pb2_grpc.add_DecisionsServicer_to_server(service, server)
     runtime.spawn(
         retention.run(runtime.engine, retention_days=runtime.settings.decision_retention_days), name="retention"

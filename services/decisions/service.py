@@ -16,8 +16,10 @@ from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from services.common.grpc_server import answerable
 from services.common.runtime import Runtime
 from services.decisions import codec, memory, precedent
+from services.decisions.clients import OutcomesClient, RegistryClient
 from services.decisions.connections import DirectConnections
 from services.decisions.embedding import Embedder, StructuredContextEmbedder
+from services.decisions.erasure import erase_subject
 from services.decisions.human.service import HumanDecisionRpcs
 from services.decisions.precedent import PrecedentSearch
 
@@ -45,6 +47,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         dimension: int,
         precedents: PrecedentSearch,
         records: DirectConnections,
+        outcomes: OutcomesClient,
+        registry: RegistryClient,
         embedder: Embedder | None = None,
     ) -> None:
         self._runtime = runtime
@@ -56,6 +60,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             raise ValueError(f"the embedder makes {self._embedder.dimension} dimensions, the schema holds {dimension}")
         self._precedents = precedents
         self._records = records
+        self._outcomes = outcomes
+        self._registry = registry
         # A misconfigured human-input source stops the context here, at
         # start-up, rather than failing the first lease that needs it.
         self.human_sources()
@@ -186,3 +192,13 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     ) -> decisions_pb2.CountOutcomesResponse:
         rows = await memory.count_outcomes(self._engine, decided_since=codec.counted_since_from_proto(request))
         return codec.counts_to_proto(rows)
+
+    async def EraseSubject(
+        self,
+        request: decisions_pb2.EraseSubjectRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.EraseSubjectRequest, decisions_pb2.EraseSubjectResponse],
+    ) -> decisions_pb2.EraseSubjectResponse:
+        erasure = await erase_subject(
+            self._engine, codec.erasure_from_proto(request), outcomes=self._outcomes, registry=self._registry
+        )
+        return codec.erased_to_proto(erasure)

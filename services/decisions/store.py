@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from outrider.wire import json_bytes
 from services.decisions.queries import PENDING, PageKey
-from services.decisions.rules import NewDecision, Verdict
+from services.decisions.rules import Erased, Erasure, ErasureRequest, NewDecision, Verdict
 
 # The predicate of the partial HNSW index, spelled exactly as in the
 # migration: the planner proves an index usable only when the query's WHERE
@@ -307,11 +307,25 @@ async def count_outcomes(conn: AsyncConnection, *, decided_since: datetime | Non
 
 
 async def judged_counts(conn: AsyncConnection) -> dict[str, int]:
-    """Judged (success or failure) decisions per type: what precedent search reads."""
+    """Judged (success or failure) decisions per type that precedent search can find.
+
+    Erased decisions are judged but hold no embedding, so no graph holds
+    them; they are counted apart and subtracted, each count read from a
+    partial index (decisions_judged_type, decisions_erased_judged).
+    """
     rows = await conn.execute(
-        text(f"select decision_type, count(*) as n from decisions where {JUDGED} group by decision_type")
+        text(
+            f"""
+            select decision_type, sum(n) as n from (
+                select decision_type, count(*) as n from decisions where {JUDGED} group by decision_type
+                union all
+                select decision_type, -count(*) from decisions
+                 where erased_at is not null and {JUDGED} group by decision_type
+            ) as counted group by decision_type having sum(n) > 0
+            """
+        )
     )
-    return {row.decision_type: row.n for row in rows}
+    return {row.decision_type: int(row.n) for row in rows}
 
 
 # ─── the direct connections (services/decisions/connections.py) ───────────
@@ -355,7 +369,7 @@ async def set_search_width(conn: asyncpg.Connection, *, ef_search: int) -> None:
 _SIMILAR_SELECT = f"""
     select {_COLUMNS}, context, 1 - (embedding <=> $1::vector) as similarity
       from decisions
-     where {JUDGED} and decision_type = $2
+     where {JUDGED} and decision_type = $2 and embedding is not null
 """
 
 # `<=>` in ORDER BY with LIMIT is the shape the HNSW index answers.
@@ -383,6 +397,91 @@ async def find_similar(
             raise
         raise ConnectionLost("the database connection closed during a precedent search") from error
     return [DecisionRow(*record) for record in records]
+
+
+# An erased decision's context, as a recorded decision without one has it.
+_NO_CONTEXT = "'{}'::jsonb"
+
+
+async def erase_decisions(conn: AsyncConnection, *, subject_id: str) -> int:
+    """Clear the context, reasoning and embedding of the subject's decisions not erased yet; how many.
+
+    Everything else stays: the action and outcome keep the counts and the
+    metrics whole, and the outcome history names no one but the judges.
+    """
+    result = await conn.execute(
+        text(
+            f"""
+            update decisions set context = {_NO_CONTEXT}, reasoning = null, embedding = null, erased_at = now()
+             where subject_id = :subject_id and erased_at is null
+            """
+        ),
+        {"subject_id": subject_id},
+    )
+    return result.rowcount
+
+
+_ERASURE_COLUMNS = "id, subject_id, reason, decisions, human_inputs, facts"
+
+
+def _erasure(row: Any) -> Erasure:
+    return Erasure(
+        id=row.id,
+        subject_id=row.subject_id,
+        reason=row.reason,
+        erased=Erased(decisions=row.decisions, human_inputs=row.human_inputs, facts=row.facts),
+    )
+
+
+async def open_erasure(conn: AsyncConnection, *, request: ErasureRequest, new_id: uuid.UUID) -> Erasure:
+    """The subject's unfinished erasure, row-locked, or a new one with `new_id`.
+
+    An unfinished one is resumed under the reason given now: its audit row
+    is still to be written, by this call.
+    """
+    row = (
+        await conn.execute(
+            text(
+                f"""
+                insert into erasures (id, subject_id, reason) values (:id, :subject_id, :reason)
+                on conflict (subject_id) where audited_at is null do update set reason = excluded.reason
+                returning {_ERASURE_COLUMNS}
+                """
+            ),
+            {"id": new_id, "subject_id": request.subject_id, "reason": request.reason},
+        )
+    ).one()
+    return _erasure(row)
+
+
+async def count_erased(conn: AsyncConnection, *, erasure_id: uuid.UUID, erased: Erased) -> Erasure:
+    """Add what a step of the erasure cleared to its ledger row."""
+    row = (
+        await conn.execute(
+            text(
+                f"""
+                update erasures set decisions = decisions + :decisions, human_inputs = human_inputs + :human_inputs,
+                                    facts = facts + :facts
+                 where id = :id
+                returning {_ERASURE_COLUMNS}
+                """
+            ),
+            {
+                "id": erasure_id,
+                "decisions": erased.decisions,
+                "human_inputs": erased.human_inputs,
+                "facts": erased.facts,
+            },
+        )
+    ).one()
+    return _erasure(row)
+
+
+async def finish_erasure(conn: AsyncConnection, *, erasure_id: uuid.UUID) -> None:
+    """Mark the erasure audited: the subject's next erasure is a new one."""
+    await conn.execute(
+        text("update erasures set audited_at = now() where id = :id and audited_at is null"), {"id": erasure_id}
+    )
 
 
 class Recording(NamedTuple):

@@ -220,3 +220,17 @@ def recommendation_to_proto(advice: Advice) -> outcomes_pb2.RecommendModelRespon
     return outcomes_pb2.RecommendModelResponse(
         model=advice.pick or "", arms=_arms(advice), seed=advice.seed, key=advice.key.label
     )
+
+
+# ─── Erasure of one subject ──────────────────────────────────────────────────
+
+
+def erased_subject(request: outcomes_pb2.EraseSubjectFactsRequest) -> str:
+    subject_id = request.subject_id
+    if not subject_id.strip() or subject_id != subject_id.strip():
+        raise InvalidArgument("subject_id is required, without blanks around it", field="subject_id")
+    return subject_id
+
+
+def erased_facts_response(facts: int) -> outcomes_pb2.EraseSubjectFactsResponse:
+    return outcomes_pb2.EraseSubjectFactsResponse(facts=facts)

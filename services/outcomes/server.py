@@ -27,6 +27,8 @@ ACCESS = {
     "Sweep": Access.ENGINE,
     "GetConversationMetrics": Access.READ,
     "GetRouting": Access.READ,
+    # Part of the decisions context's erasure of a subject, for a role-1 person.
+    "EraseSubject": Access.WRITE,
 }
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0

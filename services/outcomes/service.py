@@ -9,7 +9,7 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
-from services.outcomes import codec, intake, ledger
+from services.outcomes import codec, erasure, intake, ledger
 from services.outcomes.router import Router
 from services.outcomes.sweeper import Sweeper
 
@@ -59,3 +59,8 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
     ) -> outcomes_pb2.RecommendModelResponse:
         advice = await self._router.recommend(codec.route_request(request))
         return codec.recommendation_to_proto(advice)
+
+    async def EraseSubject(
+        self, request: outcomes_pb2.EraseSubjectFactsRequest, context: Context
+    ) -> outcomes_pb2.EraseSubjectFactsResponse:
+        return codec.erased_facts_response(await erasure.erase_subject(self._engine, codec.erased_subject(request)))

@@ -13,6 +13,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.outcomes.rules.advice import CreditTally
+from services.outcomes.rules.erasure import RejectionSample
 from services.outcomes.rules.submission import BookedConversation
 from services.outcomes.rules.sweep import FactValues
 
@@ -102,6 +103,36 @@ async def count_rejection(conn: AsyncConnection, *, field: str, problem: str, pa
             "last_problem = excluded.last_problem, last_payload = excluded.last_payload, last_at = now()"
         ),
         {"field": field, "problem": problem, "payload": payload},
+    )
+
+
+# ─── Erasure of one subject ──────────────────────────────────────────────────
+
+
+async def delete_facts(conn: AsyncConnection, *, subject_id: str) -> int:
+    """Delete the subject's merged facts; how many documents went (0 or 1)."""
+    result = await conn.execute(text("delete from subject_facts where subject_id = :s"), {"s": subject_id})
+    return result.rowcount
+
+
+async def lock_rejection_samples(conn: AsyncConnection) -> list[RejectionSample]:
+    """Every stored rejection sample, row-locked: one row per field, so few."""
+    rows = await conn.execute(
+        text(
+            "select field, last_problem, last_payload from fact_rejections "
+            "where last_payload <> '' order by field for update"
+        )
+    )
+    return [RejectionSample(field=row.field, problem=row.last_problem, payload=row.last_payload) for row in rows]
+
+
+async def clear_rejection_samples(conn: AsyncConnection, *, fields: Sequence[str]) -> None:
+    """Forget these fields' last sample and problem; their counts stay."""
+    if not fields:
+        return
+    await conn.execute(
+        text("update fact_rejections set last_problem = '', last_payload = '' where field = any(cast(:f as text[]))"),
+        {"f": list(fields)},
     )
 
 

@@ -12,9 +12,10 @@ from outrider.v1 import registry_pb2
 from outrider.wire import MalformedJson, json_bytes, json_value
 from services.common import callers, paging
 from services.common.errors import InvalidArgument, PermissionDenied
+from services.registry import rules
 from services.registry.inventory import Surface
 from services.registry.reads import AgentDetail, ConfirmedTool
-from services.registry.rules import Tool
+from services.registry.rules import AppendedChange, Tool
 from services.registry.snapshot import EncodedSnapshot
 from services.registry.store import Actor, AgentRow, AuditRow, SkillRow
 
@@ -211,6 +212,17 @@ def audit_page(request: registry_pb2.ListAuditRequest) -> tuple[int, int | None]
     """The page size, and the audit row id the page starts below (None for the newest)."""
     limit = paging.page_limit(request.page.limit)
     return limit, paging.decode_cursor(request.page.cursor, audit_position)
+
+
+def appended_change(request: registry_pb2.AppendAuditRequest) -> AppendedChange:
+    return rules.appended_change(
+        request_id=request.request_id,
+        entity=request.entity,
+        entity_id=request.entity_id,
+        field=request.field,
+        old=_json(request.old_json, "old_json"),
+        new=_json(request.new_json, "new_json"),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
@@ -776,7 +777,13 @@ def _field_names(record: type) -> frozenset[str]:
 
 # ─── Listing filters ───────────────────────────────────────────────────────
 
-AUDIT_ENTITIES: Final = ("agent", "skill")
+# Entities whose changes another context makes and the registry only
+# records (AppendAudit). Agents and skills change here, each with its audit
+# rows in the same transaction, so no other context may write rows for them.
+APPENDED_AUDIT_ENTITIES: Final = ("subject",)
+AUDIT_ENTITIES: Final = ("agent", "skill", *APPENDED_AUDIT_ENTITIES)
+# An id or field name is a key, not a document.
+MAX_AUDIT_KEY_CHARS: Final = 256
 
 
 def check_tool_kind(kind: str | None) -> None:
@@ -797,6 +804,43 @@ def check_audit_entity(entity: str | None) -> None:
             code="INVALID_FIELD",
             details={"entity": f"must be one of {', '.join(AUDIT_ENTITIES)}"},
         )
+
+
+@dataclass(frozen=True, slots=True)
+class AppendedChange:
+    """One change another context made, to be kept as one audit row."""
+
+    # The caller's id of the change: the same id again is the same row.
+    request_id: uuid.UUID
+    entity: str
+    entity_id: str
+    change: FieldChange
+
+
+def appended_change(*, request_id: str, entity: str, entity_id: str, field: str, old: Any, new: Any) -> AppendedChange:
+    """Check a change another context asks to have audited, naming the field at fault."""
+    if entity not in APPENDED_AUDIT_ENTITIES:
+        raise InvalidRegistryChange(
+            f"audit rows for {entity!r} are not appended from outside the registry",
+            code="INVALID_FIELD",
+            fields={"entity": f"must be one of {', '.join(APPENDED_AUDIT_ENTITIES)}"},
+        )
+    try:
+        change_id = uuid.UUID(request_id)
+    except ValueError:
+        raise InvalidRegistryChange(
+            "request_id must be a UUID", code="INVALID_FIELD", fields={"request_id": "must be a UUID"}
+        ) from None
+    for name, value in (("entity_id", entity_id), ("field", field)):
+        if not value.strip() or value != value.strip() or len(value) > MAX_AUDIT_KEY_CHARS or "\x00" in value:
+            raise InvalidRegistryChange(
+                f"{name} must be 1 to {MAX_AUDIT_KEY_CHARS} characters without NUL or surrounding blanks",
+                code="INVALID_FIELD",
+                fields={name: f"required, at most {MAX_AUDIT_KEY_CHARS} characters, trimmed, without NUL"},
+            )
+    return AppendedChange(
+        request_id=change_id, entity=entity, entity_id=entity_id, change=FieldChange(field=field, old=old, new=new)
+    )
 
 
 # ─── Confirmation ──────────────────────────────────────────────────────────

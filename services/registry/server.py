@@ -30,6 +30,8 @@ ACCESS = {
     "UpdateAgent": Access.WRITE,
     "CreateSkill": Access.WRITE,
     "UpdateSkill": Access.WRITE,
+    # Another context's change, audited here for the person it acts for.
+    "AppendAudit": Access.WRITE,
 }
 USES_NATS = False
 

@@ -119,6 +119,14 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
         self._hub.request_rebuild()
         return codec.skill_to_proto(row)
 
+    async def AppendAudit(self, request: registry_pb2.AppendAuditRequest, context: Context) -> registry_pb2.AuditRow:
+        # Another context's change: the snapshot holds no audit, so nothing is rebuilt.
+        actor = codec.actor()
+        change = codec.appended_change(request)
+        async with self._engine.begin() as conn:
+            row = await store.append_audit(conn, change=change, actor=actor)
+        return codec.audit_to_proto(row)
+
     # ─── Snapshot ──────────────────────────────────────────────────────────
 
     async def GetSnapshot(

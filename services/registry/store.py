@@ -17,6 +17,7 @@ from services.registry.inventory import Surface
 from services.registry.rules import (
     Agent,
     AgentStatus,
+    AppendedChange,
     Executor,
     FieldChange,
     Runtime,
@@ -527,6 +528,47 @@ async def insert_audit(
     )
 
 
+async def append_audit(conn: AsyncConnection, *, change: AppendedChange, actor: Actor) -> AuditRow:
+    """Keep one change another context made; the row its request id already has, when it has one.
+
+    The unique request id decides, not a prior read: two appends racing
+    with one id still leave one row.
+    """
+    params = {
+        "request_id": change.request_id,
+        "entity": change.entity,
+        "entity_id": change.entity_id,
+        "field": change.change.field,
+        "old": _jsonb_text(change.change.old),
+        "new": _jsonb_text(change.change.new),
+        "changed_by": actor.sub,
+        "changed_by_email": actor.email,
+    }
+    row = (
+        await conn.execute(
+            text(
+                f"""
+                insert into audit (request_id, entity, entity_id, field, old, new, changed_by, changed_by_email)
+                values (:request_id, :entity, :entity_id, :field, cast(:old as jsonb), cast(:new as jsonb),
+                        :changed_by, :changed_by_email)
+                on conflict (request_id) do nothing
+                returning {_AUDIT_COLUMNS}
+                """
+            ),
+            params,
+        )
+    ).first()
+    if row is None:
+        # The first append has committed by now (the insert waited for it).
+        row = (
+            await conn.execute(
+                text(f"select {_AUDIT_COLUMNS} from audit where request_id = :request_id"),
+                {"request_id": change.request_id},
+            )
+        ).one()
+    return _audit(row)
+
+
 async def list_audit(
     conn: AsyncConnection,
     *,
@@ -554,26 +596,27 @@ async def list_audit(
         params["before_id"] = before_id
     where = f" where {' and '.join(clauses)}" if clauses else ""
     rows = await conn.execute(
-        text(
-            "select id, entity, entity_id, field, old, new, changed_by, changed_by_email, changed_at"
-            f" from audit{where} order by id desc limit :limit"
-        ),
+        text(f"select {_AUDIT_COLUMNS} from audit{where} order by id desc limit :limit"),
         params,
     )
-    return [
-        AuditRow(
-            id=row.id,
-            entity=row.entity,
-            entity_id=row.entity_id,
-            field=row.field,
-            old=_json(row.old),
-            new=_json(row.new),
-            changed_by=row.changed_by,
-            changed_by_email=row.changed_by_email,
-            changed_at=row.changed_at,
-        )
-        for row in rows
-    ]
+    return [_audit(row) for row in rows]
+
+
+_AUDIT_COLUMNS = "id, entity, entity_id, field, old, new, changed_by, changed_by_email, changed_at"
+
+
+def _audit(row: Any) -> AuditRow:
+    return AuditRow(
+        id=row.id,
+        entity=row.entity,
+        entity_id=row.entity_id,
+        field=row.field,
+        old=_json(row.old),
+        new=_json(row.new),
+        changed_by=row.changed_by,
+        changed_by_email=row.changed_by_email,
+        changed_at=row.changed_at,
+    )
 
 
 # ─── Change notification ───────────────────────────────────────────────────
@@ -620,6 +663,11 @@ def _check_columns(values: Mapping[str, Any], allowed: set[str]) -> None:
 
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
+
+
+def _jsonb_text(value: Any) -> str | None:
+    # None is no value (SQL null, as insert_audit stores it), not JSON's null.
+    return None if value is None else json.dumps(_plain(value))
 
 
 def _plain(value: Any) -> Any:

@@ -261,6 +261,23 @@ export interface paths {
         patch: operations["update_skill_admin_ai_skills__skill_id__patch"];
         trace?: never;
     };
+    "/admin/ai/subjects/{subject_id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Erase a subject's personal data in every context; audited, idempotent, cannot be undone */
+        post: operations["erase_subject_admin_ai_subjects__subject_id__erasure_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/subjects/{subject_id}/human-decisions": {
         parameters: {
             query?: never;
@@ -999,6 +1016,47 @@ export interface components {
             reason: string;
             /** Source */
             source: string;
+        };
+        /** ErasedCounts */
+        ErasedCounts: {
+            /**
+             * Decisions
+             * @description decisions whose context, reasoning and embedding were cleared
+             */
+            decisions: number;
+            /**
+             * Facts
+             * @description fact payloads cleared: merged facts and rejection samples
+             */
+            facts: number;
+            /**
+             * Human Inputs
+             * @description human decisions whose body was cleared
+             */
+            human_inputs: number;
+        };
+        /** Erasure */
+        Erasure: {
+            /** @description what this request cleared; all zero when nothing was left */
+            erased: components["schemas"]["ErasedCounts"];
+            /** Subject Id */
+            subject_id: string;
+        };
+        /**
+         * ErasureIn
+         * @description Erase one subject's personal data in every context. It cannot be undone.
+         */
+        ErasureIn: {
+            /**
+             * Confirm
+             * @description the subject id typed again; anything else is refused naming `confirm`
+             */
+            confirm: string;
+            /**
+             * Reason
+             * @description why, for the audit row (a person's request under DPDP or GDPR Art. 17)
+             */
+            reason: string;
         };
         /** ErrorBody */
         ErrorBody: {
@@ -2286,8 +2344,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only changes to this kind of thing */
-                entity?: ("agent" | "skill") | null;
-                /** @description only changes to this agent or skill */
+                entity?: ("agent" | "skill" | "subject") | null;
+                /** @description only changes to this agent, skill or subject */
                 entity_id?: string;
                 /** @description only changes by this person (their sub or email) */
                 actor?: string;
@@ -3250,6 +3308,78 @@ export interface operations {
             };
             /** @description the current state refuses the change (stale version, already judged, …) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    erase_subject_admin_ai_subjects__subject_id__erasure_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the subject, e.g. a booking id */
+                subject_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ErasureIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erasure"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

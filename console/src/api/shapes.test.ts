@@ -126,7 +126,7 @@ describe("the API's shapes", () => {
   it("would be found if they were", () => {
     const copy = `type Mine = { id: string; name: string; runtime: "engine" | "console"; purpose: string };
       function pick(outcome: "success" | "failure" | "unknown") { return outcome; }
-      type Audited = "skill" | "agent";`;
+      type Audited = "skill" | "agent" | "subject";`;
     expect(handCopies("copy.ts", copy, shapes)).toEqual([
       "copy.ts:1 Agent",
       "copy.ts:1 Runtime",

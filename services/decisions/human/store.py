@@ -226,3 +226,16 @@ async def list_decisions(
         params,
     )
     return [_decision(row) for row in rows]
+
+
+async def erase_bodies(conn: AsyncConnection, *, subject_id: str) -> int:
+    """Clear the body of the subject's human decisions not erased yet; how many.
+
+    The rest stays, so a lease still sees that a person decided, when, and
+    which plan step an approval bound; the body is what quoted the subject.
+    """
+    result = await conn.execute(
+        text("update human_decisions set body = '', erased_at = now() where subject_id = :id and erased_at is null"),
+        {"id": subject_id},
+    )
+    return result.rowcount

@@ -54,6 +54,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "UpdateAgent": W,
         "CreateSkill": W,
         "UpdateSkill": W,
+        "AppendAudit": W,
     },
     "decisions": {
         "RecordDecision": E,
@@ -70,6 +71,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "ListPending": S,
         "SetOutcomes": S,
         "CountOutcomes": S,
+        "EraseSubject": W,
     },
     "outcomes": {
         "RecordFacts": E,
@@ -78,6 +80,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "Sweep": E,
         "GetConversationMetrics": R,
         "GetRouting": R,
+        "EraseSubject": W,
     },
     "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R},
     "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S},
