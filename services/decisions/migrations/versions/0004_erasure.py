@@ -11,8 +11,8 @@ audit row then counts what both cleared.
 
 from services.common.migrations import execute_script
 
-revision = "decisions_0003"
-down_revision = "decisions_0002"
+revision = "decisions_0004"
+down_revision = "decisions_0003"
 branch_labels = None
 depends_on = None
 
