@@ -17,7 +17,8 @@ from fastapi.responses import JSONResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pydantic import Field
 
-from gateway import console, errors
+from gateway import console, errors, intake
+from gateway.codec import telemetry as telemetry_codec
 from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
 from gateway.limits import BodyCap
@@ -50,9 +51,22 @@ class Health(Reply):
     status: Literal["ok"]
 
 
+class StreamsReadiness(Reply):
+    ready: bool = Field(description="false while a stream is 90 % full or more, or a consumer lags past its bound")
+    reasons: list[str] = Field(description="why not ready, one line each: the stream or consumer and its figures")
+    fullness: dict[str, float] = Field(
+        description="each stream's fullness, 0 to 1, by its nearest limit: bytes, messages, or its fullest subject"
+    )
+    lag: dict[str, int] = Field(
+        description="each durable consumer (`STREAM/consumer`): messages stored and not yet delivered to it; "
+        "more than OUTRIDER_INGEST_LAG_MAX is not ready"
+    )
+
+
 class Readiness(Reply):
     ready: bool
     contexts: dict[str, str] = Field(description="each context's health: serving, not_serving or unavailable: …")
+    streams: StreamsReadiness = Field(description="the JetStream streams the contexts consume, and their consumers")
 
 
 def openapi_document(app: FastAPI) -> dict[str, Any]:
@@ -139,9 +153,14 @@ def create_app(settings: Settings) -> FastAPI:
     @app.get(
         "/readyz",
         tags=["health"],
-        summary="Every context answers its health check",
+        summary="Every context answers its health check, and the streams have room and keep up",
         response_model=Readiness,
-        responses={503: {"model": Readiness, "description": "a context is not serving; its entry says why"}},
+        responses={
+            503: {
+                "model": Readiness,
+                "description": "a context is not serving, or a stream is near full or lagging; its entry says why",
+            }
+        },
     )
     async def readyz(request: Request) -> JSONResponse:
         async def check(context: str) -> tuple[str, str]:
@@ -162,8 +181,18 @@ def create_app(settings: Settings) -> FastAPI:
                 return context, health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
             return context, failure
 
-        results: dict[str, Any] = dict(await asyncio.gather(*(check(c) for c in CONTEXTS)))
-        ready = all(state == "serving" for state in results.values())
-        return JSONResponse({"ready": ready, "contexts": results}, status_code=200 if ready else 503)
+        async def streams() -> dict[str, Any]:
+            try:
+                states = await intake.read_streams(getattr(request.app.state, "otlp", None))
+            except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
+                return telemetry_codec.streams_unreadable_json(intake.unreadable(exc))
+            return telemetry_codec.streams_readiness_json(states, lag_max=settings.ingest_lag_max)
+
+        checked, streams_entry = await asyncio.gather(asyncio.gather(*(check(c) for c in CONTEXTS)), streams())
+        results: dict[str, Any] = dict(checked)
+        ready = all(state == "serving" for state in results.values()) and streams_entry["ready"]
+        return JSONResponse(
+            {"ready": ready, "contexts": results, "streams": streams_entry}, status_code=200 if ready else 503
+        )
 
     return app

@@ -6,7 +6,8 @@ message stored on an attempt whose answer was lost, or an export the
 exporter sends again, is dropped by the stream instead of stored twice.
 
 The intake also counts what it took and refused; /metrics exposes the counts
-beside the telemetry context's own.
+beside the telemetry context's own. Its connection, the services' NATS
+credential, is also how /metrics and /readyz read what the streams hold.
 """
 
 from __future__ import annotations
@@ -25,9 +26,13 @@ from gateway.errors import ApiError
 from outrider.publishing import Retry, publish_once
 from services.common import nats as nats_helper
 from services.common.settings import Settings
+from services.common.stream_state import StreamState, read_stream
 from services.telemetry.otlp.codec import SUBJECT
 
 CONNECT_TIMEOUT_S = 3.0
+# How long /metrics and /readyz wait for the streams' state: a probe's
+# answer is worth more soon than complete.
+STREAM_READ_TIMEOUT_S = 2.0
 # Every attempt and pause together end below the OTLP exporters' default
 # 10 s timeout, so a stalled stream gets a 503 the exporter retries instead
 # of a timeout it cannot tell apart.
@@ -45,28 +50,35 @@ class Intake:
         self._stream_limits = nats_helper.StreamLimits.of(settings)
         self._client: NatsClient | None = None
         self._js: JetStreamContext | None = None
-        self._lock = asyncio.Lock()
+        self._connecting: asyncio.Task[JetStreamContext] | None = None
         self.requests: Counter[str] = Counter()
         self.spans: Counter[str] = Counter()
 
     async def _jetstream(self) -> JetStreamContext:
         # Connected lazily: the rest of the gateway must start, and answer,
         # while NATS is away; an exporter retries the 503 meanwhile.
-        async with self._lock:
-            if self._js is None:
-                if not self._settings.nats_url:
-                    raise ApiError(503, "OTLP_UNAVAILABLE", "OTLP intake needs NATS_URL")
-                client = await nats_helper.connect_service(
-                    self._settings, name="outrider-gateway", timeout=CONNECT_TIMEOUT_S
-                )
-                js = client.jetstream()
-                try:
-                    await nats_helper.ensure_topology(js, self._stream_limits)
-                except BaseException:
-                    await client.close()
-                    raise
-                self._client, self._js = client, js
+        if self._js is not None:
             return self._js
+        if not self._settings.nats_url:
+            raise ApiError(503, "OTLP_UNAVAILABLE", "OTLP intake needs NATS_URL")
+        # One attempt at a time, run as a task of its own: a caller that stops
+        # waiting (a probe's timeout) must not cancel it, for it may be
+        # migrating a stream, which is not to be left half done.
+        if self._connecting is None or self._connecting.done():
+            self._connecting = asyncio.create_task(self._connect(), name="gateway.nats-connect")
+            self._connecting.add_done_callback(_seen)
+        return await asyncio.shield(self._connecting)
+
+    async def _connect(self) -> JetStreamContext:
+        client = await nats_helper.connect_service(self._settings, name="outrider-gateway", timeout=CONNECT_TIMEOUT_S)
+        js = client.jetstream()
+        try:
+            await nats_helper.ensure_topology(js, self._stream_limits)
+        except BaseException:
+            await client.close()
+            raise
+        self._client, self._js = client, js
+        return js
 
     async def publish(self, messages: list[bytes]) -> None:
         """Every message stored by JetStream, once, or an exception."""
@@ -78,13 +90,48 @@ class Intake:
             )
         )
 
+    async def streams(self) -> list[StreamState]:
+        """What each of Outrider's streams holds and each consumer owes, now."""
+        js = await self._jetstream()
+        return [await read_stream(js, spec.name) for spec in nats_helper.STREAMS]
+
     def count_refusal(self, status: int) -> None:
         self.requests[_REFUSALS.get(status, "refused")] += 1
 
     async def close(self) -> None:
+        if self._connecting is not None and not self._connecting.done():
+            self._connecting.cancel()
         if self._client is not None:
             await self._client.close()
             self._client = self._js = None
+
+
+def _seen(task: asyncio.Task[JetStreamContext]) -> None:
+    """Take a failed attempt's error, which its callers may have stopped waiting for."""
+    if not task.cancelled():
+        task.exception()
+
+
+async def read_streams(intake: Intake | None) -> list[StreamState]:
+    """The streams' state within STREAM_READ_TIMEOUT_S; raises when NATS does not give it."""
+    if intake is None:
+        raise ApiError(503, "OTLP_UNAVAILABLE", "the gateway holds no NATS connection")
+    async with asyncio.timeout(STREAM_READ_TIMEOUT_S):
+        return await intake.streams()
+
+
+async def streams_or_none(intake: Intake | None) -> list[StreamState] | None:
+    """The streams' state, or None when NATS did not give it in time."""
+    try:
+        return await read_streams(intake)
+    except Exception:  # noqa: BLE001 - the scrape says so with outrider_streams_readable 0
+        return None
+
+
+def unreadable(error: BaseException) -> str:
+    """Why the streams could not be read, in words an unauthenticated probe
+    may see: the error's code or kind, never the address behind it."""
+    return str(getattr(error, "code", "") or type(error).__name__)
 
 
 def message_id(message: bytes) -> str:

@@ -1,11 +1,14 @@
-"""Telemetry messages to the gateway's JSON and text: insights, run series, and the counters as Prometheus text."""
+"""Telemetry messages to the gateway's JSON and text: insights, run series,
+and the counters and the streams' state as Prometheus text."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gateway.codec.common import timestamp_text
 from outrider.v1 import telemetry_pb2
+from services.common.stream_state import ConsumerState, StreamState, alarms
 
 # name -> help text, in the order the counters are exposed.
 METRICS: dict[str, str] = {
@@ -23,6 +26,37 @@ METRICS: dict[str, str] = {
     "model_calls_inserted": "Model calls written from OTLP spans for the first time.",
     "otlp_duplicates": "OTLP runs and model calls already written (same trace and span id).",
     "otlp_unwritable": "OTLP messages terminated after failing to write on their own.",
+}
+
+# name -> (help text, the value of one stream), in the order they are exposed.
+STREAM_GAUGES: dict[str, tuple[str, Callable[[StreamState], float]]] = {
+    "messages": (
+        "Messages the stream holds: those no consumer has acknowledged or terminated yet.",
+        lambda stream: stream.messages,
+    ),
+    "bytes": ("Bytes the stream holds.", lambda stream: stream.bytes),
+    "max_bytes": (
+        "The stream's byte limit; once it is reached, publishes are refused (-1: no limit).",
+        lambda stream: stream.max_bytes,
+    ),
+    "fullness_ratio": (
+        "How near the stream is to its nearest limit, 0 to 1: bytes, messages, or its fullest subject's messages.",
+        lambda stream: round(stream.fullness, 6),
+    ),
+}
+CONSUMER_GAUGES: dict[str, tuple[str, Callable[[ConsumerState], int]]] = {
+    "pending_messages": (
+        "Messages stored and not yet delivered to the durable consumer: its lag.",
+        lambda consumer: consumer.pending,
+    ),
+    "ack_pending_messages": (
+        "Messages delivered to the consumer and neither acknowledged nor terminated yet.",
+        lambda consumer: consumer.ack_pending,
+    ),
+    "redelivered_messages": (
+        "Of the messages awaiting an acknowledgement, those delivered more than once.",
+        lambda consumer: consumer.redelivered,
+    ),
 }
 
 # ─── Out ───────────────────────────────────────────────────────────────────
@@ -113,6 +147,55 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
     # Field names come from the parser's own vocabulary, never from the message.
     lines += [f'{metric}{{field="{field}"}} {count}' for field, count in sorted(counters.malformed_by_field.items())]
     return "\n".join(lines) + "\n"
+
+
+def _label(value: str) -> str:
+    """A label value as the text format quotes it: stream and consumer names
+    are an operator's to choose, so they are escaped rather than trusted."""
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def stream_exposition(streams: Sequence[StreamState] | None) -> str:
+    """Each stream's fullness and each durable consumer's backlog, Prometheus
+    text format 0.0.4; `None` when NATS could not be read, which the first
+    gauge says instead of the figures going missing unexplained."""
+    readable = "outrider_streams_readable"
+    lines = [
+        f"# HELP {readable} Whether this gateway read the streams' state from NATS for this scrape (1) or not (0).",
+        f"# TYPE {readable} gauge",
+        f"{readable} {0 if streams is None else 1}",
+    ]
+    for name, (help_text, stream_value) in STREAM_GAUGES.items():
+        metric = f"outrider_stream_{name}"
+        lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} gauge"]
+        lines += [f'{metric}{{stream="{_label(s.name)}"}} {stream_value(s)}' for s in streams or ()]
+    for name, (help_text, consumer_value) in CONSUMER_GAUGES.items():
+        metric = f"outrider_consumer_{name}"
+        lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} gauge"]
+        lines += [
+            f'{metric}{{stream="{_label(s.name)}",consumer="{_label(c.name)}"}} {consumer_value(c)}'
+            for s in streams or ()
+            for c in s.consumers
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def streams_readiness_json(streams: Sequence[StreamState], *, lag_max: int) -> dict[str, Any]:
+    """The streams' entry of /readyz: ready unless a stream is near full or a
+    consumer too far behind, each reason said."""
+    reasons = alarms(streams, lag_max=lag_max)
+    return {
+        "ready": not reasons,
+        "reasons": reasons,
+        "fullness": {stream.name: round(stream.fullness, 4) for stream in streams},
+        "lag": {
+            f"{stream.name}/{consumer.name}": consumer.pending for stream in streams for consumer in stream.consumers
+        },
+    }
+
+
+def streams_unreadable_json(why: str) -> dict[str, Any]:
+    return {"ready": False, "reasons": [f"NATS did not answer for the streams: {why}"], "fullness": {}, "lag": {}}
 
 
 # ─── In ────────────────────────────────────────────────────────────────────

@@ -1,5 +1,9 @@
 """Telemetry routes: GET /admin/ai/insights and GET /metrics.
 
+/metrics adds what the JetStream streams hold and what their consumers owe,
+read through the gateway's own NATS connection; a scrape while NATS is away
+still answers, with the counters and `outrider_streams_readable 0`.
+
 /metrics answers only with an engine key, sent as `X-Internal-Key` or as
 `Authorization: Bearer <key>` (what a stock Prometheus scrape config can send).
 Counters are not secrets, but an open endpoint tells anyone how busy the fleet
@@ -70,7 +74,8 @@ async def run_series(
 
 @router.get(
     "/metrics",
-    summary="Telemetry ingest and OTLP intake counters, Prometheus text; needs the internal key",
+    summary="Telemetry ingest and OTLP intake counters, stream fullness and consumer lag, Prometheus text;"
+    " needs the internal key",
     responses={
         200: {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "Prometheus text format 0.0.4"},
         **errors(401, 503),
@@ -78,5 +83,10 @@ async def run_series(
 )
 async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
     counters = await _telemetry(request).GetCounters(codec.counters_request())
-    text = codec.exposition(counters) + intake.exposition(getattr(request.app.state, "otlp", None))
+    otlp = getattr(request.app.state, "otlp", None)
+    text = (
+        codec.exposition(counters)
+        + intake.exposition(otlp)
+        + codec.stream_exposition(await intake.streams_or_none(otlp))
+    )
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")

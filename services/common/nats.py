@@ -3,23 +3,33 @@ KV buckets Outrider relies on.
 
 Every service that touches JetStream calls ensure_topology() at start: creating
 what exists already is a no-op, so the order replicas start in never matters.
+
+Both streams are work queues: each subject is read by exactly one durable
+consumer, shared by every replica of its context, and a message leaves the
+stream once that consumer acknowledges (or terminates) it. So a stream holds
+what is still owed, not a week of what was taken, and its limits are a
+backstop for a consumer that is away rather than the stream's everyday size.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import DiscardPolicy, KeyValueConfig, StorageType, StreamConfig
-from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
+from nats.js.api import DiscardPolicy, KeyValueConfig, RetentionPolicy, StorageType, StreamConfig, StreamInfo
+from nats.js.errors import BadRequestError, BucketNotFoundError, KeyWrongLastSequenceError, NotFoundError
 
 from outrider.nats_access import ENGINE_INBOX_PREFIX, CredentialRefused, open_connection, shown
 from outrider.publishing import DUPLICATE_WINDOW_S
+from services.common import stream_state
 from services.common.errors import Unavailable
-from services.common.settings import Settings, SettingsError
+from services.common.settings import DEFAULT_STREAM_MAX_MSGS_PER_SUBJECT, Settings, SettingsError
 
 _log = logging.getLogger(__name__)
 
@@ -29,23 +39,37 @@ HEARTBEAT_TTL_S = 300
 @dataclass(frozen=True, slots=True)
 class StreamSpec:
     name: str
+    # Only subjects a consumer reads: a work queue keeps what nobody reads
+    # until its limits, so a subject stored for nobody fills the stream.
     subjects: tuple[str, ...]
+    # The largest message stored; a larger one is refused to its publisher,
+    # which is told, rather than stored and terminated by the consumer.
+    max_message_bytes: int
+    # Subjects earlier releases stored here that no consumer reads: a start
+    # takes them off an existing stream.
+    retired: tuple[str, ...] = ()
 
 
 STREAMS: tuple[StreamSpec, ...] = (
-    # telemetry.otlp carries the spans the gateway took in at /v1/traces.
-    StreamSpec("TELEMETRY", ("telemetry.task", "telemetry.otlp")),
-    StreamSpec("FACTS", ("facts.>",)),
+    # telemetry.otlp carries the spans the gateway took in at /v1/traces, in
+    # messages of about 256 KiB (a run is at most 64 KiB).
+    StreamSpec("TELEMETRY", ("telemetry.task", "telemetry.otlp"), max_message_bytes=2**20),
+    # One subject per fact kind a consumer merges; booking is the only one.
+    # A fact event is at most 16 KiB; one a few times larger still reaches
+    # the consumer, which counts it as a rejection the operator can see.
+    StreamSpec("FACTS", ("facts.booking",), max_message_bytes=256 * 2**10, retired=("facts.>",)),
 )
 HEARTBEAT_BUCKET = "agent_heartbeats"
 
 
 # What an engine's credential may publish: its runs, its heartbeats and the
-# facts of its subjects. It may subscribe only to its own reply inboxes (for
-# JetStream's acknowledgements), so it can neither read the streams nor call
-# the JetStream API that creates, deletes or consumes them ($JS.API.>), nor
-# touch the heartbeat bucket ($KV.>); the services' credential does all that.
-ENGINE_PUBLISHES: tuple[str, ...] = ("telemetry.task", "telemetry.agent", "facts.>")
+# facts of its subjects, each on a subject a consumer reads, so an engine
+# cannot store what nobody takes out again. It may subscribe only to its own
+# reply inboxes (for JetStream's acknowledgements), so it can neither read
+# the streams nor call the JetStream API that creates, deletes or consumes
+# them ($JS.API.>), nor touch the heartbeat bucket ($KV.>); the services'
+# credential does all that.
+ENGINE_PUBLISHES: tuple[str, ...] = ("telemetry.task", "telemetry.agent", "facts.booking")
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +173,9 @@ class StreamLimits:
     max_age_s: float
     max_bytes: int
     replicas: int = 1
+    # Per subject, so that a flood on one subject is refused on that subject
+    # alone while the stream still has room for the others.
+    max_msgs_per_subject: int = DEFAULT_STREAM_MAX_MSGS_PER_SUBJECT
 
     @classmethod
     def of(cls, settings: Settings) -> StreamLimits:
@@ -156,6 +183,7 @@ class StreamLimits:
             max_age_s=settings.stream_max_age_hours * 3600.0,
             max_bytes=settings.stream_max_mb * 2**20,
             replicas=settings.nats_replicas,
+            max_msgs_per_subject=settings.stream_max_msgs_per_subject,
         )
 
 
@@ -169,10 +197,14 @@ def new_stream(spec: StreamSpec, limits: StreamLimits) -> StreamConfig:
     return StreamConfig(
         name=spec.name,
         subjects=list(spec.subjects),
+        retention=RetentionPolicy.WORK_QUEUE,
         storage=StorageType.FILE,
         max_age=limits.max_age_s,
         max_bytes=limits.max_bytes,
+        max_msgs_per_subject=limits.max_msgs_per_subject,
+        max_msg_size=spec.max_message_bytes,
         discard=DiscardPolicy.NEW,
+        discard_new_per_subject=True,
         num_replicas=limits.replicas,
         duplicate_window=DUPLICATE_WINDOW_S,
     )
@@ -184,36 +216,88 @@ def heartbeat_bucket(limits: StreamLimits) -> KeyValueConfig:
     )
 
 
+def stream_subjects(existing: StreamConfig, spec: StreamSpec) -> list[str]:
+    """An existing stream's subjects with ours added and the ones we retired
+    (and a stopped migration's stand-in) taken off; an operator's stay."""
+    kept = [
+        subject
+        for subject in existing.subjects or []
+        if subject not in spec.retired and not subject.startswith(_MIGRATING_PREFIX)
+    ]
+    return [*kept, *(subject for subject in spec.subjects if subject not in kept)]
+
+
 def merged_stream(existing: StreamConfig, spec: StreamSpec) -> StreamConfig | None:
-    """The existing stream with our subjects added, everything else as its operator set it;
-    None when it already carries them."""
-    missing = [subject for subject in spec.subjects if subject not in (existing.subjects or [])]
-    if not missing:
+    """The existing stream with our subjects as they are now, everything else
+    as its operator set it; None when it already carries exactly them."""
+    subjects = stream_subjects(existing, spec)
+    if subjects == list(existing.subjects or []):
         return None
-    return replace(existing, subjects=[*(existing.subjects or []), *missing])
+    return replace(existing, subjects=subjects)
+
+
+def migrated_stream(existing: StreamConfig, spec: StreamSpec, limits: StreamLimits) -> StreamConfig:
+    """The work-queue stream that replaces an old one: the limits an operator
+    set on it are kept, the backstops it never had are added."""
+    per_subject = existing.max_msgs_per_subject or -1
+    message_bytes = existing.max_msg_size or -1
+    refuses = existing.discard == DiscardPolicy.NEW
+    return replace(
+        existing,
+        subjects=stream_subjects(existing, spec),
+        retention=RetentionPolicy.WORK_QUEUE,
+        # A per-subject cap on a stream that drops its oldest messages when
+        # full would drop unconsumed events silently; only one that refuses
+        # gets it.
+        max_msgs_per_subject=per_subject if per_subject > 0 or not refuses else limits.max_msgs_per_subject,
+        discard_new_per_subject=refuses,
+        max_msg_size=message_bytes if message_bytes > 0 else spec.max_message_bytes,
+    )
+
+
+# While a stream is checked a last time before it is recreated, it listens
+# on this prefix and its name instead of its subjects: nothing is stored in
+# a stream about to go, and a publisher meanwhile is told no stream answers
+# (and retries) instead of being acknowledged for a message then deleted.
+_MIGRATING_PREFIX = "outrider.migrating."
+# The bucket whose keys say which replica is changing which stream.
+TOPOLOGY_BUCKET = "outrider_topology"
+# Longest a replica may hold a stream's migration; far more than it takes (a
+# drain, two API calls). One that died holding it releases it by expiry.
+_LOCK_TTL_S = 30.0
+_LOCK_POLL_S = 0.2
+# How long a stream is watched for a moment when its consumers are all
+# reading or caught up: one between two pulls has messages waiting and no
+# pull open, which is no backlog.
+_LOOK_S = 1.0
+# How long deliveries in flight may take to settle once no new message
+# arrives. Publishers are refused meanwhile and retry, so it stays short.
+_DRAIN_S = 3.0
+_POLL_S = 0.1
 
 
 async def ensure_topology(js: JetStreamContext, limits: StreamLimits) -> None:
     """Create what is missing; never overwrite what an operator set.
 
     New streams and the heartbeat bucket are stored on `limits.replicas`
-    servers. A stream that exists keeps its limits, retention and replicas even when
+    servers. A stream that exists keeps its limits and replicas even when
     they differ from this deployment's settings (an operator may have raised
-    them by hand during an incident); only subjects it lacks are added.
+    them by hand during an incident); its subjects become ours (plus any
+    the operator added). A stream an earlier release made with limits
+    retention is recreated as a work queue when nothing in it is still owed
+    (see migrate_stream).
     """
     for spec in STREAMS:
-        try:
-            info = await js.stream_info(spec.name)
-        except NotFoundError:
-            try:
-                await js.add_stream(new_stream(spec, limits))
+        info = await _stream_or_created(js, spec, limits)
+        if info is None:
+            continue
+        if info.config.retention == RetentionPolicy.WORK_QUEUE:
+            info = await _with_our_subjects(js, info, spec)
+        else:
+            # It changes the subjects itself when it leaves the stream as it is.
+            info = await migrate_stream(js, spec, limits)
+            if info is None:
                 continue
-            except BadRequestError:
-                # Another replica created it between the lookup and here.
-                info = await js.stream_info(spec.name)
-        merged = merged_stream(info.config, spec)
-        if merged is not None:
-            await js.update_stream(merged)
         kept = info.config
         if (kept.max_age, kept.max_bytes, kept.num_replicas or 1) != (
             limits.max_age_s,
@@ -236,3 +320,132 @@ async def ensure_topology(js: JetStreamContext, limits: StreamLimits) -> None:
         await js.key_value(HEARTBEAT_BUCKET)
     except BucketNotFoundError:
         await js.create_key_value(heartbeat_bucket(limits))
+
+
+async def _stream_or_created(js: JetStreamContext, spec: StreamSpec, limits: StreamLimits) -> StreamInfo | None:
+    """The stream as it is, or None when it did not exist and was created now."""
+    try:
+        return await js.stream_info(spec.name)
+    except NotFoundError:
+        try:
+            await js.add_stream(new_stream(spec, limits))
+            return None
+        except BadRequestError:
+            # Another replica created it between the lookup and here.
+            return await js.stream_info(spec.name)
+
+
+async def migrate_stream(js: JetStreamContext, spec: StreamSpec, limits: StreamLimits) -> StreamInfo | None:
+    """Recreate a limits-retention stream as a work queue, if nothing in it is owed.
+
+    NATS cannot change a stream's retention in place, so the stream is
+    deleted and made again, and its durable consumers with it: each context
+    makes its own again (at start, or when its next pull is refused). Only
+    one replica at a time does this; the others wait for it and then find the
+    new stream. A stream that still owes messages is left as it is, said so
+    at error level, and taken on by a later start once its consumers caught
+    up. Returns the stream still in place, or None once it was recreated.
+    """
+    async with _migration_lock(js, limits, spec.name) as held:
+        info = await _stream_or_created(js, spec, limits)
+        if info is None or info.config.retention == RetentionPolicy.WORK_QUEUE or not held:
+            return info
+        # Its subjects change under the lock too: a replica putting them back
+        # while another drains the stream would let a message in just
+        # before the stream goes.
+        state = await _polled(js, spec, lambda seen: _settles_soon(seen, spec), _LOOK_S)
+        if not _settles_soon(state, spec):
+            _say_owed(spec, _owed(state, spec))
+            return await _with_our_subjects(js, info, spec)
+        await js.update_stream(replace(info.config, subjects=[_MIGRATING_PREFIX + spec.name]))
+        state = await _polled(js, spec, lambda seen: not _owed(seen, spec), _DRAIN_S)
+        still_owed = _owed(state, spec)
+        if still_owed:
+            _say_owed(spec, still_owed)
+            return await js.update_stream(merged_stream(info.config, spec) or info.config)
+        await js.delete_stream(spec.name)
+        await js.add_stream(migrated_stream(info.config, spec, limits))
+    _log.warning(
+        "stream recreated with work-queue retention: acknowledged messages no longer stay in it",
+        extra={"stream": spec.name, "messages_dropped": state.messages, "bytes_dropped": state.bytes},
+    )
+    return None
+
+
+async def _with_our_subjects(js: JetStreamContext, info: StreamInfo, spec: StreamSpec) -> StreamInfo:
+    merged = merged_stream(info.config, spec)
+    return info if merged is None else await js.update_stream(merged)
+
+
+def _owed(state: stream_state.StreamState, spec: StreamSpec) -> list[str]:
+    return stream_state.owed(state, ours=spec.subjects, retired=spec.retired)
+
+
+def _settles_soon(state: stream_state.StreamState, spec: StreamSpec) -> bool:
+    return stream_state.settles_soon(state, ours=spec.subjects, retired=spec.retired)
+
+
+async def _polled(
+    js: JetStreamContext, spec: StreamSpec, enough: Callable[[stream_state.StreamState], bool], wait_s: float
+) -> stream_state.StreamState:
+    """The stream's state once `enough` holds for it, or as it is after `wait_s`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    while True:
+        state = await stream_state.read_stream(js, spec.name)
+        if enough(state) or loop.time() >= deadline:
+            return state
+        await asyncio.sleep(_POLL_S)
+
+
+def _say_owed(spec: StreamSpec, owed: list[str]) -> None:
+    _log.error(
+        "stream keeps limits retention for now: it still owes messages to its consumers, so acknowledged"
+        " ones stay in it and fill it; a start after they caught up makes it a work queue",
+        extra={"stream": spec.name, "owed": owed},
+    )
+
+
+@asynccontextmanager
+async def _migration_lock(js: JetStreamContext, limits: StreamLimits, stream: str) -> AsyncIterator[bool]:
+    """Hold the right to recreate `stream` for the block; yields False when
+    the replica holding it never let go, and then nothing may be changed.
+
+    A key created only if absent is the lock: two replicas recreating one
+    stream at once could each delete the stream the other just made, with
+    what was published to it in between.
+    """
+    try:
+        bucket = await js.key_value(TOPOLOGY_BUCKET)
+    except BucketNotFoundError:
+        bucket = await js.create_key_value(
+            KeyValueConfig(
+                bucket=TOPOLOGY_BUCKET,
+                ttl=_LOCK_TTL_S,
+                storage=StorageType.FILE,
+                history=1,
+                replicas=limits.replicas,
+            )
+        )
+    key = f"migrating.{stream}"
+    loop = asyncio.get_running_loop()
+    # Past the expiry of a lock taken just before this replica asked, and
+    # the server's sweep of expired keys.
+    deadline = loop.time() + 2 * _LOCK_TTL_S
+    while True:
+        try:
+            await bucket.create(key, b"")
+            break
+        except KeyWrongLastSequenceError:
+            if loop.time() >= deadline:
+                _log.error("another replica holds the stream's migration and never let go", extra={"stream": stream})
+                yield False
+                return
+            await asyncio.sleep(_LOCK_POLL_S)
+    try:
+        yield True
+    finally:
+        try:
+            await bucket.delete(key)
+        except Exception:  # noqa: BLE001 - the key expires on its own; the next migration waits for that
+            _log.warning("stream migration lock not released; it expires", extra={"stream": stream})

@@ -35,6 +35,8 @@ DEFAULT_RETENTION_DAYS = 180
 MAX_EMBEDDING_DIM = 2000
 # The ingest caps a batch at its ack budget over its writers (2,000 runs).
 MAX_TELEMETRY_BATCH = 2000
+# Messages one subject of a stream may hold before its publishes are refused.
+DEFAULT_STREAM_MAX_MSGS_PER_SUBJECT = 1_000_000
 
 
 class SettingsError(Exception):
@@ -121,6 +123,8 @@ class Settings:
     http_max_connections: int = 512
     stream_max_age_hours: int = 168
     stream_max_mb: int = 1024
+    stream_max_msgs_per_subject: int = DEFAULT_STREAM_MAX_MSGS_PER_SUBJECT
+    ingest_lag_max: int = 100_000
     # The playground's redaction, beside its built-in rules: extra key words
     # whose fields are replaced whole, and extra {kind: regex} text patterns.
     redact_keys: tuple[str, ...] = ()
@@ -696,6 +700,21 @@ DECLARED: tuple[Declared, ...] = (
         "MiB a new stream holds; when full, new events are refused (the publisher is told), old ones kept",
         integer(1, 1024 * 1024),
         1024,
+    ),
+    Declared(
+        "OUTRIDER_STREAM_MAX_MSGS_PER_SUBJECT",
+        "stream_max_msgs_per_subject",
+        "events one subject of a new stream holds unconsumed; past it that subject's publishes are refused,"
+        " the others' go on",
+        integer(10, 1_000_000_000),
+        DEFAULT_STREAM_MAX_MSGS_PER_SUBJECT,
+    ),
+    Declared(
+        "OUTRIDER_INGEST_LAG_MAX",
+        "ingest_lag_max",
+        "events a stream's consumer may have waiting undelivered before `/readyz` turns red",
+        integer(1, 1_000_000_000),
+        100_000,
     ),
     Declared(
         "OUTRIDER_REDACT_KEYS",

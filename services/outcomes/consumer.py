@@ -54,8 +54,8 @@ class FactsConsumer:
         self._batch = batch
         self._max_deliver = max_deliver
 
-    async def subscribe(self) -> JetStreamContext.PullSubscription:
-        config = ConsumerConfig(
+    def _config(self) -> ConsumerConfig:
+        return ConsumerConfig(
             durable_name=DURABLE,
             ack_policy=AckPolicy.EXPLICIT,
             deliver_policy=DeliverPolicy.ALL,
@@ -65,7 +65,18 @@ class FactsConsumer:
             # events the database refuses are terminated long before.
             max_deliver=self._max_deliver,
         )
-        return await self._js.pull_subscribe(SUBJECT, durable=DURABLE, stream=STREAM, config=config)
+
+    async def subscribe(self) -> JetStreamContext.PullSubscription:
+        return await self._js.pull_subscribe(SUBJECT, durable=DURABLE, stream=STREAM, config=self._config())
+
+    async def _restore_consumer(self) -> None:
+        """Make the durable consumer again if it is gone (its stream was
+        recreated, or an operator deleted it); the subscription pulls from it
+        by name, so it goes on once it exists. Making one that exists is a no-op."""
+        try:
+            await self._js.add_consumer(STREAM, self._config())
+        except Exception as error:  # noqa: BLE001 - tried again after the next failed fetch
+            _log.warning("facts consumer not restored; retrying", extra={"error": type(error).__name__})
 
     async def consume(self, subscription: JetStreamContext.PullSubscription) -> None:
         """Consume until cancelled. Replicas share the durable, so each
@@ -82,13 +93,16 @@ class FactsConsumer:
                 raise
             except TRANSIENT as error:
                 # A NATS server of the cluster gone, the consumer's leader
-                # moving: expected during a loss, and over once it is.
+                # moving: expected during a loss, and over once it is. A
+                # consumer that no longer exists answers the same way.
                 _log.warning("fetching facts paused by NATS; retrying", extra={"error": type(error).__name__})
                 await asyncio.sleep(RETRY_DELAY_S)
+                await self._restore_consumer()
                 continue
             except Exception:  # noqa: BLE001 - a broker hiccup must not end consumption for good
                 _log.exception("fetching facts failed; retrying")
                 await asyncio.sleep(RETRY_DELAY_S)
+                await self._restore_consumer()
                 continue
             await self.handle(messages)
 

@@ -252,7 +252,7 @@ class Ingest:
                     # The database just failed: give this batch back too, let
                     # the other writes end, and pull nothing more until it
                     # answers again.
-                    await self._give_back(batch)
+                    await self._give_back(batch, self._config.retry_delay_s)
                     batch = []
                     if writing:
                         await asyncio.wait(writing)
@@ -271,7 +271,7 @@ class Ingest:
                     _log.warning("stopped with batches unwritten; they will be redelivered")
             # Hand back what was pulled and not written, so another replica
             # takes it now instead of after the ack wait.
-            await settle([*batch, *await self._puller.stop()], "nak")
+            await self._give_back([*batch, *await self._puller.stop()], None)
 
     async def _write(self, batch: list[Msg]) -> bool:
         """Write one batch; False when the database is down (the batch went back whole).
@@ -312,14 +312,14 @@ class Ingest:
         try:
             inserted, failed = await write_apart(runs, self._insert)
         except asyncio.CancelledError:
-            await settle([msg for msg, _ in runs], "nak")
+            await self._give_back([msg for msg, _ in runs], None)
             raise
         except Exception as error:  # noqa: BLE001 - an outage: nothing was committed, the batch goes back
             _log.warning(
                 "telemetry batch not written; it goes back to the stream",
                 extra={"runs": len(runs), "error": printable(f"{type(error).__name__}: {error}")},
             )
-            await self._give_back([msg for msg, _ in runs])
+            await self._give_back([msg for msg, _ in runs], self._config.retry_delay_s)
             return False
         counters.inserted += sum(inserted)
         counters.duplicates += len(runs) - len(failed) - sum(inserted)
@@ -343,12 +343,16 @@ class Ingest:
         async with self._engine.begin() as conn:
             return await store.insert_runs(conn, runs=[run for _, run in runs])
 
-    async def _give_back(self, messages: list[Msg]) -> None:
-        """Nak a batch the database refused; one delivered for the last time is dead-lettered.
+    async def _give_back(self, messages: list[Msg], delay: float | None) -> None:
+        """Nak messages not written, to be redelivered after `delay` (None:
+        at once, to another replica); one delivered for the last time is
+        dead-lettered instead.
 
-        JetStream stops delivering a message after max_deliver attempts; one
-        at its last attempt is terminated and counted here, so nothing is
-        dropped without a trace.
+        JetStream stops delivering a message after max_deliver attempts, and
+        leaves it in the stream: the work queue removes a message only once
+        it is acked or terminated. So one at its last attempt is terminated
+        here, after it is counted and logged, instead of staying in the
+        stream unseen until its age limit.
         """
         last = [msg for msg in messages if delivery_count(msg) >= self._config.max_deliver]
         final = {id(msg) for msg in last}
@@ -363,7 +367,7 @@ class Ingest:
                 },
             )
             await settle(last, "term")
-        await settle([msg for msg in messages if id(msg) not in final], "nak", self._config.retry_delay_s)
+        await settle([msg for msg in messages if id(msg) not in final], "nak", delay)
 
     async def _wait_for_database(self) -> None:
         delay = self._config.retry_delay_s

@@ -506,7 +506,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Telemetry ingest and OTLP intake counters, Prometheus text; needs the internal key */
+        /** Telemetry ingest and OTLP intake counters, stream fullness and consumer lag, Prometheus text; needs the internal key */
         get: operations["metrics_metrics_get"];
         put?: never;
         post?: never;
@@ -523,7 +523,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every context answers its health check */
+        /** Every context answers its health check, and the streams have room and keep up */
         get: operations["readyz_readyz_get"];
         put?: never;
         post?: never;
@@ -1536,6 +1536,8 @@ export interface components {
             };
             /** Ready */
             ready: boolean;
+            /** @description the JetStream streams the contexts consume, and their consumers */
+            streams: components["schemas"]["StreamsReadiness"];
         };
         /** RecordReply */
         RecordReply: {
@@ -1917,6 +1919,33 @@ export interface components {
          * @enum {string}
          */
         SkillSource: "engine" | "console" | "custom";
+        /** StreamsReadiness */
+        StreamsReadiness: {
+            /**
+             * Fullness
+             * @description each stream's fullness, 0 to 1, by its nearest limit: bytes, messages, or its fullest subject
+             */
+            fullness: {
+                [key: string]: number;
+            };
+            /**
+             * Lag
+             * @description each durable consumer (`STREAM/consumer`): messages stored and not yet delivered to it; more than OUTRIDER_INGEST_LAG_MAX is not ready
+             */
+            lag: {
+                [key: string]: number;
+            };
+            /**
+             * Ready
+             * @description false while a stream is 90 % full or more, or a consumer lags past its bound
+             */
+            ready: boolean;
+            /**
+             * Reasons
+             * @description why not ready, one line each: the stream or consumer and its figures
+             */
+            reasons: string[];
+        };
         /** Subject */
         Subject: {
             /** Cursor */
@@ -4301,7 +4330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description a context is not serving; its entry says why */
+            /** @description a context is not serving, or a stream is near full or lagging; its entry says why */
             503: {
                 headers: {
                     [name: string]: unknown;

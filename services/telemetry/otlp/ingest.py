@@ -84,7 +84,7 @@ class OtlpIngest(Ingest):
         try:
             self._count(*await commit(self._engine, [records for _, records in mapped]))
         except asyncio.CancelledError:
-            await settle([msg for msg, _ in mapped], "nak")
+            await self._give_back([msg for msg, _ in mapped], None)
             raise
         except Exception as error:  # noqa: BLE001 - whatever failed, the batch is not committed
             _log.warning(
@@ -106,11 +106,11 @@ class OtlpIngest(Ingest):
             try:
                 self._count(*await commit(self._engine, [records]))
             except asyncio.CancelledError:
-                await settle([m for m, _ in mapped[index:]], "nak")
+                await self._give_back([m for m, _ in mapped[index:]], None)
                 raise
             except Exception as error:  # noqa: BLE001 - told apart below: the database, or this message
                 if not await self._database_answers():
-                    await settle([m for m, _ in mapped[index:]], "nak", self._config.retry_delay_s)
+                    await self._give_back([m for m, _ in mapped[index:]], self._config.retry_delay_s)
                     return False
                 if delivery_count(msg) >= MAX_WRITE_DELIVERIES:
                     self._counters.otlp_unwritable += 1

@@ -6,6 +6,9 @@ import itertools
 import json
 import random
 
+import pytest
+from nats.js.errors import NoStreamResponseError
+
 from services.common.runtime import ContextServer
 from services.outcomes.consumer import DURABLE, STREAM, SUBJECT
 from tests.harness import eventually, gateway_client, internal_headers, running, service_nats
@@ -132,8 +135,9 @@ async def test_jetstream_events_out_of_order_with_redelivery_and_two_replicas(se
                     await js.publish(SUBJECT, event_bytes(payload))
                 await js.publish(SUBJECT, b"\xff not json")
                 await js.publish(SUBJECT, event_bytes({"subject_id": "s-0", "at": "yesterday", "status": "x"}))
-                # Another facts subject is not this consumer's business.
-                await js.publish("facts.invoice", event_bytes({"subject_id": "s-0", "at": "nonsense"}))
+                # Another facts subject is not this consumer's business, nor stored by any stream.
+                with pytest.raises(NoStreamResponseError):
+                    await js.publish("facts.invoice", event_bytes({"subject_id": "s-0", "at": "nonsense"}))
 
                 async def settled():
                     info = await js.consumer_info(STREAM, DURABLE)

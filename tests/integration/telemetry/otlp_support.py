@@ -113,18 +113,22 @@ async def register(stack: Stack, database: str, agent_id: str) -> None:
         await conn.close()
 
 
-async def stream_bytes(js: Any) -> bytes:
-    """Every telemetry.otlp message the stream holds, concatenated."""
-    info = await js.stream_info("TELEMETRY", subjects_filter="telemetry.otlp")
-    held = []
-    for seq in range(info.state.first_seq, info.state.last_seq + 1):
-        try:
-            message = await js.get_msg("TELEMETRY", seq)
-        except Exception:  # noqa: BLE001 - a sequence of the other subject, or deleted
-            continue
-        if message.subject == "telemetry.otlp":
-            held.append(message.data or b"")
-    return b"".join(held)
+@asynccontextmanager
+async def published(nc: Any) -> AsyncIterator[list[bytes]]:
+    """Every telemetry.otlp message published while the block runs, as the
+    stream was handed it: the stream itself keeps a message only until the
+    ingest has taken it."""
+    seen: list[bytes] = []
+
+    async def note(message: Any) -> None:
+        seen.append(message.data)
+
+    subscription = await nc.subscribe("telemetry.otlp", cb=note)
+    await nc.flush()
+    try:
+        yield seen
+    finally:
+        await subscription.unsubscribe()
 
 
 def metric_samples(text: str) -> dict[str, float]:

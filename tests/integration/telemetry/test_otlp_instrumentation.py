@@ -15,7 +15,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.harness import bearer, eventually, running, with_env
-from tests.integration.telemetry.otlp_support import live_gateway, stream_bytes, table_text, tracer_provider
+from tests.integration.telemetry.otlp_support import live_gateway, published, table_text, tracer_provider
 from tests.integration.telemetry.support import broker, counters
 
 PROMPT = "Rider Vikram Shetty (+91 98450 12345) is stuck at Silk Board; reassign booking 1001?"
@@ -42,7 +42,12 @@ def answer(request: httpx2.Request) -> httpx2.Response:
 async def test_the_anthropic_instrumentation_reports_a_model_call_without_its_contents(settings, template, database):
     fast = with_env(settings, telemetry_batch_wait_ms=100)
     seen_by_sdk = InMemorySpanExporter()
-    async with running(fast, ["telemetry"]), live_gateway(fast) as base, broker(fast) as (_, js):
+    async with (
+        running(fast, ["telemetry"]),
+        live_gateway(fast) as base,
+        broker(fast) as (nc, _),
+        published(nc) as tapped,
+    ):
 
         def engine() -> None:
             with tracer_provider(base, "triage-agent") as provider:
@@ -70,7 +75,8 @@ async def test_the_anthropic_instrumentation_reports_a_model_call_without_its_co
         )
         async with httpx.AsyncClient(base_url=base) as client:
             body = (await client.get("/admin/ai/insights?days=1", headers=bearer(role=3))).json()
-        held = await stream_bytes(js)
+        held = b"".join(tapped)
+        assert held, "the gateway published what it took in"
 
     # The instrumentation did send the conversation: it is in what the SDK exported.
     exported = json.dumps([dict(s.attributes or {}) for s in seen_by_sdk.get_finished_spans()])
