@@ -33,7 +33,8 @@ from dataclasses import asdict
 from typing import Any
 
 from launcher.demo.backend import build_world
-from services.playground.redaction import DEFAULT_RESULT_LIMIT, Redactor
+from services.common.redaction.redactor import Redactor
+from services.playground.redaction import DEFAULT_RESULT_LIMIT
 from tests.unit.playground.planted import Verdict, judge, planted_document
 
 
