@@ -1,18 +1,26 @@
-"""Personal data replaced before anything reaches the model, the trace or the logs.
+"""Personal data replaced before anything reaches the model, a log or a table.
 
 The playground runs real read tools against live data and sends what they
-return to a third-party model. A name or phone number sent there cannot be
-recalled, while a value hidden by mistake costs the model one detail. Every
-choice below leans toward masking for that reason.
+return to a third-party model; the consumers and the gateway show pieces of
+what engines and exporters send in logs, stored rejections and error
+answers. A name or phone number that left cannot be recalled, while a value
+hidden by mistake costs one detail. Every choice below leans toward masking
+for that reason.
 
-One Redactor serves one run. It walks any JSON value, keys and values alike,
-at any depth, numbers as well as strings, and applies:
+One Redactor serves one playground run, or one preview. It walks any JSON
+value, keys and values alike, at any depth, numbers as well as strings, and
+applies:
 - key rules: a field whose key names a person or a contact point has its
   whole value replaced, nested objects included;
 - text rules: e-mails, phones, identifiers and names are replaced wherever
   they appear in a string, a key or a number;
 - exact coordinates are rounded to the zone (two decimals, about a
   kilometre), not removed: dispatch needs the area, not the door.
+
+Text is matched as it reads, not as it is encoded (normalised.py): full-width
+or Devanagari digits, zero-width and no-break spaces, "[at]" for "@" and
+look-alike letters of other scripts are read as the plain text they show,
+and the placeholder replaces exactly the characters that were written.
 
 A replaced value becomes a placeholder that is stable within the run:
 "+91 98450 12345" and "9845012345" are both <phone#1>, a second number is
@@ -23,14 +31,17 @@ nothing more.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeAlias
 
+from services.common.redaction.normalised import normalise
 from services.common.redaction.patterns import (
     COORDINATE_PAIRS,
     HONORIFICS,
@@ -47,6 +58,7 @@ from services.common.redaction.patterns import (
     TextRule,
     phone_canonical,
 )
+from services.common.redaction.skeleton import skeleton
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 
@@ -64,6 +76,18 @@ _DECIMALS_ONLY = re.compile(r"\s*-?\d+\.\d+(?:[,;\s]+-?\d+\.\d+)*\s*")
 _DECIMAL = re.compile(r"-?\d+\.\d+")
 _SPACES = re.compile(r"\s+")
 _HONORIFIC_GAP = re.compile(r"\.?\s+")
+# A quoted key and its quoted or numeric value, in JSON or a repr: "k": "v", 'k': 7.
+_QUOTED_FIELD = re.compile(
+    r"""(?P<q>["'])(?P<key>(?:(?!(?P=q))[^\\\n]|\\.){1,100})(?P=q)\s*:\s*"""
+    r"""(?:(?P<vq>["'])(?P<text>(?:(?!(?P=vq))[^\\\n]|\\.)*)(?P=vq)|(?P<number>-?\d[\d.eE+-]*))"""
+)
+
+# A stretch of the read text: start, end, and what replaces it (None: not
+# yet replaced, so later rules still read it).
+_Piece: TypeAlias = tuple[int, int, str | None]
+# What one rule found in a stretch: start, end, replacement.
+_Found: TypeAlias = tuple[int, int, str]
+_Pass: TypeAlias = Callable[[str], list[_Found]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +154,7 @@ class Redactor:
         self._keys: dict[str, tuple[str | None, bool]] = {}
         # Tool results repeat their keys and many values row after row; a
         # text seen before gets the same answer and counts again.
-        self._texts: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._texts: dict[tuple[str, bool], tuple[str, tuple[str, ...]]] = {}
 
     def report(self) -> dict[str, int]:
         """How many values of each kind were replaced or rounded so far."""
@@ -140,44 +164,75 @@ class Redactor:
         """A redacted copy of JSON-like data; the input is left as it is."""
         return self._value(value, located=False)
 
-    def text(self, text: str) -> str:
+    def text(self, text: str, *, quoted_fields: bool = False) -> str:
+        """A redacted copy of one text.
+
+        quoted_fields: the text may be a JSON document or a repr, whole or
+        cut short ("{'customer_phone': '+91 …"), and a quoted value under a
+        personal key is replaced whole, as the key rules replace a field.
+        """
         if not text:
             return text
-        known = self._texts.get(text)
+        known = self._texts.get((text, quoted_fields))
         if known is not None:
             self._replaced += known[1]
             return known[0]
         mark = len(self._replaced)
-        redacted = self._redact_text(text)
-        self._texts[text] = (redacted, tuple(self._replaced[mark:]))
+        redacted = self._redact_text(text, quoted_fields)
+        self._texts[(text, quoted_fields)] = (redacted, tuple(self._replaced[mark:]))
         return redacted
 
-    def _redact_text(self, text: str) -> str:
+    def _redact_text(self, text: str, quoted_fields: bool) -> str:
+        # The rules read the normalised text; each replacement is made in the
+        # original, over exactly the characters its match stands for.
+        normalised = normalise(text)
+        read = normalised.text
         # Each rule sees only text no earlier rule replaced: a placeholder is
         # never matched again, and never half-matched across its edge.
-        chunks: list[tuple[str, bool]] = []
+        pieces: list[_Piece] = []
         start = 0
-        for found in PLACEHOLDER.finditer(text):
-            chunks += [(text[start : found.start()], False), (found.group(), True)]
+        for found in PLACEHOLDER.finditer(read):
+            pieces += [(start, found.start(), None), (found.start(), found.end(), found.group())]
             start = found.end()
-        chunks.append((text[start:], False))
-        digits = sum(map(str.isdigit, text))
+        pieces.append((start, len(read), None))
+        digits = sum(map(str.isdigit, read))
         passes = [
-            self._rule_pass(rule) for rule in self._rules.text_rules if digits >= rule.min_digits and rule.needs in text
+            self._rule_pass(rule) for rule in self._rules.text_rules if digits >= rule.min_digits and rule.needs in read
         ]
-        if digits >= 5 and "." in text:
+        if digits >= 5 and "." in read:
             # An exact coordinate has four decimals and a whole part.
-            passes.insert(0, self._coordinates)
+            passes[:0] = [*(self._pairs(pattern) for pattern in COORDINATE_PAIRS), self._labelled_coordinates]
+        if quoted_fields and ":" in read:
+            passes.insert(0, self._quoted_fields)
         passes.append(self._names)
         for apply in passes:
-            next_chunks: list[tuple[str, bool]] = []
-            for chunk, done in chunks:
-                if done or not chunk:
-                    next_chunks.append((chunk, done))
-                else:
-                    next_chunks += apply(chunk)
-            chunks = next_chunks
-        return "".join(chunk for chunk, _ in chunks)
+            next_pieces: list[_Piece] = []
+            for begin, end, replacement in pieces:
+                if replacement is not None or begin == end:
+                    next_pieces.append((begin, end, replacement))
+                    continue
+                position = begin
+                for found_start, found_end, replaced_by in apply(read[begin:end]):
+                    if found_start > position - begin:
+                        next_pieces.append((position, begin + found_start, None))
+                    next_pieces.append((begin + found_start, begin + found_end, replaced_by))
+                    position = begin + found_end
+                if position < end:
+                    next_pieces.append((position, end, None))
+            pieces = next_pieces
+        written: list[str] = []
+        position = 0
+        for begin, end, replacement in pieces:
+            if replacement is None:
+                continue
+            original_start, original_end = normalised.original(begin, end)
+            # One original character can stand for two read ones (a ligature,
+            # an escape): a replacement never writes it twice.
+            original_start = max(original_start, position)
+            written += [text[position:original_start], replacement]
+            position = max(original_end, position)
+        written.append(text[position:])
+        return "".join(written)
 
     # --- walking ---------------------------------------------------------------
 
@@ -237,7 +292,7 @@ class Redactor:
     def _key_rule(self, key: str) -> tuple[str | None, bool]:
         known = self._keys.get(key)
         if known is None:
-            words = key_words(key)
+            words = key_words(_latin(normalise(key).text))
             located = bool(words) and (words[-1] in LOCATION_LAST or not LOCATION_ANYWHERE.isdisjoint(words))
             known = self._keys[key] = (_key_kind(self._rules.key_rules, words), located)
         return known
@@ -265,10 +320,10 @@ class Redactor:
             known = self._placeholders[(kind, canonical)] = f"<{kind}#{self._numbered[kind]}>"
         return known
 
-    def _rule_pass(self, rule: TextRule):
-        def apply(text: str) -> list[tuple[str, bool]]:
-            pieces: list[tuple[str, bool]] = []
-            start = search = 0
+    def _rule_pass(self, rule: TextRule) -> _Pass:
+        def apply(text: str) -> list[_Found]:
+            found_all: list[_Found] = []
+            search = 0
             while search <= len(text) and (found := rule.pattern.search(text, search)) is not None:
                 matched = found.group()
                 if not matched or (rule.check is not None and not rule.check(matched)):
@@ -276,42 +331,53 @@ class Redactor:
                     # candidate never hides a real match that overlaps it.
                     search = found.start() + 1
                     continue
-                pieces += [
-                    (text[start : found.start()], False),
-                    (self._placeholder(rule.kind, rule.canonical(matched)), True),
-                ]
-                start = search = found.end()
-            pieces.append((text[start:], False))
-            return pieces
+                found_all.append((found.start(), found.end(), self._placeholder(rule.kind, rule.canonical(matched))))
+                search = found.end()
+            return found_all
 
         return apply
 
-    def _coordinates(self, text: str) -> list[tuple[str, bool]]:
-        def pair(found: re.Match[str]) -> str:
-            first, second = float(found.group(1)), float(found.group(3))
-            if not ((abs(first) <= 90 and abs(second) <= 180) or (abs(first) <= 180 and abs(second) <= 90)):
-                return found.group()
-            return self._round_text(found.group(1)) + found.group(2) + self._round_text(found.group(3))
+    def _pairs(self, pattern: re.Pattern[str]) -> _Pass:
+        def apply(text: str) -> list[_Found]:
+            rounded: list[_Found] = []
+            for found in pattern.finditer(text):
+                first, second = float(found.group(1)), float(found.group(3))
+                if (abs(first) <= 90 and abs(second) <= 180) or (abs(first) <= 180 and abs(second) <= 90):
+                    rounded += [self._rounded(found, 1), self._rounded(found, 3)]
+            return rounded
 
-        def labelled(found: re.Match[str]) -> str:
-            head = found.group()[: found.start(2) - found.start()]
-            return head + self._round_text(found.group(2))
+        return apply
 
-        for pattern in COORDINATE_PAIRS:
-            text = pattern.sub(pair, text)
-        return [(LABELLED_COORDINATE.sub(labelled, text), False)]
+    def _labelled_coordinates(self, text: str) -> list[_Found]:
+        return [self._rounded(found, 2) for found in LABELLED_COORDINATE.finditer(text)]
 
-    def _names(self, text: str) -> list[tuple[str, bool]]:
+    def _rounded(self, found: re.Match[str], group: int) -> _Found:
+        return found.start(group), found.end(group), self._round_text(found.group(group))
+
+    def _quoted_fields(self, text: str) -> list[_Found]:
+        replaced: list[_Found] = []
+        for found in _QUOTED_FIELD.finditer(text):
+            kind, _ = self._key_rule(found.group("key"))
+            value = found.group("text") if found.group("text") is not None else found.group("number")
+            if kind is None or not value or PLACEHOLDER.fullmatch(value):
+                continue
+            where = "text" if found.group("text") is not None else "number"
+            replaced.append((found.start(where), found.end(where), self._placeholder(kind, _canonical(kind, value))))
+        return replaced
+
+    def _names(self, text: str) -> list[_Found]:
         tokens = list(WORD.finditer(text))
         if not tokens:
-            return [(text, False)]
-        named = [_listed_name(token.group()) for token in tokens]
+            return []
+        facts = [_word_facts(token.group()) for token in tokens]
+        keys = [key for key, _ in facts]
+        named = [listed for _, listed in facts]
         # Whoever follows an honorific is named, listed or not: up to three
         # words written like it ("Mr. Tanmay Bhide", "SHRI DINKAR POL"), so
         # "Shri Dinkar Pol DEL-HUB-09" keeps its hub.
         for index, token in enumerate(tokens[:-1]):
             honorific = token.group()
-            if honorific.casefold() not in HONORIFICS or not honorific[0].isupper():
+            if keys[index] not in HONORIFICS or not honorific[0].isupper():
                 continue
             styled = str.isupper if honorific.isupper() else str.istitle
             for follower in range(index + 1, min(index + 4, len(tokens))):
@@ -320,8 +386,7 @@ class Redactor:
                 if not spaced or not styled(tokens[follower].group()):
                     break
                 named[follower] = True
-        pieces: list[tuple[str, bool]] = []
-        start = 0
+        found_names: list[_Found] = []
         index = 0
         while index < len(tokens):
             if not named[index]:
@@ -340,18 +405,16 @@ class Redactor:
             end_of_run = last
             if (
                 following < len(tokens)
-                and tokens[following].group().casefold() in PLACE_WORDS
+                and keys[following] in PLACE_WORDS
                 and _SPACES.fullmatch(text[tokens[last].end() : tokens[following].start()])
             ):
                 end_of_run -= 1
             if end_of_run >= index:
                 begin, end = tokens[index].start(), _name_end(tokens[end_of_run])
-                canonical = " ".join(text[begin:end].casefold().split())
-                pieces += [(text[start:begin], False), (self._placeholder("person", canonical), True)]
-                start = end
+                canonical = " ".join(_word_key(word) for word in text[begin:end].split())
+                found_names.append((begin, end, self._placeholder("person", canonical)))
             index = last + 1
-        pieces.append((text[start:], False))
-        return pieces
+        return found_names
 
     # --- coordinates ------------------------------------------------------------
 
@@ -397,17 +460,36 @@ def _key_kind(rules: tuple[KeyRule, ...], words: tuple[str, ...]) -> str | None:
 def _canonical(kind: str, value: Any) -> str:
     if isinstance(value, Mapping | list | tuple):
         return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    written = str(value)
+    written = normalise(str(value)).text
     if kind == "phone":
         return phone_canonical(written)
-    return " ".join(written.casefold().split())
+    return " ".join(_latin(written).casefold().split())
 
 
-def _listed_name(word: str) -> bool:
-    folded = word.casefold()
-    if folded.endswith(("'s", "’s")):
-        folded = folded[:-2]
-    return folded.replace("'", "").replace("’", "") in NAMES
+def _latin(text: str) -> str:
+    """The text as the Latin letters it is drawn with, accents dropped."""
+    if text.isascii():
+        return text
+    return "".join(char for char in skeleton(text) if not unicodedata.combining(char))
+
+
+def _word_key(word: str) -> str:
+    """How a word is compared with the lists: "Meera" with a Cyrillic capital Em is "meera"."""
+    return _latin(word).casefold()
+
+
+@functools.lru_cache(maxsize=16384)
+def _word_facts(word: str) -> tuple[str, bool]:
+    """A word's key, and whether it is a listed name; text repeats its words."""
+    key = _word_key(word)
+    # A lower-case letter of another script can look like a Latin small
+    # capital (Cyrillic em in "meera"); its capital is the Latin look-alike.
+    candidates = (key,) if word.isascii() else (key, _latin(word.upper()).casefold())
+    for folded in candidates:
+        bare = folded[:-2] if folded.endswith(("'s", "’s")) else folded
+        if bare.replace("'", "").replace("’", "") in NAMES:
+            return key, True
+    return key, False
 
 
 def _name_end(token: re.Match[str]) -> int:
