@@ -41,8 +41,17 @@ def preview(value: bytes | str, limit: int | None = PREVIEW_CHARS, *, redactor: 
     redactor may be shared by the parts of one answer, so a value in its
     message and in its details is one placeholder.
     """
-    text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
+    dropped = False
+    if isinstance(value, bytes):
+        # A limited preview reads a bounded prefix: a megabyte of poison
+        # costs no more to show than a few kilobytes.
+        kept = value if limit is None else value[: max(_PARSED_CHARS, 16 * limit) * 4]
+        dropped = len(kept) < len(value)
+        text = kept.decode("utf-8", "surrogateescape")
+    else:
+        text = value
     redacted, cut = _redacted(text, limit, redactor or Redactor())
+    cut = cut or dropped
     if limit is not None and len(redacted) > limit:
         redacted, cut = redacted[:limit], True
     return _printable(redacted) + ("…" if cut else "")
