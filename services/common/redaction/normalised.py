@@ -28,9 +28,16 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-# Escapes that a JSON document, a Python repr or a log line writes for a
-# character it will not show as itself.
-_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([ntr]))")
+# The text in runs of printable ASCII, which stand for themselves, and
+# everything else one by one: the escapes a JSON document, a Python repr or
+# a log line writes for a character it will not show as itself, and the
+# characters outside plain ASCII.
+_TOKEN = re.compile(
+    r"(?P<plain>[\t\n\r -\[\]-~]+)"
+    r"|(?P<escape>\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[ntr]))"
+    r"|(?P<other>.)",
+    re.DOTALL,
+)
 _ESCAPED_CONTROLS = {"n": "\n", "t": "\t", "r": "\r"}
 # ASCII a pattern could be fooled by: a backslash (an escape) or a control
 # character other than whitespace.
@@ -89,43 +96,46 @@ def normalise(text: str) -> Normalised:
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    for char, start, end in _decoded(text):
-        for piece in _folded(char):
-            if _is_mark(piece):
-                # A mark belongs to the letter before it: replacing the letter
-                # replaces its accent too.
-                if ends:
-                    ends[-1] = end
-                continue
-            chars.append(piece)
-            starts.append(start)
-            ends.append(end)
+    pending: list[tuple[str, int, int]] = []
+    for token in _TOKEN.finditer(text):
+        start, end = token.span()
+        if token.lastgroup != "plain":
+            pending.append((_unescaped(token) if token.lastgroup == "escape" else token.group(), start, end))
+            continue
+        _fold(text, pending, chars, starts, ends)
+        pending = []
+        # A run of printable ASCII stands for itself: taken whole.
+        chars.append(token.group())
+        starts.extend(range(start, end))
+        ends.extend(range(start + 1, end + 1))
+    _fold(text, pending, chars, starts, ends)
     folded = "".join(chars)
     if _SPELLING_HINT.search(folded) is None:
         return Normalised(folded, starts, ends)
     return _unspelled(folded, starts, ends)
 
 
-def _decoded(text: str) -> list[tuple[str, int, int]]:
-    """Each character with its span, escapes read as what they stand for."""
-    if "\\" not in text:
-        return [(char, index, index + 1) for index, char in enumerate(text)]
-    decoded: list[tuple[str, int, int]] = []
-    position = 0
-    for found in _ESCAPE.finditer(text):
-        decoded += [(char, index, index + 1) for index, char in enumerate(text[position : found.start()], position)]
-        decoded.append((_unescaped(found), found.start(), found.end()))
-        position = found.end()
-    decoded += [(char, index, index + 1) for index, char in enumerate(text[position:], position)]
-    return _joined(text, decoded)
+def _fold(text: str, decoded: list[tuple[str, int, int]], chars: list[str], starts: list[int], ends: list[int]) -> None:
+    """Characters other than plain ASCII, each with its span, folded onto the read text."""
+    for char, start, end in _joined(text, decoded):
+        for piece in _folded(char):
+            if _is_mark(piece):
+                # A mark belongs to the letter before it: replacing the
+                # letter replaces its accent too.
+                if ends:
+                    ends[-1] = end
+                continue
+            chars.append(piece)
+            starts.append(start)
+            ends.append(end)
 
 
 def _unescaped(found: re.Match[str]) -> str:
-    byte, unit, wide, control = found.groups()
-    if control is not None:
-        return _ESCAPED_CONTROLS[control]
-    code = int(byte or unit or wide, 16)
-    return chr(code) if code <= 0x10FFFF else found.group()
+    escape = found.group()
+    if escape[1] in _ESCAPED_CONTROLS:
+        return _ESCAPED_CONTROLS[escape[1]]
+    code = int(escape[2:], 16)
+    return chr(code) if code <= 0x10FFFF else escape
 
 
 def _joined(text: str, decoded: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
