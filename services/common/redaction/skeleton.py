@@ -2,15 +2,16 @@
 
 Unicode TR #39 defines a text's skeleton: decompose it, replace every
 character by the prototype it is confusable with, decompose again. Two
-texts that look alike have one skeleton, so "Meera" written with a
-Cyrillic capital Em is "Meera". This module applies that algorithm with compatibility
+texts that look alike have one skeleton, so "Meera" written with a Cyrillic
+capital Em is "Meera". This module applies that algorithm with compatibility
 decomposition (NFKD, so full-width and mathematical letters fold too) and
-with its own table: the letters of the Cyrillic, Greek, Armenian and
+with a table of its own: the letters of the Cyrillic, Greek, Armenian and
 Cherokee scripts, and the Latin small capitals and variants, that are drawn
-like a Latin letter in common fonts. It is a subset of TR #39's data, the
-part a person's name or an identifier written in Latin letters can be
-faked with; digits and Latin letters map to themselves, so "I" and "l" stay
-apart (a name is compared case-folded, where TR #39 would merge them).
+like a Latin letter in common fonts. It is the part of TR #39's data a name
+or an identifier written in Latin letters can be faked with, not all of it:
+digits and Latin letters map to themselves, so "I", "l" and "1" stay apart
+(TR #39 merges them; a name is compared case-folded, where merging "I" into
+"l" would lose "Imran").
 
 The table names each letter by its Unicode name, so a reader can check an
 entry without a font that draws it.
