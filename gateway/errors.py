@@ -21,6 +21,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from outrider.rpc import refusal_metadata
 from services.common.clients import ContextCallError
+from services.common.redaction.preview import preview
+from services.common.redaction.redactor import Redactor
 
 _log = logging.getLogger(__name__)
 
@@ -44,8 +46,11 @@ _UNAVAILABLE = 503
 
 class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        # A refusal may quote what was sent; it is shown redacted wherever
+        # it goes (the answer, a log line, an OTLP status).
+        message, shown = _redacted(message, details or {})
         super().__init__(message)
-        self.status, self.code, self.message, self.details = status, code, message, details or {}
+        self.status, self.code, self.message, self.details = status, code, message, shown
 
 
 def invalid(field: str, reason: str, code: str = "INVALID_ARGUMENT") -> ApiError:
@@ -56,9 +61,27 @@ def invalid(field: str, reason: str, code: str = "INVALID_ARGUMENT") -> ApiError
 def envelope(
     status: int, code: str, message: str, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
 ) -> JSONResponse:
+    message, shown = _redacted(message, details or {})
     return JSONResponse(
-        {"error": {"code": code, "message": message, "details": details or {}}}, status_code=status, headers=headers
+        {"error": {"code": code, "message": message, "details": shown}}, status_code=status, headers=headers
     )
+
+
+def _redacted(message: str, details: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """An error's message and details with every value from outside shown
+    redacted; one value is one placeholder in both."""
+    redactor = Redactor()
+    return preview(message, None, redactor=redactor), _shown(details, redactor)
+
+
+def _shown(value: Any, redactor: Redactor) -> Any:
+    if isinstance(value, str):
+        return preview(value, None, redactor=redactor)
+    if isinstance(value, Mapping):
+        return {preview(str(key), None, redactor=redactor): _shown(item, redactor) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_shown(item, redactor) for item in value]
+    return value
 
 
 def from_rpc_error(error: grpc.aio.AioRpcError, context: str) -> ApiError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import zlib
 
 from gateway.errors import ApiError
+from services.common.redaction.preview import preview
 from services.telemetry.otlp import codec as otlp_codec
 
 PROTOBUF = "application/x-protobuf"
@@ -40,7 +41,7 @@ def admit(body: bytes, json_encoded: bool) -> otlp_codec.Admission:
     try:
         request = otlp_codec.decode_request(body, json_encoded=json_encoded)
     except otlp_codec.UndecodableTraces as error:
-        raise ApiError(400, "UNDECODABLE", str(error)[:500]) from None
+        raise ApiError(400, "UNDECODABLE", preview(str(error), 500)) from None
     return otlp_codec.admit(request)
 
 

@@ -1,6 +1,7 @@
 """What every JetStream consumer shares: one guard between a message's bytes
-and the consumer loop, a safe way to show those bytes in a log, and a batch
-write that never lets one message hold the others hostage.
+and the consumer loop, a safe way to show those bytes in a log (redacted:
+services/common/redaction/preview.py), and a batch write that never lets one
+message hold the others hostage.
 
 A consumer loop that dies on a message is worse than a dropped message: the
 message comes back after a restart and kills it again, and every message
@@ -16,12 +17,12 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from services.common.errors import FieldError
+from services.common.redaction.preview import preview
 
 Item = TypeVar("Item")
 Parsed = TypeVar("Parsed")
 Result = TypeVar("Result")
 
-PREVIEW_BYTES = 120
 # SQLSTATE classes that blame the row, not the database: 22 data exception
 # (NUL in text, a number out of range), 23 integrity constraint, 54 program
 # limit (a key too large for its index). Writing that row again fails again.
@@ -63,20 +64,6 @@ def guarded(parse: Callable[[bytes], Parsed], data: bytes) -> Guarded[Parsed]:
         return Guarded(malformed=Malformed("payload", "nested too deeply to read"))
     except Exception as error:  # noqa: BLE001 - the guard's whole point: nothing escapes into the loop
         return Guarded(malformed=Malformed("payload", f"unreadable ({type(error).__name__})"))
-
-
-def preview(data: bytes, limit: int = PREVIEW_BYTES) -> str:
-    """The first bytes of a payload as printable text for a log or a row.
-
-    NUL and other control characters are escaped: a log line must stay one
-    line, and Postgres text cannot hold NUL at all.
-    """
-    text = data[:limit].decode("utf-8", "backslashreplace")
-    shown = "".join(
-        char if char.isprintable() else f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
-        for char in text
-    )
-    return shown + ("…" if len(data) > limit else "")
 
 
 def printable(text: str, limit: int = 500) -> str:

@@ -26,14 +26,8 @@ from typing import Any, cast
 import anthropic
 from anthropic.types import Message, MessageParam, ToolParam
 
-from services.playground.redaction import (
-    DEFAULT_RESULT_LIMIT,
-    DEFAULT_RULES,
-    JsonValue,
-    RedactionRules,
-    Redactor,
-    cap_result,
-)
+from services.common.redaction.redactor import DEFAULT_RULES, JsonValue, RedactionRules, Redactor
+from services.playground.redaction import DEFAULT_RESULT_LIMIT, cap_result
 from services.playground.rules import RunLimits, result_allowance, storable
 from services.playground.tool_policy import (
     PlaygroundTool,

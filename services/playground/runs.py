@@ -26,11 +26,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.common import callers, paging
 from services.common.errors import DomainError, PermissionDenied, Unavailable
+from services.common.redaction.redactor import RedactionRules, Redactor
 from services.common.settings import Settings
 from services.playground import codec, engine, rules, store
 from services.playground.clients import RegistryClient
 from services.playground.engine import Executor, RunLoop, RunPlan, Step, Trace
-from services.playground.redaction import RedactionRules, Redactor
 from services.playground.rules import RunLimits
 
 _log = logging.getLogger(__name__)

@@ -29,6 +29,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1 import trace_pb2
 
+from services.common.redaction.preview import preview
 from services.telemetry.otlp.rules import (
     RESOURCE_ATTRIBUTES,
     SPAN_ATTRIBUTES,
@@ -96,7 +97,7 @@ def _rewrite_ids(item: Any, where: str) -> None:
         try:
             raw = bytes.fromhex(value)
         except ValueError:
-            raise UndecodableTraces(f"{where}.{key}: {value[:40]!r} is not a hex string") from None
+            raise UndecodableTraces(f"{where}.{key}: '{preview(value, 40)}' is not a hex string") from None
         item[key] = base64.b64encode(raw).decode()
 
 
@@ -107,12 +108,12 @@ def decode_request(body: bytes, *, json_encoded: bool) -> ExportTraceServiceRequ
         try:
             request.ParseFromString(body)
         except (DecodeError, RecursionError) as error:
-            raise UndecodableTraces(f"not a protobuf ExportTraceServiceRequest: {error}") from None
+            raise UndecodableTraces(f"not a protobuf ExportTraceServiceRequest: {preview(str(error), None)}") from None
         return request
     try:
         payload = json.loads(body)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise UndecodableTraces(f"not JSON: {error}") from None
+        raise UndecodableTraces(f"not JSON: {preview(str(error), None)}") from None
     if not isinstance(payload, dict):
         raise UndecodableTraces(f"expected a JSON object, got {type(payload).__name__}")
     try:
@@ -125,7 +126,7 @@ def decode_request(body: bytes, *, json_encoded: bool) -> ExportTraceServiceRequ
         # exporter's additions must not cost its spans.
         json_format.ParseDict(payload, request, ignore_unknown_fields=True)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
-        raise UndecodableTraces(f"not an OTLP/JSON ExportTraceServiceRequest: {error}") from None
+        raise UndecodableTraces(f"not an OTLP/JSON ExportTraceServiceRequest: {preview(str(error), None)}") from None
     return request
 
 
@@ -313,7 +314,8 @@ def admit(request: ExportTraceServiceRequest) -> Admission:
         except MalformedTelemetry as error:
             admission.rejected += 1
             if len(admission.problems) < QUOTED_PROBLEMS:
-                admission.problems.append(f"span {span.span_id.hex() or '(none)'}: {error.field} {error.problem}")
+                problem = preview(error.problem, None)
+                admission.problems.append(f"span {span.span_id.hex() or '(none)'}: {error.field} {problem}")
             continue
         if mapped.ignored:
             admission.ignored += 1
@@ -341,7 +343,9 @@ def read_message(data: bytes) -> Records:
     try:
         request.ParseFromString(data)
     except (DecodeError, RecursionError) as error:
-        raise MalformedTelemetry("payload", f"not a protobuf ExportTraceServiceRequest: {error}") from None
+        raise MalformedTelemetry(
+            "payload", f"not a protobuf ExportTraceServiceRequest: {preview(str(error), None)}"
+        ) from None
     runs: list[TaskRun] = []
     calls: list[ModelCall] = []
     rejected: list[MalformedTelemetry] = []
@@ -349,7 +353,8 @@ def read_message(data: bytes) -> Records:
         try:
             mapped: Mapped = map_span(span)
         except MalformedTelemetry as error:
-            rejected.append(error)
+            # Its reason is logged: the values it quotes are shown redacted.
+            rejected.append(MalformedTelemetry(error.field, preview(error.problem, None)))
             continue
         if mapped.run is not None:
             runs.append(mapped.run)

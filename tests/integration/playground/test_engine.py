@@ -10,9 +10,10 @@ import json
 import anthropic
 import httpx2
 
+from services.common.redaction.redactor import RedactionRules
 from services.playground import engine
 from services.playground.engine import RunPlan, ToolFailure, ToolSpec
-from services.playground.redaction import DEFAULT_RESULT_LIMIT, RedactionRules
+from services.playground.redaction import DEFAULT_RESULT_LIMIT
 from services.playground.rules import RunLimits
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
 from tests.integration.playground.scripted import (

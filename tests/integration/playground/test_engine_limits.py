@@ -12,10 +12,11 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from services.common.redaction.redactor import Redactor
 from services.playground import engine
 from services.playground.codec import step_to_json, step_to_proto
 from services.playground.engine import RunLoop
-from services.playground.redaction import DEFAULT_RESULT_LIMIT, Redactor
+from services.playground.redaction import DEFAULT_RESULT_LIMIT
 from services.playground.rules import RunLimits
 from tests.integration.playground.scripted import Call, Say, ScriptedModel
 from tests.integration.playground.test_engine import Executed, client_for, plan, tool_results

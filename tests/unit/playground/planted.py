@@ -9,8 +9,10 @@ checksums are computed here independently of the code under test.
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import random
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -117,9 +119,25 @@ class Personal:
     loose: bool = True
 
     def leaked(self, output: str) -> list[str]:
+        # Read as written and as it reads: full-width digits or a zero-width
+        # space left in the output still show the value.
+        texts = (output, plain(output))
         if self.words:
-            return [p for p in self.probes if re.search(rf"(?<![^\W\d_]){re.escape(p)}(?![^\W\d_])", output, re.I)]
-        return [p for p in self.probes if p in output]
+            return [
+                p
+                for p in self.probes
+                if any(re.search(rf"(?<![^\W\d_]){re.escape(p)}(?![^\W\d_])", text, re.I) for text in texts)
+            ]
+        return [p for p in self.probes if any(p in text for text in texts)]
+
+
+def plain(text: str) -> str:
+    """Text as a reader sees it: compatibility forms folded, invisible
+    characters dropped, every script's digits as ASCII. Written here apart
+    from the code under test, so the judge does not share its mistakes."""
+    folded = unicodedata.normalize("NFKC", text)
+    kept = (char for char in folded if unicodedata.category(char) != "Cf")
+    return "".join(char if unicodedata.decimal(char, None) is None else str(unicodedata.decimal(char)) for char in kept)
 
 
 def _digits(rng: random.Random, n: int) -> str:
@@ -326,6 +344,134 @@ PERSONAL: tuple[Callable[[random.Random], Personal], ...] = (
     coordinate,
 )
 
+# --- the same values written to walk around a pattern --------------------------------
+
+ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+# Separators between digit groups: no-break, thin and ideographic spaces,
+# dots, runs of them.
+SEPARATOR_RUNS = ("\u00a0", "\u202f", "\u2009", "\u3000", ".", " - ", "  ", ". ", "\u2013")
+# Latin letters and a Cyrillic or Greek letter drawn like each.
+LOOK_ALIKES = {
+    "a": "\u0430",
+    "c": "\u0441",
+    "e": "\u0435",
+    "o": "\u043e",
+    "p": "\u0440",
+    "x": "\u0445",
+    "y": "\u0443",
+    "i": "\u0456",
+    "A": "\u0410",
+    "B": "\u0412",
+    "E": "\u0415",
+    "H": "\u041d",
+    "K": "\u041a",
+    "M": "\u041c",
+    "O": "\u041e",
+    "P": "\u0420",
+    "T": "\u0422",
+    "X": "\u0425",
+    "N": "\u039d",
+    "Z": "\u0396",
+}
+_FULL_WIDTH = {chr(code): chr(code + 0xFEE0) for code in range(0x21, 0x7F)}
+_DEVANAGARI = {str(d): chr(0x0966 + d) for d in range(10)}
+_BENGALI = {str(d): chr(0x09E6 + d) for d in range(10)}
+_ARABIC_INDIC = {str(d): chr(0x0660 + d) for d in range(10)}
+
+
+def _with_zero_width(rng: random.Random, text: str) -> str:
+    cut = rng.randrange(1, len(text)) if len(text) > 1 else 1
+    return text[:cut] + rng.choice(ZERO_WIDTH) + text[cut:]
+
+
+def _digits_as(rng: random.Random, text: str) -> str:
+    table = rng.choice((_FULL_WIDTH, _DEVANAGARI, _BENGALI, _ARABIC_INDIC))
+    return "".join(table.get(char, char) if char.isdigit() else char for char in text)
+
+
+# Where a number written as one run of digits is cut into its usual groups.
+_GROUPS = {10: (5,), 11: (3, 7), 12: (4, 8), 13: (4, 8, 12), 15: (4, 10), 16: (4, 8, 12)}
+
+
+def _regrouped(rng: random.Random, text: str) -> str:
+    """Every separator between digit groups as another run; a run of plain
+    digits cut into its usual groups by one."""
+    run = rng.choice(SEPARATOR_RUNS)
+    if re.search(r"\d[ -]\d", text):
+        # A trunk or country prefix keeps its own gap: "0.98450" reads as a decimal.
+        prefix = re.match(r"\(?\+?(?:0|91)\)?[ -]", text)
+        kept = prefix.end() if prefix else 0
+        return text[:kept] + re.sub(r"(?<=\d)[ -](?=\d)", lambda _: run, text[kept:])
+    digits = re.search(r"\d{10,}", text)
+    if digits is None or len(digits.group()) not in _GROUPS:
+        return text
+    cuts = (0, *_GROUPS[len(digits.group())], len(digits.group()))
+    grouped = run.join(digits.group()[start:end] for start, end in itertools.pairwise(cuts))
+    return text[: digits.start()] + grouped + text[digits.end() :]
+
+
+def _spaced_digits(rng: random.Random, text: str) -> str:
+    """One digit at a time: "+9 1 9 8 4 5 0 1 2 3 4 5"."""
+    run = rng.choice((" ", "\u00a0", "."))
+    return ("+" if text.startswith(("+", "(+")) else "") + run.join(char for char in text if char.isdigit())
+
+
+def _spelled_at(rng: random.Random, text: str) -> str:
+    local, _, domain = text.partition("@")
+    form = rng.randrange(5)
+    if form == 0:
+        return f"{local}\uff20{domain}"
+    if form == 1:
+        return f"{local}{rng.choice(('[at]', '(at)', ' [at] ', ' (AT) ', '{at}'))}{domain}"
+    if form == 2 and "." in domain:
+        return f"{local} at {domain}"
+    if form == 3 and "." in domain:
+        dot = rng.choice((" [dot] ", "(dot)", " dot "))
+        return f"{local.replace('.', dot)} {rng.choice(('at', '[at]'))} {domain.replace('.', dot)}"
+    return _with_zero_width(rng, local) + "@" + domain
+
+
+def _look_alike(rng: random.Random, text: str) -> str:
+    places = [index for index, char in enumerate(text) if char in LOOK_ALIKES]
+    if not places:
+        return _with_zero_width(rng, text)
+    index = rng.choice(places)
+    return text[:index] + LOOK_ALIKES[text[index]] + text[index + 1 :]
+
+
+def _full_width(_: random.Random, text: str) -> str:
+    return "".join(_FULL_WIDTH.get(char, char) for char in text)
+
+
+_DIGIT_WAYS = (_with_zero_width, _digits_as, _regrouped, _spaced_digits, _full_width)
+OBFUSCATIONS: dict[str, tuple[Callable[[random.Random, str], str], ...]] = {
+    "phone": _DIGIT_WAYS,
+    "aadhaar": _DIGIT_WAYS,
+    "card": _DIGIT_WAYS,
+    "email": (_spelled_at, _full_width, _look_alike),
+    "upi": (_spelled_at, _full_width),
+    "person": (_look_alike, _with_zero_width, _full_width),
+    "pan": (_full_width, _with_zero_width),
+    "ifsc": (_full_width, _with_zero_width),
+    "vehicle": (_full_width, _with_zero_width, _regrouped),
+    "ip": (_digits_as, _full_width),
+    "address": (_digits_as, _with_zero_width, _full_width),
+    "coordinate": (_digits_as,),
+}
+
+
+def obfuscated(rng: random.Random, value: Personal) -> Personal:
+    """The same value written another way a reader still reads as it: the
+    probes are the new spelling and every probe of the plain one."""
+    way = rng.choice(OBFUSCATIONS[value.kind])
+    written = way(rng, value.written)
+    if value.words:
+        probes = tuple(dict.fromkeys((*written.split(), *value.probes)))
+    else:
+        probes = tuple(dict.fromkeys((written, *value.probes)))
+    return Personal(value.kind, written, probes, number=value.number, words=value.words, loose=value.loose)
+
+
 # --- harmless values --------------------------------------------------------------
 
 ZONES = (
@@ -495,11 +641,13 @@ class Planted:
     harmless_keys: list[str] = field(default_factory=list)
     # Harmless words inside strings that also hold a personal value.
     harmless_words: list[str] = field(default_factory=list)
+    obfuscate: bool = False
 
 
-def planted_document(rng: random.Random, *, size: int = 8) -> Planted:
-    """A JSON object with `size` planted slots, nested to a random depth."""
-    planted = Planted({})
+def planted_document(rng: random.Random, *, size: int = 8, obfuscate: bool = False) -> Planted:
+    """A JSON object with `size` planted slots, nested to a random depth;
+    with `obfuscate`, every personal value written to walk around a pattern."""
+    planted = Planted({}, obfuscate=obfuscate)
     containers: list[Any] = [planted.document]
     for _ in range(size):
         parent = rng.choice(containers)
@@ -540,6 +688,8 @@ def _harmless_leaf(rng: random.Random, planted: Planted) -> Any:
 
 def _plant_personal(rng: random.Random, planted: Planted, parent: Any) -> None:
     value = rng.choice(PERSONAL)(rng)
+    if planted.obfuscate:
+        value = obfuscated(rng, value)
     planted.personal.append(value)
     places = ["personal_key"]
     if value.loose:

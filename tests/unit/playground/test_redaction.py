@@ -3,16 +3,9 @@ import re
 
 import pytest
 
-from services.playground.pii_patterns import luhn_valid, verhoeff_valid
-from services.playground.redaction import (
-    DEFAULT_RESULT_LIMIT,
-    RedactionRules,
-    Redactor,
-    cap_result,
-    key_words,
-    redact,
-    redact_text,
-)
+from services.common.redaction.patterns import luhn_valid, verhoeff_valid
+from services.common.redaction.redactor import RedactionRules, Redactor, key_words, redact, redact_text
+from services.playground.redaction import DEFAULT_RESULT_LIMIT, cap_result
 from tests.unit.playground.planted import luhn_check_digit, verhoeff_check_digit
 
 MARKER = re.compile(r"…\[truncated (\d+) bytes\]\Z")

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.playground.redaction import Redactor, redact, redact_text
+from services.common.redaction.redactor import Redactor, redact, redact_text
 from tests.unit.playground.planted import PERSONAL, judge, planted_document, strings_in
 
 PROPERTY = settings(max_examples=150, deadline=None, database=None)

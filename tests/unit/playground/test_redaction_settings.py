@@ -1,7 +1,7 @@
 import pytest
 
+from services.common.redaction.redactor import RedactionRules, redact
 from services.common.settings import ENV_VARS, SettingsError, load
-from services.playground.redaction import RedactionRules, redact
 
 
 def settings_with(tmp_path, **env):

@@ -826,11 +826,33 @@ LABELLED_COORDINATE = re.compile(
     re.IGNORECASE,
 )
 
+# Between two groups of digits any run of separators: spaces of any width
+# (a no-break space is a space once normalised), dots, dashes and middle
+# dots. "98450.12345", "98450 - 12345" and "2345\u00a06789\u00a01234" are
+# grouped numbers like "98450 12345".
+_SEP = r"[\s.\-\u2010-\u2015\u2212\u00b7]+"
+_GAP = rf"(?:{_SEP})?"
+# After a trunk or country prefix no dot: "0.98450 12345" is a decimal and a number.
+_PREFIX_GAP = r"[^\S\n]*[\-\u2010-\u2015\u2212]?[^\S\n]*"
+
+
+def _spaced(first: str, count: int | str) -> str:
+    """Digits written one by one with separators between them ("9 8 4 5 0 …")."""
+    return rf"{first}(?:{_SEP}\d){{{count}}}"
+
+
 # A card is 13 to 19 digits: one run, or groups of four (Visa, MasterCard,
-# RuPay), or 4-6-5 / 4-6-4 (Amex, Diners). Fixed groupings keep a neighbouring
-# number from being read as part of the card.
-CARD = re.compile(_OPEN + r"(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{4,5})" + _CLOSE)
-AADHAAR = re.compile(_OPEN + r"[2-9]\d{3}([ -]?)\d{4}\1\d{4}" + _CLOSE)
+# RuPay), or 4-6-5 / 4-6-4 (Amex, Diners), or one digit at a time. Fixed
+# groupings keep a neighbouring number from being read as part of the card.
+CARD = re.compile(
+    _OPEN
+    + rf"(?:\d{{13,19}}|\d{{4}}{_SEP}\d{{4}}{_SEP}\d{{4}}{_SEP}\d{{1,7}}|\d{{4}}{_SEP}\d{{6}}{_SEP}\d{{4,5}}"
+    + "|"
+    + _spaced(r"\d", "12,18")
+    + ")"
+    + _CLOSE
+)
+AADHAAR = re.compile(_OPEN + rf"(?:[2-9]\d{{3}}{_GAP}\d{{4}}{_GAP}\d{{4}}|{_spaced('[2-9]', 11)})" + _CLOSE)
 
 PHONE = re.compile(
     _OPEN + r"(?:"
@@ -838,17 +860,22 @@ PHONE = re.compile(
     # The last group has three digits or more, so "+44 20 7946 0958 12 min"
     # leaves the minutes alone.
     # Numbers written in pairs (+33 1 23 45 67 89) are tried first.
-    r"\+[1-9]\d{0,3}(?:[ -]\d{1,2}){4,7}(?![ -]\d{1,2}(?!\w|\.\d))"
+    rf"\+[1-9]\d{{0,3}}(?:{_SEP}\d{{1,2}}){{4,7}}(?!{_SEP}\d{{1,2}}(?!\w|\.\d))"
     r"|"
-    r"\+[1-9]\d{0,14}(?:(?:[ -](?:\(\d{1,4}\)[ -]?)?\d{1,10})*[ -](?:\(\d{1,4}\)[ -]?)?\d{3,10})?"
+    # Any number written one digit at a time: +9 1 9 8 4 5 0 1 2 3 4 5.
+    rf"\+{_spaced('[1-9]', '7,14')}"
+    r"|"
+    rf"\+[1-9]\d{{0,14}}(?:(?:{_SEP}(?:\(\d{{1,4}}\){_GAP})?\d{{1,10}})*{_SEP}(?:\(\d{{1,4}}\){_GAP})?\d{{3,10}})?"
     r"|"
     # Indian landline with its STD code: 080-2345 6789, (080) 23456789, 0124 234 5678.
-    r"\(?0\d{2,4}\)?[ -]?\d{3,4}[ -]?\d{3,4}"
+    rf"\(?0\d{{2,4}}\)?{_GAP}\d{{3,4}}{_GAP}\d{{3,4}}|{_spaced('0', 10)}"
     r"|"
-    # Indian mobile: 98450 12345, 0 98450-12345, 91 984 501 2345, (+91) 9845012345.
-    # Only the groupings people write, so "902343012 0" stays two numbers.
-    r"(?:\(\+91\)[ -]?|91[ -]?|0[ -]?)?"
-    r"[6-9](?:\d{9}|\d{4}[ -]\d{5}|\d{2}[ -]\d{3}[ -]\d{4}|\d{3}[ -]\d{3}[ -]\d{3}|\d[ -]\d{4}[ -]\d{4})"
+    # Indian mobile: 98450 12345, 0 98450-12345, 91 984 501 2345, (+91) 9845012345,
+    # 9 8 4 5 0 1 2 3 4 5. Only the groupings people write, so "902343012 0"
+    # stays two numbers.
+    rf"(?:\(\+91\){_PREFIX_GAP}|91{_PREFIX_GAP}|9{_SEP}1{_SEP}|0{_PREFIX_GAP})?"
+    rf"(?:[6-9](?:\d{{9}}|\d{{4}}{_SEP}\d{{5}}|\d{{2}}{_SEP}\d{{3}}{_SEP}\d{{4}}|\d{{3}}{_SEP}\d{{3}}{_SEP}\d{{3}}"
+    rf"|\d{_SEP}\d{{4}}{_SEP}\d{{4}})|{_spaced('[6-9]', 9)})"
     r")" + _CLOSE
 )
 
