@@ -73,8 +73,15 @@ class ClaimRefused(Unauthenticated):
 
     default_code = "INVALID_TOKEN"
 
-    def __init__(self, claim: str, problem: str, *, code: str | None = None) -> None:
-        super().__init__(f"the token's {claim} claim {problem}", code=code, details={"claim": claim})
+    def __init__(
+        self,
+        claim: str,
+        problem: str = "is not valid",
+        *,
+        code: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(f"the token's {claim} claim {problem}", code=code, details={**(details or {}), "claim": claim})
         self.claim = claim
         self.problem = problem
 
