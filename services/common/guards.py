@@ -3,7 +3,8 @@
 Whatever arrives from outside (a REST body or query, a gRPC request, a NATS
 payload, an OTLP span, a token's claims) passes through one of these before
 a rule reads it. Each guard answers the value, normalised, or raises a
-`FieldError` naming the field; nothing else escapes it (no OverflowError
+`FieldError` naming the field (for a claim, `ClaimRefused`: a 401 naming
+the claim); nothing else escapes it (no OverflowError
 from a 4,000-digit integer, no ValueError from a year the calendar cannot
 shift). The gateway's pydantic types call the same functions, so REST and
 gRPC refuse the same input with the same reason.
@@ -11,6 +12,20 @@ gRPC refuse the same input with the same reason.
 Every guard takes the error class to raise, so a context keeps its own
 error code (MALFORMED_TELEMETRY, MALFORMED_FACTS, …) while the rule itself
 is written once.
+
+Which guard owns which class, and the edges that call it:
+
+- numbers (`integer`, `number`, `numbers_in`): REST `Number` and `json_int`
+  (gateway.contracts.common); gRPC thresholds (the registry's codec).
+- instants (`instant`, `epoch_instant`): REST `Instant` bodies and queries;
+  gRPC decided_at, listing ranges and human-input `at` (the decisions
+  codecs); NATS run, heartbeat and fact times (telemetry's and outcomes'
+  rules); OTLP span times.
+- text (`text`): every REST `text()` field.
+- identifiers (`identifier`, `lookalike`, `skeleton`): gRPC decisions'
+  agent_id and OTLP agent names; a run's or heartbeat's agent id is held to
+  ASCII by its own pattern.
+- claims (`claims`): the gateway's token check and `outrider token`.
 """
 
 from __future__ import annotations
