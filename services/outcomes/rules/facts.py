@@ -182,17 +182,10 @@ def check_storable(event: BookingFactsEvent) -> BookingFactsEvent:
     its transaction on every delivery, so it is malformed here rather than
     poison that is redelivered forever.
     """
-    if len(event.subject_id) > MAX_SUBJECT_ID:
-        raise MalformedFacts("subject_id", f"is longer than {MAX_SUBJECT_ID} characters")
-    for field, value in (("subject_id", event.subject_id), ("status", event.status)):
-        if value is None:
-            continue
-        if "\x00" in value:
-            raise MalformedFacts(field, "contains a NUL character")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise MalformedFacts(field, "is not valid Unicode text") from None
+    guards.text("subject_id", event.subject_id, max_length=MAX_SUBJECT_ID, error=MalformedFacts)
+    if event.status is not None:
+        # No cap of its own: the whole event is at most MAX_EVENT_BYTES.
+        guards.text("status", event.status, max_length=MAX_EVENT_BYTES, error=MalformedFacts)
     return event
 
 
