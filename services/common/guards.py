@@ -280,10 +280,13 @@ def identifier(field: str, value: object, *, max_length: int, error: type[FieldE
     so two spellings of one id become one. Format and bidi controls, zero
     widths and other invisibles are refused, not stripped: an id holding
     one was made to look like another, and quietly mapping it would hide
-    the producer's bug. Beside ASCII letters or digits, a character whose
-    Unicode TR #39 skeleton is ASCII (a Cyrillic O, U+041E, in "EXCEPTION_AGENT")
-    is refused too: mixed with the letters it imitates it can only be a
-    look-alike, and it would split one agent's history in two.
+    the producer's bug. A character whose Unicode TR #39 skeleton is ASCII
+    (a Cyrillic O, U+041E, in "EXCEPTION_AGENT") is refused beside ASCII
+    letters or digits, and so is an id that looks ASCII as a whole (every
+    letter Cyrillic, none Latin): either can only be a look-alike of an
+    ASCII id, and it would split one agent's history in two. An id in a
+    script of its own (Devanagari, Japanese, Cyrillic that reads as
+    Cyrillic) is kept.
     """
     raw = text(field, value, max_length=max_length, min_length=1, error=error)
     normalised = unicodedata.normalize("NFKC", raw)
@@ -292,10 +295,12 @@ def identifier(field: str, value: object, *, max_length: int, error: type[FieldE
             raise error(field, f"must not contain invisible or control characters (U+{ord(char):04X})")
     if len(normalised) > max_length:
         raise error(field, f"must be at most {max_length:,} characters")
-    if any(char.isascii() and char.isalnum() for char in normalised):
-        for char in normalised:
-            if not char.isascii() and (look := skeleton(char)).isascii():
-                raise error(field, f"holds U+{ord(char):04X}, which looks like {look!r}; write the ASCII letter")
+    impostor = next((char for char in normalised if not char.isascii() and skeleton(char).isascii()), None)
+    if impostor is not None and (
+        any(char.isascii() and char.isalnum() for char in normalised) or skeleton(normalised).isascii()
+    ):
+        look = skeleton(impostor)
+        raise error(field, f"holds U+{ord(impostor):04X}, which looks like {look!r}; write the ASCII letter")
     return normalised
 
 

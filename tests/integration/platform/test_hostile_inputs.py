@@ -52,6 +52,7 @@ LOOK_ALIKES = {
     "zero-width space": "EXCEPTION\u200b_AGENT",
     "right-to-left override": "\u202eEXCEPTION_AGENT",
     "Cyrillic O": "EXCEPTI\u041eN_AGENT",
+    "all Cyrillic": "\u0415\u0425\u0421\u0415\u0420\u0422\u0406\u041e\u041d_\u0410\u0412\u0421",
 }
 
 

@@ -177,8 +177,15 @@ def test_whatever_an_id_holds_the_guard_answers_a_normalised_id_or_a_refusal(val
 
 @pytest.mark.parametrize(
     "value",
-    ["EXCEPTI\u041eN_AGENT", "\u0415XCEPTION_AGENT", "EXCEPTION_\u0410GENT", "exception_\u0430gent", "agent_\u03bf1"],
-    ids=["Cyrillic O", "Cyrillic E", "Cyrillic A", "Cyrillic a", "Greek omicron"],
+    [
+        "EXCEPTI\u041eN_AGENT",
+        "\u0415XCEPTION_AGENT",
+        "EXCEPTION_\u0410GENT",
+        "exception_\u0430gent",
+        "agent_\u03bf1",
+        "\u0415\u0425\u0421\u0415\u0420\u0422\u0406\u041e\u041d_\u0410\u0412\u0421",
+    ],
+    ids=["Cyrillic O", "Cyrillic E", "Cyrillic A", "Cyrillic a", "Greek omicron", "all Cyrillic"],
 )
 def test_a_letter_that_only_looks_like_ascii_beside_ascii_is_refused(value: str) -> None:
     problem = _refused(lambda: guards.identifier("agent_id", value, max_length=256), "agent_id").problem
