@@ -86,6 +86,13 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
                         },
                     )
+                for answer in operation.get("responses", {}).values():
+                    content = answer.get("content", {})
+                    # FastAPI adds an untyped JSON answer to every route; beside
+                    # the media type a route declares (Prometheus text) it would
+                    # promise a JSON body no answer of the route ever is.
+                    if len(content) > 1 and content.get("application/json", {}).get("schema") == {}:
+                        del content["application/json"]
                 answer = operation.get("responses", {}).get("422")
                 if answer is not None:
                     answer["description"] = "the request breaks a rule; `details.fields` names each field at fault"

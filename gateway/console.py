@@ -63,12 +63,26 @@ def sign_in_link(host: str, port: int, token: str) -> str:
     return f"http://{reachable}:{port}{PREFIX}/#token={token}"
 
 
+# Longer than any hashed asset's path; past it, no file is looked for.
+MAX_ASSET_PATH = 255
+
+
 def _inside(root: Path, relative: str) -> Path | None:
-    """The file `relative` names under root, or None; never a path outside root."""
-    candidate = (root / relative).resolve()
-    if candidate != root and root not in candidate.parents:
+    """The file `relative` names under root, or None; never a path outside root.
+
+    A path the filesystem cannot even look up (a NUL, a name past its
+    length limit) names no asset: it is a 404 like any other, never a
+    traceback per request to anyone who sends one.
+    """
+    if len(relative) > MAX_ASSET_PATH or "\x00" in relative:
         return None
-    return candidate if candidate.is_file() else None
+    try:
+        candidate = (root / relative).resolve()
+        if candidate != root and root not in candidate.parents:
+            return None
+        return candidate if candidate.is_file() else None
+    except (OSError, ValueError):
+        return None
 
 
 @lru_cache(maxsize=64)
@@ -109,6 +123,6 @@ def mount(app: FastAPI, dist: Path = DIST) -> None:
             if asset is None:
                 # A stale page asking for an asset of an older release must
                 # fail plainly, not receive index.html as JavaScript.
-                return envelope(404, "NOT_FOUND", f"no console asset {path}")
+                return envelope(404, "NOT_FOUND", "no such console asset")
             return _asset(asset, request.headers.get("accept-encoding", ""))
         return FileResponse(index, media_type="text/html; charset=utf-8", headers=PAGE_HEADERS)

@@ -24,6 +24,8 @@ from fastapi import Request, Response
 from fastapi.routing import APIRoute
 from pydantic_core import from_json
 
+from gateway.auth import credential_checks
+
 
 def read_json(body: bytes) -> Any:
     """The value `json.loads(body)` gives, or its error; read by pydantic's parser where it can."""
@@ -41,12 +43,16 @@ class JsonBodyRequest(Request):
 
 
 class JsonBodyRoute(APIRoute):
-    """A route whose JSON body is read with `read_json`."""
+    """A route whose JSON body is read with `read_json`, and only once the
+    caller's credential has been checked (gateway.auth.credential_checks)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        checks = credential_checks(self.dependant) if self.body_field is not None else []
 
         async def handle(request: Request) -> Response:
+            for check in checks:
+                await check(request)
             return await handler(JsonBodyRequest(request.scope, request.receive))
 
         return handle

@@ -221,14 +221,25 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 
 def cmd_token(args: argparse.Namespace) -> int:
-    from gateway.auth import issue_token
+    from datetime import timedelta
+
+    from gateway.auth import issue_token, verify_token
     from gateway.console import LINK_TTL_S, sign_in_link
+    from gateway.errors import ApiError
 
     settings = _settings()
     ttl_s = args.ttl_hours * 3600 if args.ttl_hours is not None else (LINK_TTL_S if args.console else 12 * 3600)
     token = issue_token(
         settings.jwt_secret, sub=args.sub, role=args.role, tenant_id=args.tenant, email=args.email, ttl_s=ttl_s
     )
+    # Checked as the gateway will check it, so a token printed here is one
+    # the gateway takes: a lifetime past OUTRIDER_JWT_MAX_TTL_HOURS or an
+    # unprintable --sub is said now, not as a 401 later.
+    try:
+        verify_token(settings.jwt_secret, token, max_ttl=timedelta(hours=settings.jwt_max_ttl_hours))
+    except ApiError as refused:
+        print(f"outrider token: {refused.message}", file=sys.stderr)
+        return 2
     print(sign_in_link(settings.http_host, settings.http_port, token) if args.console else token)
     return 0
 

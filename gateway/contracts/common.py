@@ -4,7 +4,10 @@ requests are built from.
 Each type here states in the OpenAPI document exactly what the gateway then
 enforces, so a client generated from the document sends what is accepted.
 Strings are strict (a number is not coerced into text) and must be text
-Postgres and gRPC can carry: no NUL and no lone surrogate.
+Postgres and gRPC can carry: no NUL and no lone surrogate. Numbers, text and
+instants are checked by the guards every gRPC decoder calls too
+(services.common.guards), so REST and gRPC refuse the same input with the
+same reason.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import (
@@ -26,6 +29,9 @@ from pydantic import (
     WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
+
+from services.common import guards
+from services.common.errors import FieldError
 
 INT32_MAX = 2**31 - 1
 PAGE_LIMIT_MAX = 200
@@ -51,14 +57,16 @@ def _refused(kind: str, reason: str) -> PydanticCustomError:
     return PydanticCustomError(kind, reason)
 
 
+def _as_pydantic(refusal: FieldError, kind: str) -> PydanticCustomError:
+    # The guard's reason alone: pydantic's location already names the field.
+    return _refused(kind, refusal.problem)
+
+
 def _carriable(value: str) -> str:
     try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise _refused("unicode", "is not valid Unicode text (it holds a lone surrogate)") from None
-    if "\x00" in value:
-        raise _refused("nul", "must not contain NUL characters")
-    return value
+        return guards.text("value", value, max_length=len(value))
+    except FieldError as refusal:
+        raise _as_pydantic(refusal, "text") from None
 
 
 def text(
@@ -84,9 +92,14 @@ def text(
     ]
 
 
-def _aware(value: datetime) -> datetime:
-    if value.utcoffset() is None:
-        raise _refused("offset", "must carry a UTC offset")
+def _bounded(value: datetime) -> datetime:
+    # DESIGN §3's bounds for every instant from outside; a field that must
+    # not lie in the future is held to that by its context, for REST and
+    # gRPC alike. The value keeps the offset it was written with.
+    try:
+        guards.instant("value", value, now=datetime.now(UTC))
+    except FieldError as refusal:
+        raise _as_pydantic(refusal, "instant") from None
     return value
 
 
@@ -106,44 +119,49 @@ def _rfc3339(value: Any) -> Any:
 Instant = Annotated[
     datetime,
     BeforeValidator(_rfc3339),
-    AfterValidator(_aware),
+    AfterValidator(_bounded),
     PlainSerializer(lambda value: value.isoformat(), return_type=str),
     WithJsonSchema({"type": "string", "format": "date-time"}),
 ]
 
 
 def _json_number(value: Any) -> int | float:
-    # bool is an int to Python, but true is not a number to anyone else.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _refused("number", "must be a number")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise _refused("number", "must be a finite number")
-    return value
+    try:
+        return guards.number("value", value)
+    except FieldError as refusal:
+        raise _as_pydantic(refusal, "number") from None
 
 
 # A JSON number kept as written: 3 stays an integer and 2.5 a fraction (a
 # float field would turn 3 into 3.0, and an integer rule would refuse it).
-Number = Annotated[int | float, PlainValidator(_json_number), WithJsonSchema({"type": "number"})]
-
-
-def _json_integer(value: Any) -> int:
-    # JSON has one number type: 3.0 is the integer 3 to any JSON Schema
-    # validator, so it is accepted as 3; "3" and true are not integers.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _refused("int_type", "must be an integer")
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise _refused("int_type", "must be a whole number")
-        return int(value)
-    return value
+Number = Annotated[
+    int | float,
+    PlainValidator(_json_number),
+    WithJsonSchema(
+        {
+            "type": "number",
+            "description": f"a finite number; an integer between {guards.INT64_MIN} and {guards.INT64_MAX}",
+        }
+    ),
+]
 
 
 def json_int(*, ge: int | None = None, le: int | None = None) -> Any:
-    """A JSON integer within bounds, stated in the document as enforced."""
-    bounds = {name: value for name, value in (("minimum", ge), ("maximum", le)) if value is not None}
-    return Annotated[
-        int, PlainValidator(_json_integer), Field(ge=ge, le=le), WithJsonSchema({"type": "integer", **bounds})
-    ]
+    """A JSON integer within bounds (int64 unless narrower), stated in the document as enforced.
+
+    JSON has one number type: 3.0 is the integer 3 to any JSON Schema
+    validator, so it is accepted as 3; "3" and true are not integers.
+    """
+    low = guards.INT64_MIN if ge is None else ge
+    high = guards.INT64_MAX if le is None else le
+
+    def read(value: Any) -> int:
+        try:
+            return guards.integer("value", value, minimum=low, maximum=high)
+        except FieldError as refusal:
+            raise _as_pydantic(refusal, "int_type") from None
+
+    return Annotated[int, PlainValidator(read), WithJsonSchema({"type": "integer", "minimum": low, "maximum": high})]
 
 
 JsonInt = json_int()

@@ -147,6 +147,58 @@ class AuditPage(Page[AuditRow]):
     pass
 
 
+# ─── The snapshot engines obey (GET /internal/ai/registry) ─────────────────
+# The document services/registry/snapshot.py builds, field for field: the
+# one document every engine parses, so its shape is published, not implied.
+
+
+class SnapshotAgent(Reply):
+    runtime: Runtime
+    status: AgentStatus
+    has_autonomy_gate: bool
+    autonomous: bool = Field(description="the agent may act without a human")
+    model: str | None = Field(description="the pinned model; null means the engine's default")
+
+
+class SnapshotSkill(Reply):
+    agent_id: str
+    source: SkillSource
+    enabled: bool
+    thresholds: dict[str, float] = Field(description="each threshold's current value, by key")
+    tool_names: list[str]
+    version: int
+
+
+class SnapshotTool(Reply):
+    kind: ToolKind
+    executor: Executor
+    owner_agents: list[str]
+    requires_confirmation: bool = Field(description="a human confirms each call for at least one agent using it")
+    requires_confirmation_by_agent: dict[str, bool] = Field(description="the same, for each agent whose skills use it")
+
+
+class SnapshotRollout(Reply):
+    """A running or paused rollout (DESIGN §9); halted, aborted and completed ones are absent."""
+
+    id: str
+    agent_id: str
+    decision_type: str
+    percent: float = Field(ge=0, le=100, description="the candidate arm's share of subjects")
+    change: dict[str, Any] = Field(
+        description="the change rolled out: {model}, {autonomous, confirm} or {skill_id, thresholds?, enabled?}"
+    )
+
+
+class RegistrySnapshot(Reply):
+    format: int = Field(description="bumped when the shape changes in a way older engines cannot read")
+    agents: dict[str, SnapshotAgent] = Field(description="by agent id")
+    skills: dict[str, SnapshotSkill] = Field(description="by skill id")
+    tools: dict[str, SnapshotTool] = Field(description="by tool name")
+    rollouts: list[SnapshotRollout] = Field(
+        default_factory=list, description="rollouts in progress; absent from documents made before rollouts existed"
+    )
+
+
 # ─── Requests ──────────────────────────────────────────────────────────────
 
 

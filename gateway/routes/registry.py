@@ -22,6 +22,7 @@ from gateway.contracts.registry import (
     AgentPage,
     AgentPatch,
     AuditPage,
+    RegistrySnapshot,
     Skill,
     SkillDraft,
     SkillPage,
@@ -157,8 +158,8 @@ async def list_audit(
     response_class=Response,
     responses={
         200: {
+            "model": RegistrySnapshot,
             "description": "the snapshot document",
-            "content": {"application/json": {"schema": {"type": "object"}}},
             "headers": {"ETag": {"schema": {"type": "string"}}, FRESHNESS_HEADER: SNAPSHOT_FRESHNESS},
         },
         304: {

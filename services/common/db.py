@@ -40,6 +40,11 @@ _MIGRATION_LOCK = 0x6F757472  # "outr"
 _UNREACHABLE_CLASSES = ("08", "57")
 _TOO_MANY_CONNECTIONS = "53300"
 _NOT_IN_PREREQUISITE_STATE = "55000"
+# asyncpg's words for a statement on a connection it has seen close.
+_CLOSED = "connection is closed"
+# Modules of the database driver: an OSError raised inside them is the
+# database's socket, whatever code called them.
+_DRIVER = "asyncpg."
 
 
 def unreachable(error: BaseException) -> bool:
@@ -47,16 +52,26 @@ def unreachable(error: BaseException) -> bool:
     try-again answer), rather than a statement that failed (a bug).
 
     The error must come from a database client; its causes are then read
-    for a lost socket, a refused or timed-out connection, or a SQLSTATE
-    above. An OSError raised by anything else proves nothing about Postgres.
+    for a lost socket, a refused or timed-out connection, a connection the
+    driver already closed, or a SQLSTATE above. An OSError raised by
+    anything else proves nothing about Postgres; one the driver raised while
+    connecting (a Unix socket that is gone: FileNotFoundError) reaches the
+    caller bare, not wrapped, and is known by where it was raised.
     """
-    if not isinstance(error, sql_errors.SQLAlchemyError | asyncpg.PostgresError | asyncpg.InterfaceError):
+    if not isinstance(error, sql_errors.SQLAlchemyError | asyncpg.PostgresError | asyncpg.InterfaceError) and not (
+        isinstance(error, OSError) and _raised_in_driver(error)
+    ):
         return False
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         if isinstance(current, OSError | sql_errors.TimeoutError | asyncpg.ConnectionDoesNotExistError):
+            return True
+        if isinstance(current, asyncpg.InterfaceError) and _CLOSED in str(current):
+            # A pooled or direct connection whose socket the driver saw
+            # close: the next statement on it fails with this, not with a
+            # connection error, while the server is away.
             return True
         if isinstance(current, sql_errors.DBAPIError) and current.connection_invalidated:
             return True
@@ -68,6 +83,15 @@ def unreachable(error: BaseException) -> bool:
         ):
             return True
         current = getattr(current, "orig", None) or current.__cause__
+    return False
+
+
+def _raised_in_driver(error: BaseException) -> bool:
+    trace = error.__traceback__
+    while trace is not None:
+        if str(trace.tb_frame.f_globals.get("__name__", "")).startswith(_DRIVER):
+            return True
+        trace = trace.tb_next
     return False
 
 

@@ -76,6 +76,8 @@ class Settings:
     # Accepted beside the current ones during a rollover, never issued.
     service_key_previous: str | None = None
     jwt_secret_previous: str | None = None
+    # The longest a console token may live, from its iat to its exp.
+    jwt_max_ttl_hours: int = 720
     # Every engine's keys by engine name, "default" included; a key list
     # holds the current key and, during a rollover, the previous one.
     engine_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -494,6 +496,13 @@ DECLARED: tuple[Declared, ...] = (
         "also accepted for console tokens while they move to a new secret",
         secret_text,
         secret=True,
+    ),
+    Declared(
+        "OUTRIDER_JWT_MAX_TTL_HOURS",
+        "jwt_max_ttl_hours",
+        "the longest a console token may live: its exp at most this many hours after its iat, else 401",
+        integer(1, 24 * 366),
+        720,
     ),
     Declared(
         "OUTRIDER_GRPC_TLS_CERT",

@@ -12,12 +12,14 @@ import json
 import struct
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2
-from outrider.wire import MalformedJson, json_bytes, json_object, timestamp, timestamp_datetime, timestamp_fields
-from services.common import callers, paging
+from outrider.wire import MalformedJson, json_bytes, json_object, timestamp, timestamp_fields
+from services.common import callers, guards, paging
 from services.common.errors import DomainError, InvalidArgument
 from services.common.grpc_server import status_of
 from services.decisions import queries, rules
@@ -34,6 +36,7 @@ from services.decisions.queries import (
 )
 from services.decisions.rules import (
     MAX_CONTEXT_BYTES,
+    MAX_TEXT_CHARS,
     AuditEntry,
     DecisionDraft,
     Erasure,
@@ -67,6 +70,25 @@ def context_from_proto(data: bytes) -> dict[str, Any] | None:
         raise InvalidArgument(f"context: {error}", field="context") from None
 
 
+def _instant(stamp: Timestamp, present: bool, field: str) -> datetime | None:
+    """A Timestamp from outside, held to DESIGN §3's bounds before it becomes a datetime.
+
+    The rules refuse a decided_at in the future; the guard refuses what no
+    rule could even compare (year 1, year 9999, seconds past the calendar).
+    """
+    if not present or (stamp.seconds == 0 and stamp.nanos == 0):
+        return None
+    return guards.epoch_instant(field, stamp.seconds, stamp.nanos, now=datetime.now(UTC))
+
+
+def _agent_id(value: str) -> str:
+    # Blank is left for the rules to call "required"; anything else is one
+    # identifier however it was typed (services.common.guards.identifier).
+    if not value.strip():
+        return value
+    return guards.identifier("agent_id", value.strip(), max_length=MAX_TEXT_CHARS, error=InvalidDecision)
+
+
 def embedding_from_proto(values: Sequence[float]) -> tuple[float, ...]:
     """A repeated float field (an embedding) as a tuple of floats.
 
@@ -90,7 +112,7 @@ def draft_from_proto(request: decisions_pb2.RecordDecisionRequest) -> DecisionDr
     return DecisionDraft(
         id=request.id,
         decision_type=request.decision_type,
-        agent_id=request.agent_id,
+        agent_id=_agent_id(request.agent_id),
         subject_id=request.subject_id,
         action=request.action,
         confidence=request.confidence if request.HasField("confidence") else None,
@@ -98,7 +120,7 @@ def draft_from_proto(request: decisions_pb2.RecordDecisionRequest) -> DecisionDr
         model=request.model,
         context=context_from_proto(request.context_json),
         embedding=embedding_from_proto(request.embedding),
-        decided_at=timestamp_datetime(request.decided_at, request.HasField("decided_at")),
+        decided_at=_instant(request.decided_at, request.HasField("decided_at"), "decided_at"),
     )
 
 
@@ -168,8 +190,8 @@ def pending_verdicts_from_proto(request: decisions_pb2.SetOutcomesRequest) -> Pe
 
 
 def listing_from_proto(request: decisions_pb2.ListDecisionsRequest) -> DecisionListing:
-    decided_from = timestamp_datetime(request.decided_from, request.HasField("decided_from"))
-    decided_to = timestamp_datetime(request.decided_to, request.HasField("decided_to"))
+    decided_from = _instant(request.decided_from, request.HasField("decided_from"), "decided_from")
+    decided_to = _instant(request.decided_to, request.HasField("decided_to"), "decided_to")
     outcome = queries.outcome_filter(request.outcome)
     limit = paging.page_limit(request.page.limit)
     after = paging.decode_cursor(request.page.cursor, queries.page_key)
@@ -195,13 +217,13 @@ def detail_query_from_proto(request: decisions_pb2.GetDecisionRequest) -> Detail
 def pending_listing_from_proto(request: decisions_pb2.ListPendingRequest) -> PendingListing:
     limit = paging.page_limit(request.limit, default=DEFAULT_PENDING_BATCH, maximum=MAX_PENDING_BATCH)
     after = paging.decode_cursor(request.after_cursor, queries.page_key, field="after_cursor")
-    before = timestamp_datetime(request.decided_before, request.HasField("decided_before"))
+    before = _instant(request.decided_before, request.HasField("decided_before"), "decided_before")
     return PendingListing(decided_before=before, after=after, limit=limit)
 
 
 def counted_since_from_proto(request: decisions_pb2.CountOutcomesRequest) -> datetime | None:
     """The decisions to count: those made from this instant on; None counts them all."""
-    return timestamp_datetime(request.decided_since, request.HasField("decided_since"))
+    return _instant(request.decided_since, request.HasField("decided_since"), "decided_since")
 
 
 # ─── Out ───────────────────────────────────────────────────────────────────

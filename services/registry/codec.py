@@ -10,7 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import registry_pb2
 from outrider.wire import MalformedJson, json_bytes, json_value
-from services.common import callers, paging
+from services.common import callers, guards, paging
 from services.common.errors import InvalidArgument, PermissionDenied
 from services.registry import rules
 from services.registry.inventory import Surface
@@ -286,11 +286,15 @@ def skill_draft(request: registry_pb2.CreateSkillRequest) -> dict[str, Any]:
 
 
 def _json(data: bytes, field: str) -> Any:
-    # Any JSON value: the rules name a wrong type themselves ("must be an object").
+    # Any JSON value: the rules name a wrong type themselves ("must be an
+    # object"). Its numbers are guarded here, each by its path: a rule does
+    # float arithmetic on them, which a 4,000-digit integer overflows.
     try:
-        return json_value(data)
+        value = json_value(data)
     except MalformedJson as error:
         raise InvalidArgument(f"{field}: {error}", field=field) from None
+    guards.numbers_in(field, value)
+    return value
 
 
 def audit_position(parts: list[str]) -> int:

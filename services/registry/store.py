@@ -198,7 +198,7 @@ def _tool(row: Any) -> Tool:
         description=row.description,
         kind=ToolKind(row.kind),
         target=row.target,
-        input_schema=_json(row.input_schema),
+        input_schema=row.input_schema,
         implemented_at=row.implemented_at,
         owner_agents=tuple(row.owner_agents),
         executor=Executor(row.executor),
@@ -303,8 +303,8 @@ def _skill_row(row: Any, tools: Sequence[str]) -> SkillRow:
         source=SkillSource(row.source),
         enabled=row.enabled,
         disabled_reason=row.disabled_reason,
-        thresholds=_json(row.thresholds),
-        thresholds_schema=_json(row.thresholds_schema),
+        thresholds=row.thresholds,
+        thresholds_schema=row.thresholds_schema,
         version=row.version,
         tool_names=tuple(tools),
     )
@@ -611,8 +611,11 @@ def _audit(row: Any) -> AuditRow:
         entity=row.entity,
         entity_id=row.entity_id,
         field=row.field,
-        old=_json(row.old),
-        new=_json(row.new),
+        # The driver hands jsonb over decoded (SQLAlchemy installs a json
+        # codec on every connection): a string value is the value, never JSON
+        # text to read again.
+        old=row.old,
+        new=row.new,
         changed_by=row.changed_by,
         changed_by_email=row.changed_by_email,
         changed_at=row.changed_at,
@@ -659,10 +662,6 @@ def _check_columns(values: Mapping[str, Any], allowed: set[str]) -> None:
     unexpected = set(values) - allowed
     if unexpected:
         raise ValueError(f"not a patchable column: {', '.join(sorted(unexpected))}")
-
-
-def _json(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value
 
 
 def _jsonb_text(value: Any) -> str | None:

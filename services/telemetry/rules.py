@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
 
+from services.common import guards
 from services.common.errors import FieldError
 
 TASK_STATUSES = frozenset({"succeeded", "failed"})
@@ -241,6 +242,24 @@ def parse_datetime(name: str, raw: Any) -> datetime:
         raise MalformedTelemetry(name, f"{raw!r} is not a valid date-time: {error}") from None
 
 
+# How far ahead of this clock a run's time may read: an engine's clock
+# drifts a little. A naive time is the engine's wall clock in a zone it does
+# not name, which may be up to 14 hours ahead of UTC.
+RUN_CLOCK_SKEW = timedelta(minutes=2)
+_WIDEST_OFFSET = timedelta(hours=14)
+
+
+def bounded_run_time(name: str, value: datetime, now: datetime) -> datetime:
+    """A run's time within DESIGN §3's bounds: from 2000-01-01, and not in the future."""
+    if value.utcoffset() is None:
+        guards.instant(
+            name, value.replace(tzinfo=UTC), now=now, future=RUN_CLOCK_SKEW + _WIDEST_OFFSET, error=MalformedTelemetry
+        )
+        return value
+    guards.instant(name, value, now=now, future=RUN_CLOCK_SKEW, error=MalformedTelemetry)
+    return value
+
+
 def duration_ms(started: datetime, finished: datetime) -> float:
     """Milliseconds between two readings of the engine's clock.
 
@@ -257,8 +276,8 @@ def duration_ms(started: datetime, finished: datetime) -> float:
     return elapsed
 
 
-def parse_task(raw: bytes | str) -> TaskRun:
-    """Validate one telemetry.task message body.
+def parse_task(raw: bytes | str, *, now: datetime | None = None) -> TaskRun:
+    """Validate one telemetry.task message body; `now` is this clock unless given.
 
     Keys this version does not know are ignored: an engine that adds a field
     must not get every one of its runs terminated.
@@ -274,8 +293,9 @@ def parse_task(raw: bytes | str) -> TaskRun:
         raise MalformedTelemetry("started_at", "is required")
     if "finished_at" not in payload:
         raise MalformedTelemetry("finished_at", "is required")
-    started = parse_datetime("started_at", payload["started_at"])
-    finished = parse_datetime("finished_at", payload["finished_at"])
+    clock = now or datetime.now(UTC)
+    started = bounded_run_time("started_at", parse_datetime("started_at", payload["started_at"]), clock)
+    finished = bounded_run_time("finished_at", parse_datetime("finished_at", payload["finished_at"]), clock)
     elapsed = duration_ms(started, finished)
     error = payload.get("error")
     if error is not None:
@@ -297,14 +317,20 @@ def parse_task(raw: bytes | str) -> TaskRun:
     )
 
 
-def parse_heartbeat(raw: bytes | str) -> Heartbeat:
-    """Validate one telemetry.agent message body: {agent_id, state, at}."""
+def parse_heartbeat(raw: bytes | str, *, now: datetime | None = None) -> Heartbeat:
+    """Validate one telemetry.agent message body: {agent_id, state, at}; `now` is this clock unless given."""
     payload = _decode(raw)
     agent_id = _agent_id(payload)
     state = _text(payload, "state", MAX_STATE_LENGTH)
     if "at" not in payload:
         raise MalformedTelemetry("at", "is required")
-    parse_datetime("at", payload["at"])
+    at = parse_datetime("at", payload["at"])
+    guards.instant(
+        "at",
+        at if at.utcoffset() is not None else at.replace(tzinfo=UTC),
+        now=now or datetime.now(UTC),
+        error=MalformedTelemetry,
+    )
     return Heartbeat(agent_id=agent_id, state=state, at=payload["at"].strip())
 
 

@@ -1549,6 +1549,40 @@ export interface components {
             /** Id */
             id: string;
         };
+        /** RegistrySnapshot */
+        RegistrySnapshot: {
+            /**
+             * Agents
+             * @description by agent id
+             */
+            agents: {
+                [key: string]: components["schemas"]["SnapshotAgent"];
+            };
+            /**
+             * Format
+             * @description bumped when the shape changes in a way older engines cannot read
+             */
+            format: number;
+            /**
+             * Rollouts
+             * @description rollouts in progress; absent from documents made before rollouts existed
+             */
+            rollouts?: components["schemas"]["SnapshotRollout"][];
+            /**
+             * Skills
+             * @description by skill id
+             */
+            skills: {
+                [key: string]: components["schemas"]["SnapshotSkill"];
+            };
+            /**
+             * Tools
+             * @description by tool name
+             */
+            tools: {
+                [key: string]: components["schemas"]["SnapshotTool"];
+            };
+        };
         /** Routing */
         Routing: {
             /** Arms */
@@ -1919,6 +1953,85 @@ export interface components {
          * @enum {string}
          */
         SkillSource: "engine" | "console" | "custom";
+        /** SnapshotAgent */
+        SnapshotAgent: {
+            /**
+             * Autonomous
+             * @description the agent may act without a human
+             */
+            autonomous: boolean;
+            /** Has Autonomy Gate */
+            has_autonomy_gate: boolean;
+            /**
+             * Model
+             * @description the pinned model; null means the engine's default
+             */
+            model: string | null;
+            runtime: components["schemas"]["Runtime"];
+            status: components["schemas"]["AgentStatus"];
+        };
+        /**
+         * SnapshotRollout
+         * @description A running or paused rollout (DESIGN §9); halted, aborted and completed ones are absent.
+         */
+        SnapshotRollout: {
+            /** Agent Id */
+            agent_id: string;
+            /**
+             * Change
+             * @description the change rolled out: {model}, {autonomous, confirm} or {skill_id, thresholds?, enabled?}
+             */
+            change: {
+                [key: string]: unknown;
+            };
+            /** Decision Type */
+            decision_type: string;
+            /** Id */
+            id: string;
+            /**
+             * Percent
+             * @description the candidate arm's share of subjects
+             */
+            percent: number;
+        };
+        /** SnapshotSkill */
+        SnapshotSkill: {
+            /** Agent Id */
+            agent_id: string;
+            /** Enabled */
+            enabled: boolean;
+            source: components["schemas"]["SkillSource"];
+            /**
+             * Thresholds
+             * @description each threshold's current value, by key
+             */
+            thresholds: {
+                [key: string]: number;
+            };
+            /** Tool Names */
+            tool_names: string[];
+            /** Version */
+            version: number;
+        };
+        /** SnapshotTool */
+        SnapshotTool: {
+            executor: components["schemas"]["Executor"];
+            kind: components["schemas"]["ToolKind"];
+            /** Owner Agents */
+            owner_agents: string[];
+            /**
+             * Requires Confirmation
+             * @description a human confirms each call for at least one agent using it
+             */
+            requires_confirmation: boolean;
+            /**
+             * Requires Confirmation By Agent
+             * @description the same, for each agent whose skills use it
+             */
+            requires_confirmation_by_agent: {
+                [key: string]: boolean;
+            };
+        };
         /** StreamsReadiness */
         StreamsReadiness: {
             /**
@@ -2018,13 +2131,22 @@ export interface components {
         };
         /** ThresholdSpecIn */
         ThresholdSpecIn: {
-            /** Default */
+            /**
+             * Default
+             * @description a finite number; an integer between -9223372036854775808 and 9223372036854775807
+             */
             default: number;
             /** Description */
             description?: string;
-            /** Max */
+            /**
+             * Max
+             * @description a finite number; an integer between -9223372036854775808 and 9223372036854775807
+             */
             max: number;
-            /** Min */
+            /**
+             * Min
+             * @description a finite number; an integer between -9223372036854775808 and 9223372036854775807
+             */
             min: number;
             /**
              * Step
@@ -3834,7 +3956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["RegistrySnapshot"];
                 };
             };
             /** @description the snapshot is unchanged since the ETag sent */
@@ -4279,7 +4401,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
                     "text/plain": string;
                 };
             };

@@ -8,11 +8,11 @@ or written.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from outrider.v1 import decisions_pb2
 from outrider.wire import timestamp
-from services.common import paging
+from services.common import guards, paging
 from services.common.errors import InvalidArgument
 from services.decisions.human.reconcile import Lease
 from services.decisions.human.rules import MAX_BODY_CHARS, HumanDecisionListing, HumanInput, PageKey, Subject
@@ -58,9 +58,7 @@ def input_from_proto(request: decisions_pb2.RecordHumanInputRequest, *, now: dat
     subject = _subject_id(request.subject_id)
     if not request.HasField("at"):
         raise InvalidArgument("at (when the person wrote it) is required", field="at")
-    written_at = request.at.ToDatetime(tzinfo=UTC)
-    if written_at > now + CLOCK_SKEW:
-        raise InvalidArgument(f"at is in the future ({written_at.isoformat()})", field="at")
+    written_at = guards.epoch_instant("at", request.at.seconds, request.at.nanos, now=now, future=CLOCK_SKEW)
     if not request.body.strip():
         # An empty utterance decides nothing; the pull path skips it too.
         raise InvalidArgument("body is empty: an empty input decides nothing", field="body")

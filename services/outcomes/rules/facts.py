@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
+from services.common import guards
 from services.common.errors import FieldError
 from services.outcomes.rules.judging import BookingFacts
 
@@ -50,8 +51,9 @@ def _utc(name: str, value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
-def parse_timestamp(name: str, raw: Any) -> datetime:
-    """An RFC 3339 timestamp with an offset, as an aware UTC datetime."""
+def parse_timestamp(name: str, raw: Any, *, now: datetime | None = None) -> datetime:
+    """An RFC 3339 timestamp with an offset, as an aware UTC datetime, within
+    DESIGN §3's bounds (2000-01-01 to 366 days after `now`, this clock unless given)."""
     if not isinstance(raw, str):
         raise MalformedFacts(name, f"expected an RFC 3339 timestamp string, got {type(raw).__name__}")
     match = _RFC3339.fullmatch(raw.strip())
@@ -65,7 +67,9 @@ def parse_timestamp(name: str, raw: Any) -> datetime:
         parsed = datetime.fromisoformat(raw.strip().upper())
     except ValueError as error:
         raise MalformedFacts(name, f"{raw!r} is not a valid date-time") from error
-    return _utc(name, parsed)
+    # Bounded before it is shifted to UTC: year 1 at +14:00 lies before the
+    # calendar's first instant, where the shift overflows.
+    return guards.instant(name, parsed, now=now or datetime.now(UTC), error=MalformedFacts)
 
 
 T = TypeVar("T", str, bool, datetime)
@@ -121,7 +125,7 @@ def _subject_id(raw: Any) -> str:
     raise MalformedFacts("subject_id", "expected a non-empty string or an integer")
 
 
-def parse_booking_event(payload: Any) -> BookingFactsEvent:
+def parse_booking_event(payload: Any, *, now: datetime | None = None) -> BookingFactsEvent:
     """Validate one decoded `facts.booking` payload.
 
     Keys this version does not know are ignored rather than refused: a producer
@@ -136,7 +140,7 @@ def parse_booking_event(payload: Any) -> BookingFactsEvent:
     if "at" not in payload:
         raise MalformedFacts("at", "is required")
     subject_id = _subject_id(payload["subject_id"])
-    at = parse_timestamp("at", payload["at"])
+    at = parse_timestamp("at", payload["at"], now=now)
 
     values: dict[str, Any] = {}
     status = payload.get("status")
@@ -146,7 +150,7 @@ def parse_booking_event(payload: Any) -> BookingFactsEvent:
         values["status"] = status.strip()
     for name in sorted(_TIMESTAMP_FIELDS):
         if payload.get(name) is not None:
-            values[name] = parse_timestamp(name, payload[name])
+            values[name] = parse_timestamp(name, payload[name], now=now)
     cancelled = payload.get("cancelled")
     if cancelled is not None:
         if not isinstance(cancelled, bool):
@@ -178,17 +182,10 @@ def check_storable(event: BookingFactsEvent) -> BookingFactsEvent:
     its transaction on every delivery, so it is malformed here rather than
     poison that is redelivered forever.
     """
-    if len(event.subject_id) > MAX_SUBJECT_ID:
-        raise MalformedFacts("subject_id", f"is longer than {MAX_SUBJECT_ID} characters")
-    for field, value in (("subject_id", event.subject_id), ("status", event.status)):
-        if value is None:
-            continue
-        if "\x00" in value:
-            raise MalformedFacts(field, "contains a NUL character")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise MalformedFacts(field, "is not valid Unicode text") from None
+    guards.text("subject_id", event.subject_id, max_length=MAX_SUBJECT_ID, error=MalformedFacts)
+    if event.status is not None:
+        # No cap of its own: the whole event is at most MAX_EVENT_BYTES.
+        guards.text("status", event.status, max_length=MAX_EVENT_BYTES, error=MalformedFacts)
     return event
 
 

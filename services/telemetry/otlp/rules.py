@@ -23,7 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from services.telemetry.rules import MAX_ERROR_LENGTH, MAX_ID_LENGTH, MalformedTelemetry, ModelCall, TaskRun
+from services.common import guards
+from services.telemetry.rules import (
+    MAX_ERROR_LENGTH,
+    MAX_ID_LENGTH,
+    RUN_CLOCK_SKEW,
+    MalformedTelemetry,
+    ModelCall,
+    TaskRun,
+)
 
 AttributeValue = str | int | float | bool
 
@@ -71,8 +79,6 @@ SPAN_ID_BYTES = 8
 MAX_MODEL_LENGTH = 256
 # Token counts land in a bigint column.
 MAX_TOKENS = 2**63 - 1
-# Bounded so a pathological span cannot make one message's write fail.
-MAX_NANOS = 253_402_300_799 * 10**9  # 9999-12-31T23:59:59Z
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +155,8 @@ def agent_of(span: Span) -> str:
             continue
         if len(agent) > MAX_ID_LENGTH:
             raise MalformedTelemetry(key, f"the agent name is longer than {MAX_ID_LENGTH} characters")
-        return agent
+        # One agent however its name was typed, and never a look-alike of another.
+        return guards.identifier(key, agent, max_length=MAX_ID_LENGTH, error=MalformedTelemetry)
     raise MalformedTelemetry("agent", f"names no agent: set {AGENT_NAME}, {AGENT_ID} or the resource's {SERVICE_NAME}")
 
 
@@ -173,8 +180,11 @@ def _instant(nanos: int) -> datetime:
     return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rest // 1000)
 
 
-def map_span(span: Span) -> Mapped:
+def map_span(span: Span, *, now: datetime | None = None) -> Mapped:
     """What a span becomes; MalformedTelemetry names the attribute at fault.
+
+    Its times are a run's: from 2000-01-01 and not in the future of `now`
+    (this clock unless given), as DESIGN §3 bounds them.
 
     A span missing an attribute the mapping can do without is kept with that
     part unknown (no usage means no token counts, not a refusal); only what
@@ -186,10 +196,12 @@ def map_span(span: Span) -> Mapped:
         raise MalformedTelemetry("span_id", f"must be {SPAN_ID_BYTES} bytes, not all zero")
     if span.parent_span_id and len(span.parent_span_id) != SPAN_ID_BYTES:
         raise MalformedTelemetry("parent_span_id", f"must be empty or {SPAN_ID_BYTES} bytes")
-    if not 0 < span.start_ns <= MAX_NANOS:
-        raise MalformedTelemetry("start_time_unix_nano", "must be set")
-    if not 0 < span.end_ns <= MAX_NANOS:
-        raise MalformedTelemetry("end_time_unix_nano", "must be set")
+    clock = now or datetime.now(UTC)
+    for name, nanos in (("start_time_unix_nano", span.start_ns), ("end_time_unix_nano", span.end_ns)):
+        if not nanos:
+            raise MalformedTelemetry(name, "must be set")
+        seconds, rest = divmod(nanos, 10**9)
+        guards.epoch_instant(name, seconds, rest, now=clock, future=RUN_CLOCK_SKEW, error=MalformedTelemetry)
     if span.end_ns < span.start_ns:
         raise MalformedTelemetry("end_time_unix_nano", "is before start_time_unix_nano")
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 from sqlalchemy import exc as sql_errors
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from services.common.db import unreachable
 from services.common.grpc_server import answerable
@@ -36,6 +38,8 @@ AWAY = {
     "refused socket, from the driver": _refused_socket(),
     "pool checkout timed out": sql_errors.TimeoutError("QueuePool limit reached"),
     "invalidated connection": sql_errors.DBAPIError("select 1", {}, RuntimeError("gone"), connection_invalidated=True),
+    "statement on a closed connection": asyncpg.InterfaceError("cannot call Connection.fetch(): connection is closed"),
+    "closed connection, through SQLAlchemy": _through_sqlalchemy(asyncpg.InterfaceError("connection is closed")),
 }
 
 NOT_AWAY = {
@@ -45,6 +49,10 @@ NOT_AWAY = {
         "cannot refresh materialized view concurrently"
     ),
     "an OSError from elsewhere": ConnectionRefusedError(111, "Connection refused"),
+    "a missing file from elsewhere": FileNotFoundError(2, "No such file or directory"),
+    "another operation in progress": asyncpg.InterfaceError(
+        "cannot perform operation: another operation is in progress"
+    ),
     "a timeout from elsewhere": TimeoutError(),
     "a bug": KeyError("turns"),
 }
@@ -68,3 +76,25 @@ def test_a_cycle_of_causes_ends():
     first, second = asyncpg.InterfaceError("a"), asyncpg.InterfaceError("b")
     first.__cause__, second.__cause__ = second, first
     assert not unreachable(first)
+
+
+async def test_a_unix_socket_that_is_gone_is_answered_unavailable(tmp_path):
+    """Issue 28, 2f: the driver raises the socket's FileNotFoundError bare,
+    through SQLAlchemy too; it is the database being away, not a bug."""
+    gone = tmp_path / "no-postgres-here"
+    try:
+        await asyncpg.connect(host=str(gone), user="ops", database="ops", timeout=5)
+    except FileNotFoundError as error:
+        direct = error
+    engine = create_async_engine(f"postgresql+asyncpg://ops@/ops?host={gone}")
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("select 1"))
+    except FileNotFoundError as error:
+        pooled = error
+    finally:
+        await engine.dispose()
+    for error in (direct, pooled):
+        answer = answerable(error)
+        assert answer is not None
+        assert answer.code == "DATABASE_UNAVAILABLE"

@@ -1,0 +1,312 @@
+"""Every edge that takes a class of input refuses its hostile values by name.
+
+One property per class, sent to each decoder that reads that class from
+outside: the gateway's request models (REST), each context's gRPC codec
+(engines call it directly), the NATS payload rules and the OTLP span
+mapping. Each edge answers a value within the class's bounds or a refusal
+naming the field; no other exception escapes it (issue 28, findings 2, 8, 9).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from gateway.contracts.decisions import DecisionIn
+from gateway.contracts.humans import HumanInputIn
+from gateway.contracts.outcomes import FactsIn
+from gateway.contracts.registry import SkillDraft, SkillPatch
+from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2
+from services.common import guards
+from services.common.errors import FieldError
+from services.decisions import codec as decisions_codec
+from services.decisions.human import codec as human_codec
+from services.outcomes import codec as outcomes_codec
+from services.outcomes.rules.facts import decode_booking_event
+from services.registry import codec as registry_codec
+from services.telemetry.otlp.rules import Span, map_span
+from services.telemetry.rules import parse_heartbeat, parse_task
+
+OFFSETS = st.builds(lambda minutes: timezone(timedelta(minutes=minutes)), st.integers(-(24 * 60 - 1), 24 * 60 - 1))
+INSTANTS = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59), timezones=OFFSETS)
+EXTREMES = [
+    datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=14))),
+    datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone(timedelta(hours=-14))),
+    datetime(1, 1, 1, tzinfo=UTC),
+    datetime(1999, 12, 31, 23, 59, tzinfo=UTC),
+    datetime(2554, 7, 21, tzinfo=UTC),
+]
+# Seconds a Timestamp can carry: int64, far past both ends of the calendar.
+EPOCH_SECONDS = st.integers(-(2**63), 2**63 - 1)
+HUGE_NUMBERS = st.one_of(
+    st.integers(min_value=2**63, max_value=10**4000), st.integers(max_value=-(2**63) - 1, min_value=-(10**4000))
+)
+ENGINE_TEXT = st.text(st.characters(min_codepoint=1, max_codepoint=0x10FFFF, exclude_categories=("Cs",)), max_size=20)
+HIDDEN = st.sampled_from(["\u200b", "\u202e", "\u2066", "\ufeff", "\u041e", "\u0410", "\u00ad", "\u180e"])
+PROPERTY = settings(max_examples=60, deadline=None)
+
+
+def _text(instant: datetime) -> str:
+    return instant.isoformat()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _clearly_outside(instant: datetime) -> bool:
+    """Outside the bounds whatever the clock did while the example ran."""
+    return instant < guards.EARLIEST or instant > _now() + guards.AHEAD + timedelta(days=1)
+
+
+def _answer(call: Callable[[], Any]) -> tuple[Any, Exception | None]:
+    try:
+        return call(), None
+    except (FieldError, ValidationError) as refusal:
+        return None, refusal
+
+
+def _named(refusal: Exception | None) -> set[str]:
+    if isinstance(refusal, ValidationError):
+        return {".".join(str(part) for part in error["loc"]) for error in refusal.errors()}
+    assert isinstance(refusal, FieldError)
+    return set(refusal.fields)
+
+
+# ─── Instants: REST bodies and queries ─────────────────────────────────────
+
+DECISION = {
+    "decision_type": "stall_response",
+    "agent_id": "EXCEPTION_AGENT",
+    "subject_id": "b-1",
+    "decision": {"action": "nudge", "confidence": 0.5},
+}
+HUMAN_INPUT = {"provider": "tracker:ops/bookings", "external_id": "e-1", "subject_id": "b-1", "body": "ok"}
+REST_INSTANTS = [
+    (DecisionIn, DECISION, "decided_at"),
+    (HumanInputIn, HUMAN_INPUT, "at"),
+    (FactsIn, {"subject_id": "b-1", "status": "ok"}, "at"),
+    (FactsIn, {"subject_id": "b-1", "at": "2026-09-29T10:00:00Z"}, "delivered_at"),
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "body", "field"), REST_INSTANTS, ids=[f"{m.__name__}.{f}" for m, _, f in REST_INSTANTS]
+)
+@PROPERTY
+@given(instant=INSTANTS)
+def test_rest_instants_are_bounded_or_refused_by_name(
+    model: Any, body: dict[str, Any], field: str, instant: datetime
+) -> None:
+    for value in (instant, *EXTREMES):
+        parsed, refusal = _answer(lambda value=value: model.model_validate({**body, field: _text(value)}))
+        if refusal is None:
+            assert guards.EARLIEST <= getattr(parsed, field) <= _now() + guards.AHEAD + timedelta(days=1)
+        else:
+            assert _named(refusal) == {field}
+        if _clearly_outside(value):
+            assert refusal is not None
+
+
+# ─── Instants: gRPC requests ───────────────────────────────────────────────
+
+
+def _stamp(seconds: int) -> Timestamp:
+    return Timestamp(seconds=seconds)
+
+
+GRPC_INSTANTS: list[tuple[str, Callable[[Timestamp], Any]]] = [
+    (
+        "decided_at",
+        lambda at: decisions_codec.draft_from_proto(
+            decisions_pb2.RecordDecisionRequest(decision_type="stall_response", agent_id="A", decided_at=at)
+        ),
+    ),
+    (
+        "decided_from",
+        lambda at: decisions_codec.listing_from_proto(decisions_pb2.ListDecisionsRequest(decided_from=at)),
+    ),
+    ("decided_to", lambda at: decisions_codec.listing_from_proto(decisions_pb2.ListDecisionsRequest(decided_to=at))),
+    (
+        "decided_before",
+        lambda at: decisions_codec.pending_listing_from_proto(decisions_pb2.ListPendingRequest(decided_before=at)),
+    ),
+    (
+        "decided_since",
+        lambda at: decisions_codec.counted_since_from_proto(decisions_pb2.CountOutcomesRequest(decided_since=at)),
+    ),
+    (
+        "at",
+        lambda at: human_codec.input_from_proto(
+            decisions_pb2.RecordHumanInputRequest(**HUMAN_INPUT, at=at), now=_now()
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("field", "decode"), GRPC_INSTANTS, ids=[name for name, _ in GRPC_INSTANTS])
+@PROPERTY
+@given(seconds=EPOCH_SECONDS)
+@example(seconds=-62_135_596_800)
+@example(seconds=253_402_300_799)
+@example(seconds=2**63 - 1)
+def test_grpc_timestamps_are_bounded_or_refused_by_name(
+    field: str, decode: Callable[[Timestamp], Any], seconds: int
+) -> None:
+    if seconds == 0:
+        return  # proto3's unset Timestamp: the field was not sent
+    now = _now()
+    _, refusal = _answer(lambda: decode(_stamp(seconds)))
+    if not guards.EARLIEST.timestamp() <= seconds <= (now + guards.AHEAD).timestamp():
+        assert refusal is not None and _named(refusal) == {field}
+    elif field == "at" and seconds > (now + human_codec.CLOCK_SKEW).timestamp():
+        # A person's message cannot have been written in the future.
+        assert refusal is not None and _named(refusal) == {field}
+    elif seconds < (now - timedelta(minutes=1)).timestamp():
+        assert refusal is None
+
+
+# ─── Instants: NATS payloads ───────────────────────────────────────────────
+
+RUN = {"agent_id": "EXCEPTION_AGENT", "task_id": "t-1", "task_type": "sweep", "status": "succeeded"}
+
+
+def _run(started: str, finished: str) -> bytes:
+    return json.dumps({**RUN, "started_at": started, "finished_at": finished}).encode()
+
+
+@PROPERTY
+@given(instant=INSTANTS)
+def test_nats_instants_are_bounded_or_refused_by_name(instant: datetime) -> None:
+    now = _now()
+    for value in (instant, *EXTREMES):
+        text = _text(value)
+        cases = {
+            "started_at": lambda text=text: parse_task(_run(text, text), now=now),
+            "at": lambda text=text: parse_heartbeat(
+                json.dumps({"agent_id": "A", "state": "idle", "at": text}).encode(), now=now
+            ),
+            "facts.at": lambda text=text: decode_booking_event(
+                json.dumps({"subject_id": "b", "at": text, "cancelled": True})
+            ),
+            "facts.delivered_at": lambda text=text: decode_booking_event(
+                json.dumps({"subject_id": "b", "at": "2026-09-29T10:00:00Z", "delivered_at": text})
+            ),
+            "grpc facts": lambda text=text: outcomes_codec.facts_event(
+                outcomes_pb2.RecordFactsRequest(
+                    event=json.dumps({"subject_id": "b", "at": text, "cancelled": True}).encode()
+                )
+            ),
+        }
+        for name, decode in cases.items():
+            _, refusal = _answer(decode)
+            if refusal is not None:
+                assert _named(refusal) <= {"started_at", "finished_at", "at", "delivered_at"}, name
+            if _clearly_outside(value) or (name == "started_at" and value > now + timedelta(minutes=3)):
+                assert refusal is not None, (name, text)
+
+
+# ─── Instants: OTLP spans ──────────────────────────────────────────────────
+
+
+def _span(start_ns: int, end_ns: int, *, agent: str = "EXCEPTION_AGENT") -> Span:
+    return Span(
+        trace_id=b"\x01" * 16,
+        span_id=b"\x02" * 8,
+        parent_span_id=b"",
+        name="sweep",
+        start_ns=start_ns,
+        end_ns=end_ns,
+        error_status=False,
+        status_message="",
+        attributes={"gen_ai.agent.name": agent},
+        resource={},
+    )
+
+
+@PROPERTY
+@given(nanos=st.integers(min_value=1, max_value=2**64 - 1))
+@example(nanos=18_446_744_073_709_551_615)  # 2554-07-21, the issue's span
+def test_otlp_span_times_are_bounded_or_refused_by_name(nanos: int) -> None:
+    now = _now()
+    mapped, refusal = _answer(lambda: map_span(_span(nanos, nanos), now=now))
+    seconds = nanos // 10**9
+    if refusal is None:
+        assert guards.EARLIEST.timestamp() <= seconds <= (now + timedelta(minutes=2)).timestamp()
+        assert mapped.run is not None
+    else:
+        assert _named(refusal) == {"start_time_unix_nano"}
+
+
+# ─── Numbers: REST and gRPC ────────────────────────────────────────────────
+
+SPEC = {"type": "integer", "min": 5, "max": 60, "step": 5, "default": 15}
+
+
+@PROPERTY
+@given(number=HUGE_NUMBERS, part=st.sampled_from(["min", "max", "step", "default"]))
+def test_an_integer_past_int64_in_a_threshold_is_refused_by_name_at_rest_and_grpc(number: int, part: str) -> None:
+    draft = {"id": "late", "agent_id": "CONSOLE_OPS_AGENT", "title": "Late", "tool_names": ["scan_bookings"]}
+    schema = {"late": {**SPEC, part: number}}
+    _, refusal = _answer(lambda: SkillDraft.model_validate({**draft, "thresholds_schema": schema}))
+    assert _named(refusal) == {f"thresholds_schema.late.{part}"}
+    _, refusal = _answer(lambda: SkillDraft.model_validate({**draft, "thresholds": {"late": number}}))
+    assert _named(refusal) == {"thresholds.late"}
+    _, refusal = _answer(lambda: SkillPatch.model_validate({"thresholds": {"late": number}}))
+    assert _named(refusal) == {"thresholds.late"}
+
+    body = json.dumps(schema).encode()
+    request = registry_pb2.CreateSkillRequest(id="late", agent_id="CONSOLE_OPS_AGENT", thresholds_schema_json=body)
+    _, refusal = _answer(lambda: registry_codec.skill_draft(request))
+    assert _named(refusal) == {f"thresholds_schema.late.{part}"}
+    patch = registry_pb2.UpdateSkillRequest(id="late", thresholds_json=json.dumps({"late": number}).encode())
+    _, refusal = _answer(lambda: registry_codec.skill_patch(patch))
+    assert _named(refusal) == {"thresholds.late"}
+
+
+# ─── Identifiers: gRPC decisions and OTLP ──────────────────────────────────
+
+
+@PROPERTY
+@given(hidden=HIDDEN, at=st.integers(0, 15))
+def test_an_agent_id_with_a_hidden_or_look_alike_character_is_refused_at_every_edge(hidden: str, at: int) -> None:
+    agent = "EXCEPTION_AGENT"[:at] + hidden + "EXCEPTION_AGENT"[at:]
+    request = decisions_pb2.RecordDecisionRequest(decision_type="stall_response", agent_id=agent)
+    _, refusal = _answer(lambda: decisions_codec.draft_from_proto(request))
+    assert _named(refusal) == {"agent_id"}
+    start = int(datetime(2026, 9, 29, tzinfo=UTC).timestamp() * 10**9)
+    _, refusal = _answer(lambda: map_span(_span(start, start, agent=agent)))
+    assert _named(refusal) == {"gen_ai.agent.name"}
+    _, refusal = _answer(
+        lambda: parse_task(
+            json.dumps(
+                {**RUN, "agent_id": agent, "started_at": "2026-09-29T10:00:00Z", "finished_at": "2026-09-29T10:00:01Z"}
+            )
+        )
+    )
+    assert _named(refusal) == {"agent_id"}
+
+
+@PROPERTY
+@given(agent=ENGINE_TEXT)
+def test_whatever_agent_id_an_engine_sends_it_is_one_normalised_id_or_refused(agent: str) -> None:
+    request = decisions_pb2.RecordDecisionRequest(decision_type="stall_response", agent_id=agent)
+    draft, refusal = _answer(lambda: decisions_codec.draft_from_proto(request))
+    if refusal is not None:
+        assert _named(refusal) == {"agent_id"}
+    elif agent.strip():
+        assert draft.agent_id == guards.identifier("agent_id", agent.strip(), max_length=256)
+
+
+def test_a_full_width_agent_id_is_recorded_as_the_id_it_spells() -> None:
+    full_width = "".join(chr(ord(letter) + 0xFEE0) for letter in "EXCEPTION")
+    request = decisions_pb2.RecordDecisionRequest(decision_type="stall_response", agent_id=f"{full_width}_AGENT")
+    assert decisions_codec.draft_from_proto(request).agent_id == "EXCEPTION_AGENT"
