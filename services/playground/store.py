@@ -224,3 +224,43 @@ def _json_columns(values: dict[str, Any]) -> dict[str, Any]:
         if isinstance(values[column], str):
             values[column] = json.loads(values[column])
     return values
+
+
+async def prune_runs(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` runs created before `before`, oldest first, steps and all.
+
+    Found through the (created_at, id) index and deleted by physical address;
+    skip locked lets two replicas prune side by side.
+    """
+    result = await conn.execute(
+        text(
+            """
+            delete from runs
+             where ctid = any(array(
+                   select ctid from runs where created_at < :before
+                    order by created_at limit :limit for update skip locked))
+            """
+        ),
+        {"before": before, "limit": limit},
+    )
+    return result.rowcount
+
+
+async def prune_admissions(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` admissions made before `before`.
+
+    `admit` clears a person's own old admissions when they next run; these
+    are the ones of people who never came back.
+    """
+    result = await conn.execute(
+        text(
+            """
+            delete from run_admissions
+             where ctid = any(array(
+                   select ctid from run_admissions where admitted_at < :before
+                    order by admitted_at limit :limit for update skip locked))
+            """
+        ),
+        {"before": before, "limit": limit},
+    )
+    return result.rowcount
