@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import text
@@ -65,6 +66,23 @@ async def save_facts(conn: AsyncConnection, *, documents: dict[str, dict[str, An
 async def get_facts(conn: AsyncConnection, *, subject_id: str) -> dict[str, Any] | None:
     row = (await conn.execute(text("select facts from subject_facts where subject_id = :s"), {"s": subject_id})).first()
     return None if row is None else row.facts
+
+
+async def prune_rejections(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` rejection counters last moved before `before`, sample and all.
+
+    The table holds a row per field the facts parser can name, a few dozen
+    at most, so it is read whole rather than through an index on last_at.
+    A rejection arriving as its row goes starts a fresh counter.
+    """
+    result = await conn.execute(
+        text(
+            "delete from fact_rejections where field = any(array("
+            "select field from fact_rejections where last_at < :before limit :limit for update skip locked))"
+        ),
+        {"before": before, "limit": limit},
+    )
+    return result.rowcount
 
 
 async def list_fact_values(conn: AsyncConnection, *, subject_ids: Sequence[str]) -> dict[str, FactValues]:
