@@ -78,9 +78,10 @@ POLICY: dict[str, dict[str, Access]] = {
         "Sweep": E,
         "GetConversationMetrics": R,
         "GetRouting": R,
+        "GetRetention": S,
     },
-    "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R},
-    "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S},
+    "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R, "GetRetention": S},
+    "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S, "GetRetention": S},
 }
 
 
