@@ -71,7 +71,7 @@ class TaskRun:
     task_id: str
     task_type: str
     status: str
-    # Instants, always with an offset (see `instant`).
+    # Instants in UTC (see `instant`).
     started_at: datetime
     finished_at: datetime
     duration_ms: float
@@ -244,9 +244,17 @@ def parse_datetime(name: str, raw: Any) -> datetime:
         raise MalformedTelemetry(name, f"{raw!r} is not a valid date-time: {error}") from None
 
 
-def instant(moment: datetime) -> datetime:
-    """A run time as an instant: one written without an offset is UTC."""
-    return moment if moment.utcoffset() is not None else moment.replace(tzinfo=UTC)
+def instant(name: str, moment: datetime) -> datetime:
+    """A run time as a UTC instant; one written without an offset is UTC already."""
+    if moment.utcoffset() is None:
+        return moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        # 0001-01-01T00:00+14:00 is in year 0 in UTC: no datetime, and no
+        # write, can hold it, and a batch that cannot be written is retried
+        # as if the database were down.
+        raise MalformedTelemetry(name, "lies outside the years 1 to 9999 in UTC") from None
 
 
 def duration_ms(started: datetime, finished: datetime) -> float:
@@ -298,8 +306,8 @@ def parse_task(raw: bytes | str) -> TaskRun:
         task_id=task_id,
         task_type=task_type,
         status=status,
-        started_at=instant(started),
-        finished_at=instant(finished),
+        started_at=instant("started_at", started),
+        finished_at=instant("finished_at", finished),
         duration_ms=elapsed,
         error=error,
     )

@@ -52,7 +52,20 @@ def test_offset_timestamps_measure_across_zones():
     # Placed by the instants they name, whatever zone they were written in.
     assert run.started_at == datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
     assert run.finished_at == datetime(2026, 9, 29, 15, 27, 3, tzinfo=UTC)
-    assert run.started_at.utcoffset() == timedelta(hours=5, minutes=30)
+    assert run.started_at.utcoffset() == run.finished_at.utcoffset() == timedelta(0)
+
+
+@pytest.mark.parametrize(
+    ("field", "started", "finished"),
+    [
+        ("started_at", "0001-01-01T00:00:00+14:00", "0001-01-02T00:00:00+00:00"),
+        ("finished_at", "9999-12-31T20:00:00+00:00", "9999-12-31T23:59:59-14:00"),
+    ],
+)
+def test_a_run_time_that_leaves_the_calendar_in_utc_is_refused_by_name(field, started, finished):
+    with pytest.raises(MalformedTelemetry) as refused:
+        parse_task(task(started_at=started, finished_at=finished))
+    assert refused.value.field == field
 
 
 def test_numeric_task_ids_name_the_same_task_as_their_text():
