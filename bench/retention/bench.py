@@ -46,7 +46,16 @@ from pathlib import Path
 
 import asyncpg
 
-from bench.telemetry.bench import KEY, ROOT, SERVICE_KEY, Stack, acked_through, start_service, stop_service
+from bench.telemetry.bench import (
+    KEY,
+    ROOT,
+    SERVICE_KEY,
+    Stack,
+    acked_through,
+    publisher_result,
+    start_service,
+    stop_service,
+)
 from outrider.rpc import channel_with
 from outrider.v1 import common_pb2, common_pb2_grpc
 from services.common.callers import SERVICE_KEY_HEADER
@@ -113,16 +122,6 @@ def run_publisher(stack: Stack, round_id: str, rate: int, seconds: float) -> sub
         stdout=subprocess.PIPE,
         cwd=ROOT,
     )
-
-
-def publisher_result(process: subprocess.Popen[bytes]) -> dict[str, float]:
-    out, _ = process.communicate()
-    if process.returncode != 0:
-        raise SystemExit("publisher failed")
-    result = json.loads(out)
-    if result["failed"]:
-        raise SystemExit(f"{result['failed']:.0f} publishes were not acked by JetStream")
-    return result
 
 
 # --- the harness -------------------------------------------------------------

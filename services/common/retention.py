@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import grpc
+from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from outrider.v1 import common_pb2, common_pb2_grpc
@@ -43,6 +44,21 @@ PAUSE_S = 0.05
 INTERVAL_S = 3_600.0
 # A long pass (a first start on a big table) logs its progress this often.
 PROGRESS_EVERY_S = 10.0
+
+
+def oldest_first(table: str, column: str) -> TextClause:
+    """One batch's delete: up to :limit rows of `table` whose `column` is before
+    :before, oldest first.
+
+    The rows are found through the index on `column` and deleted by their
+    physical address, without a second walk of the primary key; skip locked
+    lets two replicas prune side by side without queueing on each other.
+    `table` and `column` are a store's own names, never a caller's.
+    """
+    return text(
+        f"delete from {table} where ctid = any(array("
+        f"select ctid from {table} where {column} < :before order by {column} limit :limit for update skip locked))"
+    )
 
 
 class Prune(Protocol):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.common.retention import oldest_first
 from services.outcomes.rules.advice import CreditTally
 from services.outcomes.rules.submission import BookedConversation
 from services.outcomes.rules.sweep import FactValues
@@ -68,21 +69,17 @@ async def get_facts(conn: AsyncConnection, *, subject_id: str) -> dict[str, Any]
     return None if row is None else row.facts
 
 
+# The table holds a row per field the facts parser can name, a few dozen at
+# most: read whole, it needs no index on last_at.
+_PRUNE_REJECTIONS = oldest_first("fact_rejections", "last_at")
+
+
 async def prune_rejections(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
     """Delete up to `limit` rejection counters last moved before `before`, sample and all.
 
-    The table holds a row per field the facts parser can name, a few dozen
-    at most, so it is read whole rather than through an index on last_at.
     A rejection arriving as its row goes starts a fresh counter.
     """
-    result = await conn.execute(
-        text(
-            "delete from fact_rejections where field = any(array("
-            "select field from fact_rejections where last_at < :before limit :limit for update skip locked))"
-        ),
-        {"before": before, "limit": limit},
-    )
-    return result.rowcount
+    return (await conn.execute(_PRUNE_REJECTIONS, {"before": before, "limit": limit})).rowcount
 
 
 async def list_fact_values(conn: AsyncConnection, *, subject_ids: Sequence[str]) -> dict[str, FactValues]:

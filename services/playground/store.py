@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.common.retention import oldest_first
+
 
 @dataclass(frozen=True, slots=True)
 class Admission:
@@ -226,24 +228,13 @@ def _json_columns(values: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-async def prune_runs(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
-    """Delete up to `limit` runs created before `before`, oldest first, steps and all.
+_PRUNE_RUNS = oldest_first("runs", "created_at")
+_PRUNE_ADMISSIONS = oldest_first("run_admissions", "admitted_at")
 
-    Found through the (created_at, id) index and deleted by physical address;
-    skip locked lets two replicas prune side by side.
-    """
-    result = await conn.execute(
-        text(
-            """
-            delete from runs
-             where ctid = any(array(
-                   select ctid from runs where created_at < :before
-                    order by created_at limit :limit for update skip locked))
-            """
-        ),
-        {"before": before, "limit": limit},
-    )
-    return result.rowcount
+
+async def prune_runs(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` runs created before `before`, oldest first, steps and all."""
+    return (await conn.execute(_PRUNE_RUNS, {"before": before, "limit": limit})).rowcount
 
 
 async def prune_admissions(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
@@ -252,15 +243,4 @@ async def prune_admissions(conn: AsyncConnection, *, before: datetime, limit: in
     `admit` clears a person's own old admissions when they next run; these
     are the ones of people who never came back.
     """
-    result = await conn.execute(
-        text(
-            """
-            delete from run_admissions
-             where ctid = any(array(
-                   select ctid from run_admissions where admitted_at < :before
-                    order by admitted_at limit :limit for update skip locked))
-            """
-        ),
-        {"before": before, "limit": limit},
-    )
-    return result.rowcount
+    return (await conn.execute(_PRUNE_ADMISSIONS, {"before": before, "limit": limit})).rowcount

@@ -251,9 +251,9 @@ def instant(name: str, moment: datetime) -> datetime:
     try:
         return moment.astimezone(UTC)
     except OverflowError:
-        # 0001-01-01T00:00+14:00 is in year 0 in UTC: no datetime, and no
-        # write, can hold it, and a batch that cannot be written is retried
-        # as if the database were down.
+        # 0001-01-01T00:00+14:00 falls in year 0 in UTC, which no datetime
+        # holds: left to the write, it would fail its whole batch the way an
+        # outage does, again on every redelivery.
         raise MalformedTelemetry(name, "lies outside the years 1 to 9999 in UTC") from None
 
 

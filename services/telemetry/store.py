@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.common.retention import oldest_first
 from services.telemetry.rules import ModelCall, ModelStats, RunStats, TaskRun
 
 # One statement per batch, whatever its size: the rows travel as eight arrays
@@ -198,49 +199,22 @@ async def last_received(conn: AsyncConnection) -> tuple[datetime | None, datetim
     return row.last, row.now
 
 
+_PRUNE_RUNS = oldest_first("runs", "started_at")
+_PRUNE_MODEL_CALLS = oldest_first("model_calls", "started_at")
+
+
 async def prune_runs(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
     """Delete up to `limit` runs that started before `before`, oldest first.
 
     A run's age is its own time, as every window reads it: a run reported a
-    month late is as old as the month it ran in. The rows are found through
-    the started_at index and deleted by their physical address, without a
-    second walk of the primary key; skip locked lets two replicas prune side
-    by side without queueing on each other.
+    month late is as old as the month it ran in.
     """
-    result = await conn.execute(
-        text(
-            """
-            delete from runs
-             where ctid = any(array(
-                   select ctid from runs
-                    where started_at < :before
-                    order by started_at
-                    limit :limit
-                    for update skip locked))
-            """
-        ),
-        {"before": before, "limit": limit},
-    )
-    return result.rowcount
+    return (await conn.execute(_PRUNE_RUNS, {"before": before, "limit": limit})).rowcount
 
 
 async def prune_model_calls(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
-    """Delete up to `limit` model calls that started before `before` (as prune_runs)."""
-    result = await conn.execute(
-        text(
-            """
-            delete from model_calls
-             where ctid = any(array(
-                   select ctid from model_calls
-                    where started_at < :before
-                    order by started_at
-                    limit :limit
-                    for update skip locked))
-            """
-        ),
-        {"before": before, "limit": limit},
-    )
-    return result.rowcount
+    """Delete up to `limit` model calls that started before `before`, oldest first."""
+    return (await conn.execute(_PRUNE_MODEL_CALLS, {"before": before, "limit": limit})).rowcount
 
 
 async def ping(conn: AsyncConnection) -> None:
