@@ -12,6 +12,8 @@ is and invites scraping the gateway to death.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -19,17 +21,21 @@ from fastapi.responses import PlainTextResponse
 
 from gateway import intake
 from gateway.auth import Principal, scraper, staff
+from gateway.codec import retention
 from gateway.codec import telemetry as codec
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
-from outrider.v1 import telemetry_pb2_grpc
+from outrider.v1 import common_pb2_grpc, telemetry_pb2_grpc
+from services.common.clients import ContextCallError
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
     MAX_WINDOW_DAYS,
     MIN_WINDOW_DAYS,
 )
+
+_log = logging.getLogger(__name__)
 
 router = APIRouter(tags=["telemetry"], route_class=JsonBodyRoute)
 
@@ -88,5 +94,23 @@ async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResp
         codec.exposition(counters)
         + intake.exposition(otlp)
         + codec.stream_exposition(await intake.streams_or_none(otlp))
+        + retention.exposition(await _retention_reports(request))
     )
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+async def _retention_reports(request: Request) -> dict[str, retention.Report]:
+    """Every retaining context's counts; one that does not answer is left out
+    of this scrape, so a playground outage does not blind the ingest metrics."""
+
+    async def report(context: str) -> retention.Report | None:
+        try:
+            return await stub(request, context, common_pb2_grpc.RetentionStub).GetRetention(
+                retention.retention_request()
+            )
+        except ContextCallError as error:
+            _log.warning("retention counts not read", extra={"context": context, "status": error.status.name})
+            return None
+
+    answers = await asyncio.gather(*(report(context) for context in retention.RETAINING))
+    return {context: answer for context, answer in zip(retention.RETAINING, answers, strict=True) if answer is not None}

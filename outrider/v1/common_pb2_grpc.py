@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from outrider.v1 import common_pb2 as outrider_dot_v1_dot_common__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -22,3 +23,84 @@ if _version_not_supported:
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
     )
+
+
+class RetentionStub:
+    """What a context's retention job has deleted. Served by every context that
+    keeps a table with a lifetime, beside its own service, so /metrics reads
+    each the same way. Counts are this replica's since it started.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.GetRetention = channel.unary_unary(
+                '/outrider.v1.Retention/GetRetention',
+                request_serializer=outrider_dot_v1_dot_common__pb2.GetRetentionRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_common__pb2.RetentionReport.FromString,
+                _registered_method=True)
+
+
+class RetentionServicer:
+    """What a context's retention job has deleted. Served by every context that
+    keeps a table with a lifetime, beside its own service, so /metrics reads
+    each the same way. Counts are this replica's since it started.
+    """
+
+    def GetRetention(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_RetentionServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'GetRetention': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRetention,
+                    request_deserializer=outrider_dot_v1_dot_common__pb2.GetRetentionRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_common__pb2.RetentionReport.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'outrider.v1.Retention', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('outrider.v1.Retention', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class Retention:
+    """What a context's retention job has deleted. Served by every context that
+    keeps a table with a lifetime, beside its own service, so /metrics reads
+    each the same way. Counts are this replica's since it started.
+    """
+
+    @staticmethod
+    def GetRetention(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Retention/GetRetention',
+            outrider_dot_v1_dot_common__pb2.GetRetentionRequest.SerializeToString,
+            outrider_dot_v1_dot_common__pb2.RetentionReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)

@@ -138,7 +138,7 @@ async def wait_reachable(engine: AsyncEngine, *, timeout: float = 10.0) -> None:
     )
 
 
-def _upgrade(conn: Connection, schema: str, versions: Path) -> list[str]:
+def _upgrade(conn: Connection, schema: str, versions: Path, target: str) -> list[str]:
     config = Config()
     config.set_main_option("script_location", str(versions.parent))
     config.set_main_option("version_locations", str(versions))
@@ -147,7 +147,7 @@ def _upgrade(conn: Connection, schema: str, versions: Path) -> list[str]:
     applied: list[str] = []
 
     def upgrade(revision, context):  # alembic's callback signature
-        steps = script._upgrade_revs("heads", revision)
+        steps = script._upgrade_revs(target, revision)
         applied.extend(step.revision.revision for step in steps)
         return steps
 
@@ -160,8 +160,12 @@ def _upgrade(conn: Connection, schema: str, versions: Path) -> list[str]:
     return applied
 
 
-async def migrate(engine: AsyncEngine, context: str, *, extra: dict[str, str] | None = None) -> list[str]:
-    """Bring one context's schema to head; safe to run twice or concurrently.
+async def migrate(
+    engine: AsyncEngine, context: str, *, extra: dict[str, str] | None = None, target: str = "heads"
+) -> list[str]:
+    """Bring one context's schema to head (or to `target`, a revision a test
+    stops at to write rows the next one converts); safe to run twice or
+    concurrently.
 
     Returns the revisions applied (empty when already current).
     """
@@ -173,7 +177,7 @@ async def migrate(engine: AsyncEngine, context: str, *, extra: dict[str, str] | 
         await conn.execute(text(f'set local search_path to "{context}", public'))
         for name, value in (extra or {}).items():
             await conn.execute(text("select set_config(:name, :value, true)"), {"name": name, "value": value})
-        applied = await conn.run_sync(_upgrade, context, versions)
+        applied = await conn.run_sync(_upgrade, context, versions, target)
     if applied:
         _log.info("migrated", extra={"context": context, "revisions": applied})
     return applied

@@ -30,6 +30,19 @@ _log = logging.getLogger(__name__)
 
 DEFAULT_OUTCOME_WINDOW_HOURS = 48
 DEFAULT_RETENTION_DAYS = 180
+# Runs and model calls are read by insights over at most 30 days; an older
+# run is on no page, so keeping it longer only grows the table the ingest
+# writes into.
+DEFAULT_TELEMETRY_RETENTION_DAYS = 30
+# A playground trace is what a person and their reviewer look back at while a
+# skill is tuned, and the record of which tools a run used: a quarter covers
+# a review cycle. Traces hold tool results read from live systems (redacted,
+# yet operational data), so they are not kept forever.
+DEFAULT_PLAYGROUND_RETENTION_DAYS = 90
+# A rejection counter nobody has moved in a month describes a producer fault
+# long fixed, and its sample is a copy of a bad event: it lives as long as the
+# runs of the same month do.
+DEFAULT_FACT_REJECTION_RETENTION_DAYS = 30
 # pgvector indexes vectors of at most 2,000 dimensions; a larger one would
 # migrate and then fail at the first index build.
 MAX_EMBEDDING_DIM = 2000
@@ -92,6 +105,9 @@ class Settings:
     allowed_models: str = "claude-*"
     outcome_window_hours: int = DEFAULT_OUTCOME_WINDOW_HOURS
     decision_retention_days: int = DEFAULT_RETENTION_DAYS
+    telemetry_retention_days: int = DEFAULT_TELEMETRY_RETENTION_DAYS
+    playground_retention_days: int = DEFAULT_PLAYGROUND_RETENTION_DAYS
+    fact_rejection_retention_days: int = DEFAULT_FACT_REJECTION_RETENTION_DAYS
     embedding_dimension: int = 384
     tool_base_urls: Mapping[str, str] = field(default_factory=dict)
     sweep_interval_s: float = 60.0
@@ -558,6 +574,27 @@ DECLARED: tuple[Declared, ...] = (
         integer(1, 3650),
         DEFAULT_RETENTION_DAYS,
         lenient=True,
+    ),
+    Declared(
+        "OUTRIDER_TELEMETRY_RETENTION_DAYS",
+        "telemetry_retention_days",
+        "days task runs and model calls are kept, counted from when they started",
+        integer(1, 3650),
+        DEFAULT_TELEMETRY_RETENTION_DAYS,
+    ),
+    Declared(
+        "OUTRIDER_PLAYGROUND_RETENTION_DAYS",
+        "playground_retention_days",
+        "days playground runs and their traces are kept",
+        integer(1, 3650),
+        DEFAULT_PLAYGROUND_RETENTION_DAYS,
+    ),
+    Declared(
+        "OUTRIDER_FACT_REJECTION_RETENTION_DAYS",
+        "fact_rejection_retention_days",
+        "days a malformed-facts counter and its sample are kept after its last rejection",
+        integer(1, 3650),
+        DEFAULT_FACT_REJECTION_RETENTION_DAYS,
     ),
     Declared(
         "OUTRIDER_EMBEDDING_DIM",

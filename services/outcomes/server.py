@@ -1,5 +1,5 @@
-"""Wires the outcomes context into a gRPC server, with its two background
-jobs: the `facts.booking` consumer and the sweep timer."""
+"""Wires the outcomes context into a gRPC server, with its background jobs:
+the `facts.booking` consumer, the sweep timer and retention."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ from datetime import timedelta
 import grpc
 
 from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc
+from services.common import retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.outcomes.clients import DecisionsClient
 from services.outcomes.consumer import FactsConsumer
+from services.outcomes.retention import lifetimes
 from services.outcomes.router import Router
 from services.outcomes.service import OutcomesService
 from services.outcomes.sweeper import Sweeper, run_on_timer
 
-SERVICE_NAMES = (outcomes_pb2.DESCRIPTOR.services_by_name["Outcomes"].full_name,)
+SERVICE_NAMES = (outcomes_pb2.DESCRIPTOR.services_by_name["Outcomes"].full_name, retention.SERVICE_NAME)
 # The largest request this context takes. A sweep's verdicts (up to 1,000) or one conversation's turns.
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 # Who may call what (services.common.callers).
@@ -29,6 +31,7 @@ ACCESS = {
     "GetRouting": Access.READ,
     # Part of the decisions context's erasure of a subject, for a role-1 person.
     "EraseSubject": Access.WRITE,
+    "GetRetention": Access.SERVICE,
 }
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0
@@ -57,3 +60,4 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     # A zero or negative interval would spin the timer; a second is the floor.
     interval = max(runtime.settings.sweep_interval_s, MIN_SWEEP_INTERVAL_S)
     runtime.spawn(run_on_timer(sweeper.sweep, interval_s=interval), name="sweep-timer")
+    retention.start(server, runtime, lifetimes(runtime.settings))

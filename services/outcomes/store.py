@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.common.retention import oldest_first
 from services.outcomes.rules.advice import CreditTally
 from services.outcomes.rules.erasure import RejectionSample
 from services.outcomes.rules.submission import BookedConversation
@@ -66,6 +68,19 @@ async def save_facts(conn: AsyncConnection, *, documents: dict[str, dict[str, An
 async def get_facts(conn: AsyncConnection, *, subject_id: str) -> dict[str, Any] | None:
     row = (await conn.execute(text("select facts from subject_facts where subject_id = :s"), {"s": subject_id})).first()
     return None if row is None else row.facts
+
+
+# The table holds a row per field the facts parser can name, a few dozen at
+# most: read whole, it needs no index on last_at.
+_PRUNE_REJECTIONS = oldest_first("fact_rejections", "last_at")
+
+
+async def prune_rejections(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` rejection counters last moved before `before`, sample and all.
+
+    A rejection arriving as its row goes starts a fresh counter.
+    """
+    return (await conn.execute(_PRUNE_REJECTIONS, {"before": before, "limit": limit})).rowcount
 
 
 async def list_fact_values(conn: AsyncConnection, *, subject_ids: Sequence[str]) -> dict[str, FactValues]:

@@ -1,4 +1,4 @@
-"""Wires the playground context into a gRPC server."""
+"""Wires the playground context into a gRPC server, with its retention job."""
 
 from __future__ import annotations
 
@@ -6,16 +6,18 @@ import grpc
 import httpx
 
 from outrider.v1 import decisions_pb2_grpc, playground_pb2, playground_pb2_grpc, registry_pb2_grpc
+from services.common import retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.playground.clients import DecisionsClient, RegistryClient
 from services.playground.executors import ToolExecutors
 from services.playground.model import model_client
+from services.playground.retention import lifetimes
 from services.playground.rules import TOOL_TIMEOUT_S, RunLimits
 from services.playground.runs import Runs
 from services.playground.service import PlaygroundService
 
-SERVICE_NAMES = (playground_pb2.DESCRIPTOR.services_by_name["Playground"].full_name,)
+SERVICE_NAMES = (playground_pb2.DESCRIPTOR.services_by_name["Playground"].full_name, retention.SERVICE_NAME)
 # The largest request this context takes. A run request is an agent, a skill and a 2,000-character prompt.
 MAX_REQUEST_BYTES = 1024 * 1024
 # Who may call what (services.common.callers): a run costs model calls, so
@@ -25,6 +27,7 @@ ACCESS = {
     "RunStream": Access.WRITE,
     "ListRuns": Access.READ,
     "GetRun": Access.READ,
+    "GetRetention": Access.SERVICE,
 }
 USES_NATS = False
 
@@ -58,3 +61,4 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     # are written before the HTTP client and the engine close.
     runtime.on_close(runs.close)
     playground_pb2_grpc.add_PlaygroundServicer_to_server(PlaygroundService(runs), server)
+    retention.start(server, runtime, lifetimes(settings))

@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.common.retention import oldest_first
+
 
 @dataclass(frozen=True, slots=True)
 class Admission:
@@ -224,3 +226,21 @@ def _json_columns(values: dict[str, Any]) -> dict[str, Any]:
         if isinstance(values[column], str):
             values[column] = json.loads(values[column])
     return values
+
+
+_PRUNE_RUNS = oldest_first("runs", "created_at")
+_PRUNE_ADMISSIONS = oldest_first("run_admissions", "admitted_at")
+
+
+async def prune_runs(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` runs created before `before`, oldest first, steps and all."""
+    return (await conn.execute(_PRUNE_RUNS, {"before": before, "limit": limit})).rowcount
+
+
+async def prune_admissions(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` admissions made before `before`.
+
+    `admit` clears a person's own old admissions when they next run; these
+    are the ones of people who never came back.
+    """
+    return (await conn.execute(_PRUNE_ADMISSIONS, {"before": before, "limit": limit})).rowcount

@@ -1,12 +1,15 @@
 """Telemetry rules: what a task run and a heartbeat are, and how insights are
 put together. Pure functions; no I/O.
 
-Two clocks meet here and must not be confused. The engine's own timestamps
-(started_at, finished_at, a heartbeat's `at`) are often naive local times, so
-they are kept as written for display and used only for the one thing they are
-good for: the duration between two readings of the same clock. Every window,
-"last run" and "receiving" decision uses the server's clock instead, because a
-naive engine time read as UTC lands hours away from the truth.
+Two clocks meet here and must not be confused. A run is placed by its own
+instants: started_at and finished_at are what insights windows, series
+buckets and "last run" read, because an operator asks when the fleet worked,
+not when its reports arrived (a batch of the morning's runs received at noon
+is the morning's). The server's clock says only whether telemetry is
+arriving at all ("receiving"). A run time written without an offset is read
+as UTC: the SDK always sends UTC with its offset, and UTC is the one zone the
+server can name without guessing the engine's. Durations come from the two
+engine readings alone, whatever their zone.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ TASK_STATUSES = frozenset({"succeeded", "failed"})
 MIN_WINDOW_DAYS = 1
 MAX_WINDOW_DAYS = 30
 DEFAULT_WINDOW_DAYS = 7
-RETENTION_DAYS = 30
 # Matches the heartbeat bucket's TTL: an agent heard from within this span is
 # alive, and telemetry heard within it means the pipe is connected.
 RECEIVING_WINDOW = timedelta(minutes=5)
@@ -70,8 +72,9 @@ class TaskRun:
     task_id: str
     task_type: str
     status: str
-    started_at: str
-    finished_at: str
+    # Instants in UTC (see `instant`).
+    started_at: datetime
+    finished_at: datetime
     duration_ms: float
     error: str | None = None
 
@@ -260,6 +263,12 @@ def bounded_run_time(name: str, value: datetime, now: datetime) -> datetime:
     return value
 
 
+def instant(moment: datetime) -> datetime:
+    """A run time already held by `bounded_run_time`, as a UTC instant; one
+    written without an offset is UTC already."""
+    return moment.replace(tzinfo=UTC) if moment.utcoffset() is None else moment.astimezone(UTC)
+
+
 def duration_ms(started: datetime, finished: datetime) -> float:
     """Milliseconds between two readings of the engine's clock.
 
@@ -310,8 +319,8 @@ def parse_task(raw: bytes | str, *, now: datetime | None = None) -> TaskRun:
         task_id=task_id,
         task_type=task_type,
         status=status,
-        started_at=payload["started_at"].strip(),
-        finished_at=payload["finished_at"].strip(),
+        started_at=instant(started),
+        finished_at=instant(finished),
         duration_ms=elapsed,
         error=error,
     )

@@ -6,17 +6,19 @@ from __future__ import annotations
 import grpc
 
 from outrider.v1 import decisions_pb2_grpc, registry_pb2_grpc, telemetry_pb2, telemetry_pb2_grpc
+from services.common import retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
-from services.telemetry import retention, rules
+from services.telemetry import rules
 from services.telemetry.clients import DecisionsClient, RegistryClient
 from services.telemetry.counters import Counters
 from services.telemetry.heartbeats import HeartbeatSink
 from services.telemetry.ingest import Ingest, IngestConfig
 from services.telemetry.otlp.ingest import OtlpIngest
+from services.telemetry.retention import lifetimes
 from services.telemetry.service import TelemetryService
 
-SERVICE_NAMES = (telemetry_pb2.DESCRIPTOR.services_by_name["Telemetry"].full_name,)
+SERVICE_NAMES = (telemetry_pb2.DESCRIPTOR.services_by_name["Telemetry"].full_name, retention.SERVICE_NAME)
 # The largest request this context takes. Queries only; runs arrive over JetStream, not gRPC.
 MAX_REQUEST_BYTES = 1024 * 1024
 # Who may call what (services.common.callers).
@@ -24,6 +26,7 @@ ACCESS = {
     "GetInsights": Access.READ,
     "GetRunSeries": Access.READ,
     "GetCounters": Access.SERVICE,
+    "GetRetention": Access.SERVICE,
 }
 USES_NATS = True
 
@@ -42,7 +45,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     runtime.spawn(otlp_ingest.run(), name="otlp-ingest")
     sink = await HeartbeatSink.start(runtime.nats, runtime.js, counters)
     runtime.on_close(sink.stop)
-    runtime.spawn(retention.run(runtime.engine), name="retention")
+    retention.start(server, runtime, lifetimes(runtime.settings))
     service = TelemetryService(
         runtime.engine,
         runtime.js,

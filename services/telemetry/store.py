@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.common.retention import oldest_first
 from services.telemetry.rules import ModelCall, ModelStats, RunStats, TaskRun
 
 # One statement per batch, whatever its size: the rows travel as eight arrays
@@ -20,7 +21,7 @@ _INSERT_RUNS = text(
     insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms, error)
     select * from unnest(
         cast(:agent_ids as text[]), cast(:task_ids as text[]), cast(:task_types as text[]),
-        cast(:statuses as text[]), cast(:started as text[]), cast(:finished as text[]),
+        cast(:statuses as text[]), cast(:started as timestamptz[]), cast(:finished as timestamptz[]),
         cast(:durations as double precision[]), cast(:errors as text[])
     )
     on conflict (agent_id, task_id) do nothing
@@ -90,7 +91,7 @@ async def insert_model_calls(conn: AsyncConnection, *, calls: Sequence[ModelCall
 
 
 async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
-    """Per agent and model, the calls received in the last `days` days.
+    """Per agent and model, the calls that started in the last `days` days (database clock).
 
     The model is the one that answered, else the one asked for: a request for
     an alias is billed as the model behind it.
@@ -108,7 +109,7 @@ async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
                    avg(duration_ms) as avg_ms,
                    percentile_cont(0.95) within group (order by duration_ms) as p95_ms
               from model_calls
-             where received_at >= now() - make_interval(days => :days)
+             where started_at >= now() - make_interval(days => :days)
              group by 1, 2
              order by 1, 2
             """
@@ -132,7 +133,8 @@ async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
 
 
 async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
-    """Per-agent figures over runs received in the last `days` days (database clock)."""
+    """Per-agent figures over the runs that started in the last `days` days (database clock);
+    an agent's last run is its latest start."""
     rows = await conn.execute(
         text(
             """
@@ -141,9 +143,9 @@ async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
                    count(*) filter (where status = 'failed') as failures,
                    avg(duration_ms) as avg_ms,
                    percentile_cont(0.95) within group (order by duration_ms) as p95_ms,
-                   max(received_at) as last_run_at
+                   max(started_at) as last_run_at
               from runs
-             where received_at >= now() - make_interval(days => :days)
+             where started_at >= now() - make_interval(days => :days)
              group by agent_id
              order by agent_id
             """
@@ -171,16 +173,17 @@ async def database_now(conn: AsyncConnection) -> datetime:
 async def run_counts(
     conn: AsyncConnection, *, start: datetime, end: datetime, bucket_seconds: int
 ) -> list[tuple[str, int, int, int]]:
-    """(agent_id, bucket index from `start`, runs, failures) for each bucket that had runs."""
+    """(agent_id, bucket index from `start`, runs, failures) for each bucket that had runs,
+    each run in the bucket it started in."""
     rows = await conn.execute(
         text(
             """
             select agent_id,
-                   floor(extract(epoch from received_at - :start) / :width)::int as bucket,
+                   floor(extract(epoch from started_at - :start) / :width)::int as bucket,
                    count(*) as runs,
                    count(*) filter (where status = 'failed') as failures
               from runs
-             where received_at >= :start and received_at < :end
+             where started_at >= :start and started_at < :end
              group by 1, 2
             """
         ),
@@ -196,45 +199,22 @@ async def last_received(conn: AsyncConnection) -> tuple[datetime | None, datetim
     return row.last, row.now
 
 
-async def prune_runs(conn: AsyncConnection, *, older_than_days: int, limit: int) -> int:
-    """Delete up to `limit` runs received more than `older_than_days` ago.
+_PRUNE_RUNS = oldest_first("runs", "started_at")
+_PRUNE_MODEL_CALLS = oldest_first("model_calls", "started_at")
 
-    Small batches keep each delete's locks and WAL short, so pruning a month of
-    backlog never stalls the ingest writing next to it; skip locked lets two
-    replicas prune side by side without queueing on each other.
+
+async def prune_runs(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` runs that started before `before`, oldest first.
+
+    A run's age is its own time, as every window reads it: a run reported a
+    month late is as old as the month it ran in.
     """
-    result = await conn.execute(
-        text(
-            """
-            delete from runs
-             where (agent_id, task_id) in (
-                   select agent_id, task_id from runs
-                    where received_at < now() - make_interval(days => :days)
-                    limit :limit
-                    for update skip locked)
-            """
-        ),
-        {"days": older_than_days, "limit": limit},
-    )
-    return result.rowcount
+    return (await conn.execute(_PRUNE_RUNS, {"before": before, "limit": limit})).rowcount
 
 
-async def prune_model_calls(conn: AsyncConnection, *, older_than_days: int, limit: int) -> int:
-    """Delete up to `limit` model calls received more than `older_than_days` ago (as prune_runs)."""
-    result = await conn.execute(
-        text(
-            """
-            delete from model_calls
-             where (trace_id, span_id) in (
-                   select trace_id, span_id from model_calls
-                    where received_at < now() - make_interval(days => :days)
-                    limit :limit
-                    for update skip locked)
-            """
-        ),
-        {"days": older_than_days, "limit": limit},
-    )
-    return result.rowcount
+async def prune_model_calls(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
+    """Delete up to `limit` model calls that started before `before`, oldest first."""
+    return (await conn.execute(_PRUNE_MODEL_CALLS, {"before": before, "limit": limit})).rowcount
 
 
 async def ping(conn: AsyncConnection) -> None:

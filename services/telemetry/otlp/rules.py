@@ -234,8 +234,8 @@ def map_span(span: Span, *, now: datetime | None = None) -> Mapped:
             task_id=f"{trace_id}-{span_id}",
             task_type=task_type,
             status=status,
-            started_at=started.isoformat(),
-            finished_at=_instant(span.end_ns).isoformat(),
+            started_at=started,
+            finished_at=_instant(span.end_ns),
             duration_ms=duration_ms,
             error=error[:MAX_ERROR_LENGTH] if error else None,
         )

@@ -81,9 +81,10 @@ POLICY: dict[str, dict[str, Access]] = {
         "GetConversationMetrics": R,
         "GetRouting": R,
         "EraseSubject": W,
+        "GetRetention": S,
     },
-    "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R},
-    "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S},
+    "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R, "GetRetention": S},
+    "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S, "GetRetention": S},
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -27,16 +28,19 @@ def task(
     ms: int = 1000,
     task_type: str = "stall_response",
     error: str | None = None,
+    started: datetime | None = None,
 ) -> bytes:
-    """An engine-shaped run with naive timestamps, `ms` long."""
-    seconds, millis = divmod(ms, 1000)
+    """An engine-shaped run with naive timestamps (read as UTC), `ms` long,
+    started when `started` says or else a minute ago: inside every window and
+    every retention period."""
+    begun = (started or datetime.now(UTC) - timedelta(minutes=1)).astimezone(UTC).replace(tzinfo=None)
     body: dict[str, Any] = {
         "agent_id": agent_id,
         "task_id": task_id,
         "task_type": task_type,
         "status": status,
-        "started_at": "2026-09-29T20:57:00.000",
-        "finished_at": f"2026-09-29T20:57:{seconds:02d}.{millis:03d}",
+        "started_at": begun.isoformat(timespec="milliseconds"),
+        "finished_at": (begun + timedelta(milliseconds=ms)).isoformat(timespec="milliseconds"),
     }
     if error is not None:
         body["error"] = error

@@ -56,19 +56,22 @@ def by_agent(body: dict) -> dict[str, dict]:
 async def test_figures_match_hand_computed_values(settings, template, database):
     fast = with_env(settings, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
     await register(template, database, ("EXCEPTION_AGENT", "live"), ("HUB_AGENT", "live"), ("OLD_AGENT", "retired"))
-    # A run received three days ago: inside a 7-day window, outside a 1-day one.
+    # A run that started three days ago, reported just now: inside a 7-day
+    # window, outside a 1-day one, because a run is placed by its own time.
     await execute(
         template,
         database,
-        "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
-        " received_at) values ('EXCEPTION_AGENT', 'old-1', 'stall_response', 'failed',"
-        " '2026-09-26T10:00:00', '2026-09-26T10:00:05.900', 5900, now() - interval '3 days')",
+        "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms)"
+        " values ('EXCEPTION_AGENT', 'old-1', 'stall_response', 'failed',"
+        " now() - interval '3 days', now() - interval '3 days' + interval '5.9 seconds', 5900)",
     )
+    first_start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=10)
     async with running(fast, ["registry", "telemetry"]), broker(fast) as (nc, js):
         for n, (ms, status) in enumerate(
             [(100, "succeeded"), (200, "succeeded"), (300, "failed"), (400, "succeeded"), (1000, "succeeded")]
         ):
-            await js.publish("telemetry.task", task("EXCEPTION_AGENT", f"t-{n}", ms=ms, status=status))
+            started = first_start + timedelta(seconds=n)
+            await js.publish("telemetry.task", task("EXCEPTION_AGENT", f"t-{n}", ms=ms, status=status, started=started))
         await js.publish("telemetry.task", task("UNLISTED_AGENT", "u-1", ms=50))
         await nc.publish("telemetry.agent", heartbeat("EXCEPTION_AGENT", "busy"))
         await nc.flush()
@@ -97,11 +100,10 @@ async def test_figures_match_hand_computed_values(settings, template, database):
     assert exception["p95_ms"] == pytest.approx(880.0)
     assert exception["state"] == "busy"
     assert exception["registered"] is True
-    # A real instant on the server's clock: the engine's naive 20:57 must not
-    # leak into it, in any zone.
+    # The latest start of the agent's runs, as an instant: the engine's naive
+    # times are read as UTC, and when the runs arrived does not enter into it.
     last_run = datetime.fromisoformat(exception["last_run_at"])
-    assert last_run.utcoffset() is not None
-    assert abs(last_run - before) < timedelta(minutes=1)
+    assert last_run == first_start + timedelta(seconds=4)
     assert abs(datetime.fromisoformat(exception["last_heartbeat_at"]) - before) < timedelta(minutes=1)
 
     assert agents["HUB_AGENT"] == {
@@ -146,7 +148,8 @@ async def test_no_traffic_reads_not_receiving_with_silent_agents(settings, templ
         database,
         "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms,"
         " received_at) values ('EXCEPTION_AGENT', 'x-1', 'stall_response', 'succeeded',"
-        " '2026-09-29T10:00:00', '2026-09-29T10:00:01', 1000, now() - interval '10 minutes')",
+        " now() - interval '11 minutes', now() - interval '11 minutes' + interval '1 second', 1000,"
+        " now() - interval '10 minutes')",
     )
     async with running(settings, ["registry", "telemetry"]):
         body = await insights(settings, "?days=1")
@@ -221,3 +224,48 @@ async def test_decisions_by_type_and_outcome_come_from_decision_memory(settings)
         {"decision_type": "stall_response", "outcome": "pending", "count": 1},
         {"decision_type": "stall_response", "outcome": "success", "count": 1},
     ]
+
+
+def _hour(instant: datetime) -> datetime:
+    """The start of the hour-wide series bucket holding `instant`."""
+    return datetime.fromtimestamp(int(instant.timestamp()) // 3600 * 3600, tz=UTC)
+
+
+async def test_runs_reported_hours_late_are_placed_by_when_they_started(settings, template, database):
+    # The demo's case: an afternoon of runs, every one of them received now.
+    now = datetime.now(UTC).replace(microsecond=0)
+    starts = {
+        "EXCEPTION_AGENT": [now - timedelta(hours=hours, minutes=20) for hours in (6, 6, 3, 1)],
+        "DISPATCH_AGENT": [now - timedelta(hours=5, minutes=20)],
+    }
+    fast = with_env(settings, telemetry_batch_wait_ms=100, telemetry_ack_wait_s=5)
+    async with running(fast, ["registry", "telemetry"]), broker(fast) as (_, js):
+        for agent_id, instants in starts.items():
+            for n, started in enumerate(instants):
+                await js.publish("telemetry.task", task(agent_id, f"late-{n}", started=started, ms=2000))
+        await eventually(lambda: counters(fast), lambda seen: seen["inserted"] == 5, what="five late runs")
+        async with gateway_client(fast) as client:
+            reply = await client.get("/admin/ai/insights/series?days=1", headers=bearer(role=3))
+        body = await insights(fast, "?days=1")
+    assert reply.status_code == 200, reply.text
+    points = {agent["agent_id"]: agent["points"] for agent in reply.json()["agents"]}
+    filled = {
+        agent_id: {datetime.fromisoformat(p["start"]): p["runs"] for p in agent_points if p["runs"]}
+        for agent_id, agent_points in points.items()
+    }
+    assert filled == {
+        "DISPATCH_AGENT": {_hour(starts["DISPATCH_AGENT"][0]): 1},
+        "EXCEPTION_AGENT": {
+            _hour(starts["EXCEPTION_AGENT"][0]): 2,
+            _hour(starts["EXCEPTION_AGENT"][2]): 1,
+            _hour(starts["EXCEPTION_AGENT"][3]): 1,
+        },
+    }
+    # The hour they were all received in holds none of them.
+    assert points["EXCEPTION_AGENT"][-1]["runs"] == 0
+    agents = by_agent(body)
+    assert datetime.fromisoformat(agents["EXCEPTION_AGENT"]["last_run_at"]) == starts["EXCEPTION_AGENT"][3]
+    assert datetime.fromisoformat(agents["DISPATCH_AGENT"]["last_run_at"]) == starts["DISPATCH_AGENT"][0]
+    assert (agents["EXCEPTION_AGENT"]["runs"], agents["EXCEPTION_AGENT"]["avg_ms"]) == (4, 2000.0)
+    # Received now, whatever they say of themselves: the pipe is live.
+    assert body["receiving"] is True

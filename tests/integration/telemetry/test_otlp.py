@@ -15,8 +15,6 @@ from google.rpc import status_pb2
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.trace import Status, StatusCode
 
-from services.common.db import context_engine
-from services.telemetry import retention
 from services.telemetry.otlp import codec as otlp_codec
 from services.telemetry.otlp.codec import SUBJECT
 from services.telemetry.otlp.ingest import DURABLE
@@ -431,21 +429,3 @@ async def test_a_message_that_cannot_be_written_does_not_hold_its_batch_back(set
         "engine-a",
         "engine-b",
     ]
-
-
-async def test_model_calls_past_retention_are_pruned(settings, template, database):
-    await execute(
-        template,
-        database,
-        """
-        insert into model_calls (trace_id, span_id, agent_id, operation, status, started_at, duration_ms, received_at)
-        values ('t1', 's1', 'A', 'chat', 'succeeded', now(), 5, now() - interval '31 days'),
-               ('t1', 's2', 'A', 'chat', 'succeeded', now(), 5, now() - interval '1 day')
-    """,
-    )
-    engine = context_engine(settings.database_url, "telemetry")
-    try:
-        assert await retention.prune(engine) == 1
-    finally:
-        await engine.dispose()
-    assert await rows(template, database, "select span_id from model_calls") == [{"span_id": "s2"}]

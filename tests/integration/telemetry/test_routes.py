@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from tests.harness import (
@@ -12,7 +14,7 @@ from tests.harness import (
     internal_headers,
     running,
 )
-from tests.integration.telemetry.support import broker, counters, execute, task
+from tests.integration.telemetry.support import broker, counters, task
 
 
 @pytest.mark.parametrize(
@@ -109,26 +111,33 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
             for outcome in ("accepted", "undecodable", "unauthenticated", "too_large", "unsupported", "unavailable")
         },
         **{f'outrider_otlp_spans_total{{outcome="{outcome}"}}': 0 for outcome in ("accepted", "rejected", "ignored")},
+        # Retention, from the contexts that answered: only telemetry runs here.
+        **{
+            f'outrider_retention_{name}{{context="telemetry",table="{table}"}}': value
+            for table in ("runs", "model_calls")
+            for name, value in (("deleted_total", 0), ("keep_seconds", 30 * 86400))
+        },
+        'outrider_retention_failed_passes_total{context="telemetry"}': 0,
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
 
 
 async def test_the_run_series_buckets_runs_and_failures_per_agent(settings, template, database):
+    started = datetime.now(UTC) - timedelta(minutes=1)
     async with running(settings, ["telemetry", "registry", "decisions"]), broker(settings) as (_, js):
         for i in range(4):
             await js.publish(
-                "telemetry.task", task("EXCEPTION_AGENT", f"e-{i}", status="failed" if i == 0 else "succeeded")
+                "telemetry.task",
+                task("EXCEPTION_AGENT", f"e-{i}", status="failed" if i == 0 else "succeeded", started=started),
             )
-        await js.publish("telemetry.task", task("DISPATCH_AGENT", "d-1"))
+        # A run that started two days ago, reported now: outside a one-day
+        # window and inside a week.
+        await js.publish("telemetry.task", task("DISPATCH_AGENT", "d-1", started=started - timedelta(days=2)))
 
         async def handled() -> bool:
             return (await counters(settings))["inserted"] == 5
 
         await eventually(handled, what="five runs")
-        # A run from two days ago is outside a one-day window and inside a week.
-        await execute(
-            template, database, "update runs set received_at = now() - interval '2 days' where task_id = 'd-1'"
-        )
         async with gateway_client(settings) as client:
             day = await client.get("/admin/ai/insights/series?days=1", headers=bearer(role=4))
             week = await client.get("/admin/ai/insights/series?days=7", headers=bearer(role=3))
@@ -141,7 +150,8 @@ async def test_the_run_series_buckets_runs_and_failures_per_agent(settings, temp
     assert exception["agent_id"] == "EXCEPTION_AGENT" and len(exception["points"]) == 25
     assert exception["points"][0]["start"] == body["start"]
     assert [(p["runs"], p["failures"]) for p in exception["points"] if p["runs"]] == [(4, 1)]
-    assert exception["points"][-1]["runs"] == 4, "the newest bucket holds now"
+    [holding] = [datetime.fromisoformat(p["start"]) for p in exception["points"] if p["runs"]]
+    assert holding <= started < holding + timedelta(hours=1), "the runs are in the hour they started"
     weekly = {a["agent_id"]: a["points"] for a in week.json()["agents"]}
     assert week.json()["bucket_seconds"] == 6 * 3600 and len(weekly["DISPATCH_AGENT"]) == 29
     assert sum(p["runs"] for p in weekly["DISPATCH_AGENT"]) == 1

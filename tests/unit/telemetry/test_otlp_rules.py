@@ -62,8 +62,8 @@ def test_a_root_span_is_a_task_run_of_its_service():
     )
     assert run.task_id == f"{TRACE.hex()}-{SPAN.hex()}"
     assert run.duration_ms == 1500.0
-    assert run.started_at == "2026-09-21T14:13:20.123456+00:00"
-    assert run.finished_at == "2026-09-21T14:13:21.623456+00:00"
+    assert run.started_at == datetime(2026, 9, 21, 14, 13, 20, 123456, tzinfo=UTC)
+    assert run.finished_at == datetime(2026, 9, 21, 14, 13, 21, 623456, tzinfo=UTC)
 
 
 def test_an_invoke_agent_span_is_a_run_of_the_agent_it_names_even_with_a_parent():

@@ -34,13 +34,13 @@ def task(**overrides):
     return json.dumps({k: v for k, v in payload.items() if v is not ...}).encode()
 
 
-def test_a_naive_engine_run_keeps_its_text_and_measures_its_duration():
+def test_a_naive_engine_run_is_read_as_utc_and_measures_its_duration():
     run = parse_task(task())
     assert run.agent_id == "EXCEPTION_AGENT"
     assert run.task_id == "t-1"
     assert run.status == "succeeded"
-    assert run.started_at == "2026-09-29T20:57:00"
-    assert run.finished_at == "2026-09-29T20:57:01.250"
+    assert run.started_at == datetime(2026, 9, 29, 20, 57, tzinfo=UTC)
+    assert run.finished_at == datetime(2026, 9, 29, 20, 57, 1, 250_000, tzinfo=UTC)
     assert run.duration_ms == pytest.approx(1250.0)
     assert run.error is None
 
@@ -49,6 +49,23 @@ def test_offset_timestamps_measure_across_zones():
     # 20:57 in India is 15:27 UTC: the same instant, 3 s apart in total.
     run = parse_task(task(started_at="2026-09-29T20:57:00+05:30", finished_at="2026-09-29T15:27:03Z"))
     assert run.duration_ms == pytest.approx(3000.0)
+    # Placed by the instants they name, whatever zone they were written in.
+    assert run.started_at == datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
+    assert run.finished_at == datetime(2026, 9, 29, 15, 27, 3, tzinfo=UTC)
+    assert run.started_at.utcoffset() == run.finished_at.utcoffset() == timedelta(0)
+
+
+@pytest.mark.parametrize(
+    ("field", "started", "finished"),
+    [
+        ("started_at", "0001-01-01T00:00:00+14:00", "0001-01-02T00:00:00+00:00"),
+        ("finished_at", "9999-12-31T20:00:00+00:00", "9999-12-31T23:59:59-14:00"),
+    ],
+)
+def test_a_run_time_that_leaves_the_calendar_in_utc_is_refused_by_name(field, started, finished):
+    with pytest.raises(MalformedTelemetry) as refused:
+        parse_task(task(started_at=started, finished_at=finished))
+    assert refused.value.field == field
 
 
 def test_numeric_task_ids_name_the_same_task_as_their_text():
