@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.codec.common import timestamp_text
-from outrider.v1 import telemetry_pb2
+from outrider.v1 import decisions_pb2, telemetry_pb2
 
 # name -> help text, in the order the counters are exposed.
 METRICS: dict[str, str] = {
@@ -23,7 +23,10 @@ METRICS: dict[str, str] = {
     "model_calls_inserted": "Model calls written from OTLP spans for the first time.",
     "otlp_duplicates": "OTLP runs and model calls already written (same trace and span id).",
     "otlp_unwritable": "OTLP messages terminated after failing to write on their own.",
+    "replies_refused": "Heartbeat-subject requests left unanswered: their reply subject was not the sender's inbox.",
 }
+# The kinds of record an engine's key may be refused for an agent it does not list.
+AGENT_REFUSAL_KINDS = ("decision", "task_run", "heartbeat", "span")
 
 # ─── Out ───────────────────────────────────────────────────────────────────
 
@@ -115,6 +118,22 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
     return "\n".join(lines) + "\n"
 
 
+def agent_refusals_exposition(
+    counters: telemetry_pb2.Counters, decisions: decisions_pb2.AgentRefusals, spans: int
+) -> str:
+    """Records refused because the engine's key does not list their agent,
+    one series per kind, gathered from the parts that refuse them: the
+    decisions context, the telemetry context and this gateway (spans)."""
+    counts = {**counters.agent_refusals, "decision": decisions.decisions, "span": spans}
+    metric = "outrider_engine_agent_refusals_total"
+    lines = [
+        f"# HELP {metric} Records refused because the engine's key does not list their agent, by kind.",
+        f"# TYPE {metric} counter",
+        *(f'{metric}{{kind="{kind}"}} {counts.get(kind, 0)}' for kind in AGENT_REFUSAL_KINDS),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
@@ -129,3 +148,7 @@ def run_series_request(days: int | None) -> telemetry_pb2.GetRunSeriesRequest:
 
 def counters_request() -> telemetry_pb2.GetCountersRequest:
     return telemetry_pb2.GetCountersRequest()
+
+
+def agent_refusals_request() -> decisions_pb2.CountAgentRefusalsRequest:
+    return decisions_pb2.CountAgentRefusalsRequest()

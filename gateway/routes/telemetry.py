@@ -8,6 +8,7 @@ is and invites scraping the gateway to death.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -20,7 +21,7 @@ from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
-from outrider.v1 import telemetry_pb2_grpc
+from outrider.v1 import decisions_pb2_grpc, telemetry_pb2_grpc
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
     MAX_WINDOW_DAYS,
@@ -77,6 +78,15 @@ async def run_series(
     },
 )
 async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
-    counters = await _telemetry(request).GetCounters(codec.counters_request())
-    text = codec.exposition(counters) + intake.exposition(getattr(request.app.state, "otlp", None))
+    decisions = stub(request, "decisions", decisions_pb2_grpc.DecisionsStub)
+    counters, refusals = await asyncio.gather(
+        _telemetry(request).GetCounters(codec.counters_request()),
+        decisions.CountAgentRefusals(codec.agent_refusals_request()),
+    )
+    otlp = getattr(request.app.state, "otlp", None)
+    text = (
+        codec.exposition(counters)
+        + intake.exposition(otlp)
+        + codec.agent_refusals_exposition(counters, refusals, otlp.foreign_agent_spans if otlp is not None else 0)
+    )
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")

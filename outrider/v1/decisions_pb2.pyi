@@ -433,3 +433,13 @@ class ListHumanDecisionsResponse(_message.Message):
     items: _containers.RepeatedCompositeFieldContainer[HumanDecision]
     next_cursor: str
     def __init__(self, items: _Optional[_Iterable[_Union[HumanDecision, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class CountAgentRefusalsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AgentRefusals(_message.Message):
+    __slots__ = ("decisions",)
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    decisions: int
+    def __init__(self, decisions: _Optional[int] = ...) -> None: ...

@@ -36,6 +36,7 @@ ACCESS = {
     "ListPending": Access.SERVICE,
     "SetOutcomes": Access.SERVICE,
     "CountOutcomes": Access.SERVICE,
+    "CountAgentRefusals": Access.SERVICE,
 }
 USES_NATS = False
 

@@ -70,6 +70,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "ListPending": S,
         "SetOutcomes": S,
         "CountOutcomes": S,
+        "CountAgentRefusals": S,
     },
     "outcomes": {
         "RecordFacts": E,

@@ -9,10 +9,10 @@ import stat
 
 import pytest
 
-from outrider.client.telemetry import HEARTBEAT_SUBJECT, TASK_SUBJECT
+from outrider.engine_identity import LEGACY_SUBJECTS, subjects_of
 from outrider.nats_access import ENGINE_INBOX_PREFIX, shown, uses_tls
 from services.common.embedded import ServedTls, nats_config, write_private
-from services.common.nats import ENGINE_PUBLISHES, STREAMS, NatsUser
+from services.common.nats import ENGINE_PUBLISHES, STREAMS, EngineNkey, NatsUser
 from services.common.settings import SettingsError, load
 from services.telemetry.otlp.codec import SUBJECT as OTLP_SUBJECT
 
@@ -82,13 +82,52 @@ def test_tls_files_must_exist_and_the_certificate_comes_with_its_key(tmp_path):
     assert both.nats_tls_cert == both.nats_tls_key == cert
 
 
-def test_engines_may_publish_what_the_sdk_publishes_and_what_the_streams_carry():
-    assert {TASK_SUBJECT, HEARTBEAT_SUBJECT} <= set(ENGINE_PUBLISHES)
+def _stored(subject: str) -> bool:
+    """Whether some stream's subjects take `subject` (one token per `*`, the rest for `>`)."""
+
+    def matches(pattern: list[str], tokens: list[str]) -> bool:
+        if pattern == [">"]:
+            return bool(tokens)
+        if not pattern or not tokens:
+            return pattern == tokens
+        return pattern[0] in ("*", tokens[0]) and matches(pattern[1:], tokens[1:])
+
+    return any(matches(stored.split("."), subject.split(".")) for spec in STREAMS for stored in spec.subjects)
+
+
+def test_engines_may_publish_what_the_sdk_publishes_and_the_streams_store_their_runs_and_facts():
+    assert set(ENGINE_PUBLISHES) == set(LEGACY_SUBJECTS.publishes)
     # Spans reach telemetry.otlp only through the gateway, which checks them
     # and strips prompt and completion contents; an engine publishing there
     # directly would skip both.
     assert OTLP_SUBJECT not in ENGINE_PUBLISHES
-    assert {subject for spec in STREAMS for subject in spec.subjects} - {OTLP_SUBJECT} <= set(ENGINE_PUBLISHES)
+    for subjects in (LEGACY_SUBJECTS, subjects_of("dispatch")):
+        assert OTLP_SUBJECT not in subjects.publishes
+        # Runs and facts go to JetStream; heartbeats are core NATS, never stored.
+        assert _stored(subjects.task_runs) and _stored(subjects.booking_facts)
+        assert not _stored(subjects.heartbeats)
+
+
+def test_each_engine_key_may_publish_only_its_own_subjects():
+    config = nats_config(
+        NatsUser("outrider", SERVICE_PASSWORD),
+        NatsUser("engine", ENGINE_PASSWORD),
+        engines=[EngineNkey("dispatch", "UDISPATCH"), EngineNkey("support", "USUPPORT")],
+    )
+    service, shared, dispatch, support = config["authorization"]["users"]
+    assert "permissions" not in service
+    assert shared["permissions"] == {
+        "publish": {"allow": ["telemetry.task", "telemetry.agent", "facts.booking"]},
+        "subscribe": {"allow": ["_INBOX_engine.>"]},
+    }
+    assert dispatch == {
+        "nkey": "UDISPATCH",
+        "permissions": {
+            "publish": {"allow": ["telemetry.task.dispatch", "telemetry.agent.dispatch", "facts.booking.dispatch"]},
+            "subscribe": {"allow": ["_INBOX_engine_dispatch.>"]},
+        },
+    }
+    assert support["permissions"]["publish"]["allow"] == list(subjects_of("support").publishes)
 
 
 def test_the_embedded_config_escapes_passwords_and_serves_tls_first(tmp_path):
