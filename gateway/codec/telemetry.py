@@ -118,18 +118,23 @@ def exposition(counters: telemetry_pb2.Counters) -> str:
     return "\n".join(lines) + "\n"
 
 
-def agent_refusals_exposition(
-    counters: telemetry_pb2.Counters, decisions: decisions_pb2.AgentRefusals, spans: int
-) -> str:
+def agent_refusals_exposition(counters: telemetry_pb2.Counters, *, decisions: int | None, spans: int) -> str:
     """Records refused because the engine's key does not list their agent,
     one series per kind, gathered from the parts that refuse them: the
-    decisions context, the telemetry context and this gateway (spans)."""
-    counts = {**counters.agent_refusals, "decision": decisions.decisions, "span": spans}
+    decisions context (its series left out when it did not answer), the
+    telemetry context and this gateway (spans)."""
+    counts: dict[str, int] = {**counters.agent_refusals, "span": spans}
+    if decisions is not None:
+        counts["decision"] = decisions
     metric = "outrider_engine_agent_refusals_total"
     lines = [
         f"# HELP {metric} Records refused because the engine's key does not list their agent, by kind.",
         f"# TYPE {metric} counter",
-        *(f'{metric}{{kind="{kind}"}} {counts.get(kind, 0)}' for kind in AGENT_REFUSAL_KINDS),
+        *(
+            f'{metric}{{kind="{kind}"}} {counts.get(kind, 0)}'
+            for kind in AGENT_REFUSAL_KINDS
+            if kind != "decision" or decisions is not None
+        ),
     ]
     return "\n".join(lines) + "\n"
 

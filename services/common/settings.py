@@ -416,7 +416,8 @@ DECLARED: tuple[Declared, ...] = (
     Declared(
         "OUTRIDER_NATS_ENGINE_USER",
         "nats_engine_user",
-        "NATS user of engines: may publish telemetry and facts, nothing else",
+        "shared NATS user of the engine named `default`, on the bare subjects (deprecated for a fleet of several"
+        " engines: each engine key is a NATS credential of its own)",
         text,
         "engine",
     ),

@@ -67,6 +67,7 @@ async def test_six_messages_make_three_rows_one_duplicate_one_malformed_one_hear
                 "heartbeats": 1,
                 "dead_lettered": 0,
                 "malformed_by_field": {"task_type": 1},
+                "agent_refusals": {},
             }
             await eventually(
                 lambda: counters(settings),

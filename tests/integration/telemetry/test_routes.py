@@ -101,6 +101,7 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
                 "model_calls_inserted",
                 "otlp_duplicates",
                 "otlp_unwritable",
+                "replies_refused",
             )
         },
         **{
@@ -108,6 +109,8 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
             for outcome in ("accepted", "undecodable", "unauthenticated", "too_large", "unsupported", "unavailable")
         },
         **{f'outrider_otlp_spans_total{{outcome="{outcome}"}}': 0 for outcome in ("accepted", "rejected", "ignored")},
+        # The decisions context is not running: its series is left out, the rest is served.
+        **{f'outrider_engine_agent_refusals_total{{kind="{kind}"}}': 0 for kind in ("task_run", "heartbeat", "span")},
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
 
