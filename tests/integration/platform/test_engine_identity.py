@@ -26,7 +26,7 @@ from outrider.nats_access import CredentialRefused
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
 from services.common.embedded import EmbeddedNats
-from services.common.nats import HEARTBEAT_BUCKET, StreamLimits, engine_nkeys, ensure_topology
+from services.common.nats import HEARTBEAT_BUCKET, engine_nkeys, ensure_topology
 from services.common.settings import load
 from services.telemetry.heartbeats import JETSTREAM_REFUSAL
 from tests.harness import (
@@ -46,25 +46,9 @@ from tests.harness import (
     running,
     service_nats,
 )
+from tests.integration.platform.nats_support import CANCELLED, LIMITS, Refusals
 from tests.integration.telemetry.otlp_support import export, metric_samples, span
 from tests.integration.telemetry.support import counters, heartbeat, run_keys, task
-
-LIMITS = StreamLimits(max_age_s=3600.0, max_bytes=2**20)
-CANCELLED = json.dumps({"subject_id": "BK-1", "at": "2026-09-29T10:00:00+00:00", "cancelled": True}).encode()
-
-
-@pytest.fixture
-async def topology(stack):
-    """The streams and bucket as the services make them, emptied."""
-    client = await service_nats(stack.nats_url)
-    try:
-        js = client.jetstream()
-        for info in await js.streams_info():
-            await js.delete_stream(info.config.name)
-        await ensure_topology(js, LIMITS)
-        yield client, js
-    finally:
-        await client.close()
 
 
 @pytest.fixture
@@ -72,17 +56,6 @@ async def fleet(settings, template, database):
     """The test's settings with the suite's engines configured: `dispatch`
     (held to DISPATCH_AGENT, during a rollover) and `support` (no list)."""
     return make_settings(template, database, OUTRIDER_ENGINE_KEYS=ENGINE_KEYS)
-
-
-class Refusals:
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    async def note(self, exc: Exception) -> None:
-        self.seen.append(str(exc).lower())
-
-    def mention(self, subject: str) -> bool:
-        return any("permissions violation" in seen and subject.lower() in seen for seen in self.seen)
 
 
 class Heard:
