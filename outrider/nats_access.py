@@ -133,16 +133,17 @@ async def open_connection(
         return client
     await _abandon(connecting)
     if refused.is_set():
-        who = (
-            f"user {user!r}"
-            if user is not None
-            else "the nkey"
-            if nkey_seed is not None
-            else "a connection without credentials"
-        )
-        raise CredentialRefused(f"NATS at {shown(url)} refused {who}")
+        raise CredentialRefused(f"NATS at {shown(url)} refused {_credential(user, nkey_seed)}")
     reason = f"{type(last_error[0]).__name__}: {last_error[0]}" if last_error else "no answer"
     raise TimeoutError(f"no connection to NATS at {shown(url)} within {timeout or 0:g}s ({reason})")
+
+
+def _credential(user: str | None, nkey_seed: str | None) -> str:
+    if user is not None:
+        return f"user {user!r}"
+    if nkey_seed is not None:
+        return "the engine key's nkey (is the key configured, and the server's block printed since?)"
+    return "a connection without credentials"
 
 
 async def _abandon(connecting: asyncio.Future[Client]) -> None:

@@ -288,7 +288,8 @@ class EngineEntry:
 
 
 _ENGINE_FORMS = 'engine name to key, [key, previous key] or {"keys": …, "agents": [agent id, …]}'
-# An agent id as the decisions, runs and spans that name it may hold one.
+# The characters agent ids are made of: an entry no decision, run or span
+# could name is a typo, refused at start rather than never matching.
 _AGENT_ID = re.compile(r"[A-Za-z0-9_.=-]{1,128}")
 
 

@@ -63,12 +63,11 @@ JETSTREAM_REFUSAL = json.dumps(
 
 
 class HeartbeatSink:
-    def __init__(
-        self, bucket: KeyValue, counters: Counters, engine_agents: Mapping[str, frozenset[str]] | None = None
-    ) -> None:
+    def __init__(self, bucket: KeyValue, counters: Counters, engine_agents: Mapping[str, frozenset[str]]) -> None:
         self._bucket = bucket
         self._counters = counters
-        self._engine_agents = engine_agents or {}
+        # The agents each engine limited to some may beat for (the rest, any).
+        self._engine_agents = engine_agents
         self._subs: list[Subscription] = []
 
     @classmethod
@@ -77,7 +76,7 @@ class HeartbeatSink:
         nc: NatsClient,
         js: JetStreamContext,
         counters: Counters,
-        engine_agents: Mapping[str, frozenset[str]] | None = None,
+        engine_agents: Mapping[str, frozenset[str]],
     ) -> HeartbeatSink:
         sink = cls(await js.key_value(HEARTBEAT_BUCKET), counters, engine_agents)
         for subject in subject_forms(SUBJECT):
