@@ -53,6 +53,8 @@ class Intake:
         self._connecting: asyncio.Task[JetStreamContext] | None = None
         self.requests: Counter[str] = Counter()
         self.spans: Counter[str] = Counter()
+        # Of the refused spans, those for an agent the engine's key does not list.
+        self.foreign_agent_spans = 0
 
     async def _jetstream(self) -> JetStreamContext:
         # Connected lazily: the rest of the gateway must start, and answer,

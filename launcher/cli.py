@@ -11,6 +11,7 @@ outrider health <target>     exit 0 when a context or the gateway is healthy
 outrider demo                a simulated fleet against a running platform
 outrider backup FILE         the five schemas' data, in Postgres's own dump format
 outrider restore FILE        load such a file (a non-empty database needs --force)
+outrider nats-authorization  the authorization block an external NATS needs
 """
 
 from __future__ import annotations
@@ -244,6 +245,16 @@ def cmd_token(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_nats_authorization(args: argparse.Namespace) -> int:
+    """Print the nats-server `authorization` block for the configured engine
+    keys, to paste into an external server's configuration after each change
+    of OUTRIDER_ENGINE_KEYS (a rotation adds a key's nkey, a removal drops it)."""
+    from services.common.nats import authorization_conf
+
+    print(authorization_conf(_settings(), shared_user=not args.without_shared_user), end="")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="outrider", description="Outrider: control plane for AI agent fleets")
     sub = root.add_subparsers(dest="command", required=True, metavar="command")
@@ -279,6 +290,16 @@ def parser() -> argparse.ArgumentParser:
     token.add_argument("--sub", default="dev")
     token.add_argument("--ttl-hours", type=int, default=None, help="lifetime; 12 h for a token, 8 h for a link")
     token.add_argument("--console", action="store_true", help="print a console sign-in link instead of the token")
+    authorization = add(
+        "nats-authorization",
+        cmd_nats_authorization,
+        "print the authorization block an external NATS server needs: each engine key's nkey and the services' user",
+    )
+    authorization.add_argument(
+        "--without-shared-user",
+        action="store_true",
+        help="leave out the shared engine user (OUTRIDER_NATS_ENGINE_USER) once every engine connects with its key",
+    )
     return root
 
 

@@ -65,6 +65,7 @@ def embedded_nats(settings: Settings) -> EmbeddedNats:
         settings.nats_port,
         service=nats_helper.service_user(settings),
         engine=nats_helper.engine_user(settings),
+        engines=nats_helper.engine_nkeys(settings),
         tls=tls,
     )
 

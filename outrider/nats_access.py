@@ -21,16 +21,19 @@ from outrider.errors import OutriderError
 
 _log = logging.getLogger(__name__)
 
-# An engine receives JetStream acknowledgements on inboxes under this prefix,
-# and its credential may subscribe to nothing else. Under the default _INBOX
-# it could subscribe to the services' inboxes too, where JetStream delivers
-# the events they pull, and so read every stream it may not consume.
+# The shared engine user receives JetStream acknowledgements on inboxes under
+# this prefix (an engine with its own credential, under this prefix, '_' and
+# its name: outrider.engine_identity), and may subscribe to nothing else.
+# Under the default _INBOX it could subscribe to the services' inboxes too,
+# where JetStream delivers the events they pull, and so read every stream it
+# may not consume.
 ENGINE_INBOX_PREFIX = "_INBOX_engine"
 SERVICE_INBOX_PREFIX = "_INBOX"
 
 
 class CredentialRefused(OutriderError):
-    """NATS refused the user and password; retrying with them cannot help."""
+    """NATS refused the credential (a user and password, or an nkey);
+    retrying with it cannot help."""
 
     def __init__(self, message: str) -> None:
         super().__init__("NATS_CREDENTIALS_REFUSED", message)
@@ -73,12 +76,15 @@ async def open_connection(
     name: str,
     user: str | None = None,
     password: str | None = None,
+    nkey_seed: str | None = None,
     tls_ca: str | PathLike[str] | None = None,
     inbox_prefix: str = SERVICE_INBOX_PREFIX,
     timeout: float | None = None,
 ) -> Client:
-    """Connect, retrying while the server cannot be reached (for `timeout`
-    seconds, or for as long as it takes when None); raise CredentialRefused at
+    """Connect with a user and password, or with an nkey seed (the server
+    sends a challenge the seed signs; the seed itself never leaves),
+    retrying while the server cannot be reached (for `timeout` seconds, or
+    for as long as it takes when None); raise CredentialRefused at
     once when the server refuses the credential, and TimeoutError naming the
     last problem when the time runs out.
 
@@ -110,6 +116,8 @@ async def open_connection(
     }
     if user is not None:
         options.update(user=user, password=password or "")
+    if nkey_seed is not None:
+        options.update(nkeys_seed_str=nkey_seed)
     if uses_tls(url, tls_ca):
         options.update(tls=_tls_context(tls_ca), tls_handshake_first=True)
 
@@ -125,10 +133,17 @@ async def open_connection(
         return client
     await _abandon(connecting)
     if refused.is_set():
-        who = f"user {user!r}" if user is not None else "a connection without credentials"
-        raise CredentialRefused(f"NATS at {shown(url)} refused {who}")
+        raise CredentialRefused(f"NATS at {shown(url)} refused {_credential(user, nkey_seed)}")
     reason = f"{type(last_error[0]).__name__}: {last_error[0]}" if last_error else "no answer"
     raise TimeoutError(f"no connection to NATS at {shown(url)} within {timeout or 0:g}s ({reason})")
+
+
+def _credential(user: str | None, nkey_seed: str | None) -> str:
+    if user is not None:
+        return f"user {user!r}"
+    if nkey_seed is not None:
+        return "the engine key's nkey (is the key configured, and the server's block printed since?)"
+    return "a connection without credentials"
 
 
 async def _abandon(connecting: asyncio.Future[Client]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
@@ -23,12 +24,13 @@ import uvicorn
 from gateway.app import create_app
 from gateway.auth import issue_token
 from gateway.serving import uvicorn_options
+from outrider.engine_identity import nkey_seed, public_nkey, subjects_of
 from outrider.nats_access import ENGINE_INBOX_PREFIX
 from outrider.rpc import channel_with, keyed_channel
 from services.common.callers import SERVICE_KEY_HEADER, Caller, Principal, seal
 from services.common.db import context_engine, migrate
 from services.common.embedded import EmbeddedNats, EmbeddedPostgres, PortReservation
-from services.common.nats import NatsUser
+from services.common.nats import EngineNkey, NatsUser
 from services.common.runtime import ContextServer
 from services.common.settings import CONTEXTS, Settings, load
 
@@ -40,6 +42,29 @@ TEMPLATE_DB = "outrider_template"
 # The suite's NATS runs with authentication on, as every deployment does.
 NATS_SERVICE = NatsUser("outrider", "test-nats-service-password-0123456789")
 NATS_ENGINE = NatsUser("engine", "test-nats-engine-password-0123456789ab")
+# Engines with keys of their own. The suite's NATS admits each key's derived
+# credential from the start, so a test that configures them (with
+# OUTRIDER_ENGINE_KEYS=ENGINE_KEYS) can publish as each: `dispatch` during a
+# rollover (its key and the previous one) and held to DISPATCH_AGENT,
+# `support` with one key and no list.
+DISPATCH_KEY = "test-dispatch-key-0123456789abcdefghij"
+DISPATCH_PREVIOUS_KEY = "test-dispatch-previous-key-0123456789"
+SUPPORT_KEY = "test-support-key-0123456789abcdefghijk"
+ENGINE_KEYS = json.dumps(
+    {
+        "dispatch": {"keys": [DISPATCH_KEY, DISPATCH_PREVIOUS_KEY], "agents": ["DISPATCH_AGENT"]},
+        "support": SUPPORT_KEY,
+    }
+)
+ENGINE_NKEYS = [
+    EngineNkey(engine, public_nkey(key))
+    for engine, key in (
+        ("default", INTERNAL_KEY),
+        ("dispatch", DISPATCH_KEY),
+        ("dispatch", DISPATCH_PREVIOUS_KEY),
+        ("support", SUPPORT_KEY),
+    )
+]
 
 
 # The ports the suite hands out for servers it starts later, each held until
@@ -142,7 +167,7 @@ class Stack:
 def start_stack(data_dir: Path) -> tuple[Stack, EmbeddedPostgres, EmbeddedNats]:
     pg = EmbeddedPostgres(data_dir)
     url = pg.start()
-    broker = EmbeddedNats(data_dir, None, service=NATS_SERVICE, engine=NATS_ENGINE)
+    broker = EmbeddedNats(data_dir, None, service=NATS_SERVICE, engine=NATS_ENGINE, engines=ENGINE_NKEYS)
     nats_url = broker.start()
     return Stack(data_dir, url, nats_url), pg, broker
 
@@ -232,6 +257,13 @@ async def engine_nats(url: str, **options: object) -> nats.NATS:
     """A connection with the engines' credential, on the inbox it may use."""
     return await nats.connect(
         url, user=NATS_ENGINE.name, password=NATS_ENGINE.password, inbox_prefix=ENGINE_INBOX_PREFIX, **options
+    )
+
+
+async def engine_key_nats(url: str, engine: str, key: str, **options: object) -> nats.NATS:
+    """A connection with the credential derived from `engine`'s `key`, on its own inbox."""
+    return await nats.connect(
+        url, nkeys_seed_str=nkey_seed(key), inbox_prefix=subjects_of(engine).inbox_prefix, **options
     )
 
 

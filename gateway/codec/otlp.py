@@ -11,6 +11,7 @@ from __future__ import annotations
 import zlib
 
 from gateway.errors import ApiError
+from services.common.callers import AgentScope
 from services.common.redaction.preview import preview
 from services.telemetry.otlp import codec as otlp_codec
 
@@ -36,13 +37,15 @@ def gunzip(body: bytes, cap: int) -> bytes:
     return inflated
 
 
-def admit(body: bytes, json_encoded: bool) -> otlp_codec.Admission:
-    """The export request's spans, each admitted or refused; a 400 when the body does not decode."""
+def admit(body: bytes, json_encoded: bool, scope: AgentScope) -> otlp_codec.Admission:
+    """The export request's spans, each admitted or refused (`scope`: the
+    agents the exporting engine's key may act for); a 400 when the body does
+    not decode."""
     try:
         request = otlp_codec.decode_request(body, json_encoded=json_encoded)
     except otlp_codec.UndecodableTraces as error:
         raise ApiError(400, "UNDECODABLE", preview(str(error), 500)) from None
-    return otlp_codec.admit(request)
+    return otlp_codec.admit(request, scope)
 
 
 def export_body(admission: otlp_codec.Admission, json_encoded: bool) -> bytes:

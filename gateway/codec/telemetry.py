@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gateway.codec.common import timestamp_text
-from outrider.v1 import telemetry_pb2
+from outrider.v1 import decisions_pb2, telemetry_pb2
 from services.common.stream_state import ConsumerState, StreamState, alarms
 
 # name -> help text, in the order the counters are exposed.
@@ -26,7 +26,10 @@ METRICS: dict[str, str] = {
     "model_calls_inserted": "Model calls written from OTLP spans for the first time.",
     "otlp_duplicates": "OTLP runs and model calls already written (same trace and span id).",
     "otlp_unwritable": "OTLP messages terminated after failing to write on their own.",
+    "replies_refused": "Heartbeat-subject requests left unanswered: their reply subject was not the sender's inbox.",
 }
+# The kinds of record an engine's key may be refused for an agent it does not list.
+AGENT_REFUSAL_KINDS = ("decision", "task_run", "heartbeat", "span")
 
 # name -> (help text, the value of one stream), in the order they are exposed.
 STREAM_GAUGES: dict[str, tuple[str, Callable[[StreamState], float]]] = {
@@ -198,6 +201,27 @@ def streams_unreadable_json(why: str) -> dict[str, Any]:
     return {"ready": False, "reasons": [f"NATS did not answer for the streams: {why}"], "fullness": {}, "lag": {}}
 
 
+def agent_refusals_exposition(counters: telemetry_pb2.Counters, *, decisions: int | None, spans: int) -> str:
+    """Records refused because the engine's key does not list their agent,
+    one series per kind, gathered from the parts that refuse them: the
+    decisions context (its series left out when it did not answer), the
+    telemetry context and this gateway (spans)."""
+    counts: dict[str, int] = {**counters.agent_refusals, "span": spans}
+    if decisions is not None:
+        counts["decision"] = decisions
+    metric = "outrider_engine_agent_refusals_total"
+    lines = [
+        f"# HELP {metric} Records refused because the engine's key does not list their agent, by kind.",
+        f"# TYPE {metric} counter",
+        *(
+            f'{metric}{{kind="{kind}"}} {counts.get(kind, 0)}'
+            for kind in AGENT_REFUSAL_KINDS
+            if kind != "decision" or decisions is not None
+        ),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
@@ -212,3 +236,7 @@ def run_series_request(days: int | None) -> telemetry_pb2.GetRunSeriesRequest:
 
 def counters_request() -> telemetry_pb2.GetCountersRequest:
     return telemetry_pb2.GetCountersRequest()
+
+
+def agent_refusals_request() -> decisions_pb2.CountAgentRefusalsRequest:
+    return decisions_pb2.CountAgentRefusalsRequest()

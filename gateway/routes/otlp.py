@@ -34,6 +34,7 @@ from gateway.contracts.otlp import OtlpExportResponse, OtlpStatus, OtlpTracesReq
 from gateway.errors import ApiError
 from gateway.intake import Intake, lifespan
 from gateway.limits import capped_body
+from services.common import callers
 
 _log = logging.getLogger(__name__)
 
@@ -153,7 +154,10 @@ async def export_traces(request: Request, _: None = Depends(exporter)) -> Respon
     # are answered meanwhile.
     if encoding == "gzip":
         body = await asyncio.to_thread(codec.gunzip, body, cap)
-    admission = await asyncio.to_thread(codec.admit, body, json_encoded)
+    # The agents the exporter's engine key may act for: a span naming another
+    # is refused on its own, as a malformed one is.
+    scope = callers.agent_scope(callers.engine_name(), request.app.state.settings.engine_agents)
+    admission = await asyncio.to_thread(codec.admit, body, json_encoded, scope)
     if admission.messages:
         try:
             await intake.publish(admission.messages)
@@ -164,4 +168,5 @@ async def export_traces(request: Request, _: None = Depends(exporter)) -> Respon
             raise ApiError(503, "OTLP_UNAVAILABLE", "the telemetry stream is unavailable; retry shortly") from None
     intake.requests["accepted"] += 1
     intake.spans.update(accepted=admission.accepted, rejected=admission.rejected, ignored=admission.ignored)
+    intake.foreign_agent_spans += admission.foreign_agent
     return Response(codec.export_body(admission, json_encoded), media_type=JSON if json_encoded else PROTOBUF)

@@ -16,6 +16,7 @@ import asyncio
 import logging
 from typing import Annotated, Any
 
+import grpc
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
@@ -27,7 +28,7 @@ from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
-from outrider.v1 import common_pb2_grpc, telemetry_pb2_grpc
+from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, telemetry_pb2_grpc
 from services.common.clients import ContextCallError
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
@@ -78,6 +79,20 @@ async def run_series(
     return codec.run_series_json(await _telemetry(request).GetRunSeries(codec.run_series_request(days)))
 
 
+async def _decision_refusals(request: Request) -> int | None:
+    """Decisions refused for their agent, or None while the decisions context
+    does not answer: the scrape still carries what the others counted."""
+    decisions = stub(request, "decisions", decisions_pb2_grpc.DecisionsStub)
+    try:
+        reply = await decisions.CountAgentRefusals(codec.agent_refusals_request())
+    except ContextCallError as error:
+        if error.status not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise
+        _log.warning("decision refusals left out of the scrape", extra={"status": error.status.name})
+        return None
+    return reply.decisions
+
+
 @router.get(
     "/metrics",
     summary="Telemetry ingest and OTLP intake counters, stream fullness and consumer lag, Prometheus text;"
@@ -88,13 +103,18 @@ async def run_series(
     },
 )
 async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
-    counters = await _telemetry(request).GetCounters(codec.counters_request())
+    counters, decisions = await asyncio.gather(
+        _telemetry(request).GetCounters(codec.counters_request()), _decision_refusals(request)
+    )
     otlp = getattr(request.app.state, "otlp", None)
     text = (
         codec.exposition(counters)
         + intake.exposition(otlp)
         + codec.stream_exposition(await intake.streams_or_none(otlp))
         + retention.exposition(await _retention_reports(request))
+        + codec.agent_refusals_exposition(
+            counters, decisions=decisions, spans=otlp.foreign_agent_spans if otlp is not None else 0
+        )
     )
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 

@@ -461,3 +461,13 @@ class EraseSubjectResponse(_message.Message):
     subject_id: str
     erased: ErasedCounts
     def __init__(self, subject_id: _Optional[str] = ..., erased: _Optional[_Union[ErasedCounts, _Mapping]] = ...) -> None: ...
+
+class CountAgentRefusalsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AgentRefusals(_message.Message):
+    __slots__ = ("decisions",)
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    decisions: int
+    def __init__(self, decisions: _Optional[int] = ...) -> None: ...

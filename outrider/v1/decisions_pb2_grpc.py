@@ -86,6 +86,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomesRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomesResponse.FromString,
                 _registered_method=True)
+        self.CountAgentRefusals = channel.unary_unary(
+                '/outrider.v1.Decisions/CountAgentRefusals',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.CountAgentRefusalsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.AgentRefusals.FromString,
+                _registered_method=True)
         self.RegisterSubject = channel.unary_unary(
                 '/outrider.v1.Decisions/RegisterSubject',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.RegisterSubjectRequest.SerializeToString,
@@ -193,6 +198,14 @@ class DecisionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CountAgentRefusals(self, request, context):
+        """For /metrics: decisions this replica refused because the recording
+        engine's key does not list their agent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RegisterSubject(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -283,6 +296,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.CountOutcomes,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomesRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomesResponse.SerializeToString,
+            ),
+            'CountAgentRefusals': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountAgentRefusals,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountAgentRefusalsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.AgentRefusals.SerializeToString,
             ),
             'RegisterSubject': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterSubject,
@@ -582,6 +600,33 @@ class Decisions:
             '/outrider.v1.Decisions/CountOutcomes',
             outrider_dot_v1_dot_decisions__pb2.CountOutcomesRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.CountOutcomesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountAgentRefusals(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/CountAgentRefusals',
+            outrider_dot_v1_dot_decisions__pb2.CountAgentRefusalsRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.AgentRefusals.FromString,
             options,
             channel_credentials,
             insecure,

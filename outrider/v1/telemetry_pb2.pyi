@@ -154,8 +154,15 @@ class GetCountersRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Counters(_message.Message):
-    __slots__ = ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats", "dead_lettered", "malformed_by_field", "otlp_received", "otlp_malformed", "otlp_spans_rejected", "otlp_runs_inserted", "model_calls_inserted", "otlp_duplicates", "otlp_unwritable")
+    __slots__ = ("received", "inserted", "duplicates", "malformed", "redelivered", "heartbeats", "dead_lettered", "malformed_by_field", "otlp_received", "otlp_malformed", "otlp_spans_rejected", "otlp_runs_inserted", "model_calls_inserted", "otlp_duplicates", "otlp_unwritable", "agent_refusals", "replies_refused")
     class MalformedByFieldEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class AgentRefusalsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
         VALUE_FIELD_NUMBER: _ClassVar[int]
@@ -177,6 +184,8 @@ class Counters(_message.Message):
     MODEL_CALLS_INSERTED_FIELD_NUMBER: _ClassVar[int]
     OTLP_DUPLICATES_FIELD_NUMBER: _ClassVar[int]
     OTLP_UNWRITABLE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_REFUSALS_FIELD_NUMBER: _ClassVar[int]
+    REPLIES_REFUSED_FIELD_NUMBER: _ClassVar[int]
     received: int
     inserted: int
     duplicates: int
@@ -192,4 +201,6 @@ class Counters(_message.Message):
     model_calls_inserted: int
     otlp_duplicates: int
     otlp_unwritable: int
-    def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ..., dead_lettered: _Optional[int] = ..., malformed_by_field: _Optional[_Mapping[str, int]] = ..., otlp_received: _Optional[int] = ..., otlp_malformed: _Optional[int] = ..., otlp_spans_rejected: _Optional[int] = ..., otlp_runs_inserted: _Optional[int] = ..., model_calls_inserted: _Optional[int] = ..., otlp_duplicates: _Optional[int] = ..., otlp_unwritable: _Optional[int] = ...) -> None: ...
+    agent_refusals: _containers.ScalarMap[str, int]
+    replies_refused: int
+    def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ..., dead_lettered: _Optional[int] = ..., malformed_by_field: _Optional[_Mapping[str, int]] = ..., otlp_received: _Optional[int] = ..., otlp_malformed: _Optional[int] = ..., otlp_spans_rejected: _Optional[int] = ..., otlp_runs_inserted: _Optional[int] = ..., model_calls_inserted: _Optional[int] = ..., otlp_duplicates: _Optional[int] = ..., otlp_unwritable: _Optional[int] = ..., agent_refusals: _Optional[_Mapping[str, int]] = ..., replies_refused: _Optional[int] = ...) -> None: ...

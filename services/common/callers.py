@@ -70,7 +70,8 @@ class Caller:
     # "engine" (an engine key) or "service" (the service key).
     kind: str
     # The engine that spoke: its own key's name, or the one the gateway
-    # authenticated on the engine's behalf.
+    # authenticated on the engine's behalf. The agents it may act for follow
+    # from it (agent_scope).
     engine: str | None = None
     # The person a service call acts for, when it acts for one.
     principal: Principal | None = None
@@ -89,6 +90,38 @@ def principal() -> Principal | None:
 def engine_name() -> str | None:
     caller = current.get()
     return caller.engine if caller is not None else None
+
+
+# ─── The agents an engine may act for ──────────────────────────────────────
+
+
+@dataclass(frozen=True, slots=True)
+class AgentScope:
+    """The agents a verified engine may record decisions, runs, heartbeats
+    and spans for: those its key's entry lists, or every agent (`agents`
+    None). Read from the credential, never from the request: an engine
+    cannot widen it by naming another agent."""
+
+    engine: str | None
+    agents: frozenset[str] | None = None
+
+    def permits(self, agent_id: str) -> bool:
+        return self.agents is None or agent_id in self.agents
+
+    def refusal(self, agent_id: str) -> str:
+        """Why a record for `agent_id` is refused, naming the agent and the engine."""
+        return f"engine {self.engine!r} may not act for agent {agent_id!r}: its key lists other agents"
+
+
+EVERY_AGENT = AgentScope(engine=None)
+
+
+def agent_scope(engine: str | None, engine_agents: Mapping[str, frozenset[str]]) -> AgentScope:
+    """What the engine named `engine` may act for; the platform itself
+    (no engine) and an engine without a list, for every agent."""
+    if engine is None:
+        return EVERY_AGENT
+    return AgentScope(engine=engine, agents=engine_agents.get(engine))
 
 
 # ─── What each RPC needs ───────────────────────────────────────────────────

@@ -13,12 +13,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from services.common.nats import NatsUser, authorization
+from services.common.nats import EngineNkey, NatsUser, authorization
 
 if TYPE_CHECKING:
     from pgserver.postgres_server import PostgresServer
@@ -106,11 +107,14 @@ class ServedTls:
     key: Path
 
 
-def nats_config(service: NatsUser, engine: NatsUser, tls: ServedTls | None = None) -> dict[str, object]:
-    """The embedded server's configuration: who may connect and do what, and
-    TLS when configured. JetStream, the store and the address are flags, as
+def nats_config(
+    service: NatsUser, engine: NatsUser, tls: ServedTls | None = None, engines: Sequence[EngineNkey] = ()
+) -> dict[str, object]:
+    """The embedded server's configuration: who may connect and do what (the
+    services, the shared engine user, each engine key's nkey), and TLS when
+    configured. JetStream, the store and the address are flags, as
     compose.yaml passes them to its container."""
-    config: dict[str, object] = {"authorization": authorization(service, engine)}
+    config: dict[str, object] = {"authorization": authorization(service, engine, engines)}
     if tls is not None:
         # TLS before anything else: a server that greets in clear first lets
         # anyone on the path tell a client not to use TLS.
@@ -177,6 +181,7 @@ class EmbeddedNats:
         *,
         service: NatsUser,
         engine: NatsUser,
+        engines: Sequence[EngineNkey] = (),
         tls: ServedTls | None = None,
         cluster: ClusterMember | None = None,
     ) -> None:
@@ -186,6 +191,7 @@ class EmbeddedNats:
         self.port = port
         self._requested = port
         self._users = (service, engine)
+        self._engines = tuple(engines)
         self._tls = tls
         self._cluster = cluster
         self._process: subprocess.Popen[bytes] | None = None
@@ -199,7 +205,8 @@ class EmbeddedNats:
         # nats-server reads JSON as its own format; json.dumps escapes the
         # quotes and backslashes a password may hold (ensure_ascii off: the
         # server knows no \u escape).
-        write_private(self.config, json.dumps(nats_config(*self._users, self._tls), indent=2, ensure_ascii=False))
+        config = nats_config(*self._users, self._tls, self._engines)
+        write_private(self.config, json.dumps(config, indent=2, ensure_ascii=False))
         listen = (
             ["-p", str(self._requested)]
             if self._requested is not None

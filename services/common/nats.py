@@ -1,6 +1,11 @@
 """NATS connection, the credentials it admits, and the JetStream streams and
 KV buckets Outrider relies on.
 
+Each engine key is also an NATS credential: the nkey derived from it
+(outrider.engine_identity), allowed to publish only on the subjects that
+carry its engine's name. The shared engine user of earlier versions keeps
+the bare subjects, for the engine named `default`.
+
 Every service that touches JetStream calls ensure_topology() at start: creating
 what exists already is a no-op, so the order replicas start in never matters.
 
@@ -14,8 +19,10 @@ backstop for a consumer that is away rather than the stream's everyday size.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-from collections.abc import AsyncIterator, Callable
+import re
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,7 +32,17 @@ from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, KeyValueConfig, RetentionPolicy, StorageType, StreamConfig, StreamInfo
 from nats.js.errors import BadRequestError, BucketNotFoundError, KeyWrongLastSequenceError, NotFoundError
 
-from outrider.nats_access import ENGINE_INBOX_PREFIX, CredentialRefused, open_connection, shown
+from outrider.engine_identity import (
+    BOOKING_FACTS,
+    HEARTBEATS,
+    LEGACY_SUBJECTS,
+    TASK_RUNS,
+    EngineSubjects,
+    public_nkey,
+    subject_forms,
+    subjects_of,
+)
+from outrider.nats_access import CredentialRefused, open_connection, shown
 from outrider.publishing import DUPLICATE_WINDOW_S
 from services.common import stream_state
 from services.common.errors import Unavailable
@@ -51,25 +68,29 @@ class StreamSpec:
 
 
 STREAMS: tuple[StreamSpec, ...] = (
-    # telemetry.otlp carries the spans the gateway took in at /v1/traces, in
-    # messages of about 256 KiB (a run is at most 64 KiB).
-    StreamSpec("TELEMETRY", ("telemetry.task", "telemetry.otlp"), max_message_bytes=2**20),
-    # One subject per fact kind a consumer merges; booking is the only one.
-    # A fact event is at most 16 KiB; one a few times larger still reaches
-    # the consumer, which counts it as a rejection the operator can see.
-    StreamSpec("FACTS", ("facts.booking",), max_message_bytes=256 * 2**10, retired=("facts.>",)),
+    # Task runs on the bare subject (the shared engine user) and on every
+    # engine's own; telemetry.otlp carries the spans the gateway took in at
+    # /v1/traces, in messages of about 256 KiB (a run is at most 64 KiB).
+    StreamSpec("TELEMETRY", (*subject_forms(TASK_RUNS), "telemetry.otlp"), max_message_bytes=2**20),
+    # One subject per fact kind a consumer merges (booking is the only one),
+    # bare and per engine. A fact event is at most 16 KiB; one a few times
+    # larger still reaches the consumer, which counts it as a rejection the
+    # operator can see.
+    StreamSpec("FACTS", subject_forms(BOOKING_FACTS), max_message_bytes=256 * 2**10, retired=("facts.>",)),
 )
 HEARTBEAT_BUCKET = "agent_heartbeats"
 
 
-# What an engine's credential may publish: its runs, its heartbeats and the
-# facts of its subjects, each on a subject a consumer reads, so an engine
-# cannot store what nobody takes out again. It may subscribe only to its own
-# reply inboxes (for JetStream's acknowledgements), so it can neither read
-# the streams nor call the JetStream API that creates, deletes or consumes
-# them ($JS.API.>), nor touch the heartbeat bucket ($KV.>); the services'
+# The bare subjects an engine publishes on: its runs, its heartbeats and the
+# facts of its subjects, each a subject a consumer reads, so an engine cannot
+# store what nobody takes out again. The shared engine user publishes on them
+# as they are, an engine with its own credential on them followed by its
+# name (outrider.engine_identity). Either may subscribe only to its own reply
+# inboxes (for JetStream's acknowledgements), so it can neither read the
+# streams nor call the JetStream API that creates, deletes or consumes them
+# ($JS.API.>), nor touch the heartbeat bucket ($KV.>); the services'
 # credential does all that.
-ENGINE_PUBLISHES: tuple[str, ...] = ("telemetry.task", "telemetry.agent", "facts.booking")
+ENGINE_PUBLISHES: tuple[str, ...] = (TASK_RUNS, HEARTBEATS, BOOKING_FACTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,22 +99,48 @@ class NatsUser:
     password: str = field(repr=False)
 
 
-def authorization(service: NatsUser, engine: NatsUser) -> dict[str, object]:
-    """nats-server's `authorization` block: the services' user unrestricted,
-    the engines' user held to ENGINE_PUBLISHES and its inboxes."""
+@dataclass(frozen=True, slots=True)
+class EngineNkey:
+    """One engine key's NATS credential, as the server lists it: the public
+    nkey, and the engine whose subjects it may publish on."""
+
+    engine: str
+    public_key: str
+
+
+def engine_permissions(subjects: EngineSubjects) -> dict[str, object]:
     return {
-        "users": [
-            {"user": service.name, "password": service.password},
-            {
-                "user": engine.name,
-                "password": engine.password,
-                "permissions": {
-                    "publish": {"allow": list(ENGINE_PUBLISHES)},
-                    "subscribe": {"allow": [f"{ENGINE_INBOX_PREFIX}.>"]},
-                },
-            },
-        ]
+        "publish": {"allow": list(subjects.publishes)},
+        "subscribe": {"allow": [f"{subjects.inbox_prefix}.>"]},
     }
+
+
+def authorization(service: NatsUser, engine: NatsUser | None, engines: Iterable[EngineNkey] = ()) -> dict[str, object]:
+    """nats-server's `authorization` block: the services' user unrestricted;
+    the shared engine user (when there is one) held to the bare subjects and
+    its inboxes; each engine key's nkey held to its engine's own."""
+    users: list[dict[str, object]] = [{"user": service.name, "password": service.password}]
+    if engine is not None:
+        users.append(
+            {"user": engine.name, "password": engine.password, "permissions": engine_permissions(LEGACY_SUBJECTS)}
+        )
+    users += [
+        {"nkey": nkey.public_key, "permissions": engine_permissions(subjects_of(nkey.engine))} for nkey in engines
+    ]
+    return {"users": users}
+
+
+def engine_nkeys(settings: Settings) -> list[EngineNkey]:
+    """The credential of every configured engine key, a previous key during
+    a rollover included. Two engines configured with one key share one
+    credential, and the server lists it once, for the first engine named:
+    the engine that key names over gRPC too (callers.engine_named)."""
+    listed: dict[str, EngineNkey] = {}
+    for engine, keys in settings.engine_keys.items():
+        for key in keys:
+            public = public_nkey(key)
+            listed.setdefault(public, EngineNkey(engine, public))
+    return list(listed.values())
 
 
 def service_user(settings: Settings) -> NatsUser:
@@ -104,6 +151,35 @@ def engine_user(settings: Settings) -> NatsUser:
     if not settings.nats_engine_password:
         raise SettingsError("OUTRIDER_NATS_ENGINE_PASSWORD is not set: the embedded NATS admits engines with it")
     return NatsUser(settings.nats_engine_user, settings.nats_engine_password)
+
+
+# How the configuration `outrider nats-authorization` prints names the
+# passwords: variables of the server's environment, as the settings call them,
+# so the block holds no secret and the server reads the same values the
+# platform does.
+_PASSWORD_VARIABLES = ("OUTRIDER_NATS_PASSWORD", "OUTRIDER_NATS_ENGINE_PASSWORD")
+
+
+def authorization_conf(settings: Settings, *, shared_user: bool = True) -> str:
+    """The `authorization` block an external nats-server needs, in its own
+    configuration format: every engine key's nkey (a comment names its
+    engine), the services' user and, unless `shared_user` is False, the
+    shared engine user; the passwords as `$OUTRIDER_NATS_…` references."""
+    service_variable, engine_variable = _PASSWORD_VARIABLES
+    nkeys = engine_nkeys(settings)
+    block = authorization(
+        NatsUser(settings.nats_user, f"${service_variable}"),
+        NatsUser(settings.nats_engine_user, f"${engine_variable}") if shared_user else None,
+        nkeys,
+    )
+    text = json.dumps(block, indent=2)
+    for variable in _PASSWORD_VARIABLES:
+        text = text.replace(f'"${variable}"', f"${variable}")
+    engines = {nkey.public_key: nkey.engine for nkey in nkeys}
+    text = re.sub(
+        r'"nkey": "(U[A-Z2-7]+)",', lambda found: f"{found.group(0)}  # engine {engines[found.group(1)]}", text
+    )
+    return f"authorization: {text}\n"
 
 
 async def connect(

@@ -25,6 +25,7 @@ from typing import Any
 
 from outrider.balancing import AddressError, target
 from outrider.contexts import CONTEXTS as CONTEXTS  # re-exported: the services read it with their settings
+from outrider.engine_identity import check_engine_name
 
 _log = logging.getLogger(__name__)
 
@@ -94,6 +95,9 @@ class Settings:
     # Every engine's keys by engine name, "default" included; a key list
     # holds the current key and, during a rollover, the previous one.
     engine_keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # The agents an engine may act for, for the engines limited to some; an
+    # engine not named here may act for every agent.
+    engine_agents: Mapping[str, frozenset[str]] = field(default_factory=dict)
     grpc_tls_cert: Path | None = None
     grpc_tls_key: Path | None = None
     grpc_tls_ca: Path | None = None
@@ -309,28 +313,63 @@ def flag(raw: str) -> bool:
     raise ValueError("must be true or false")
 
 
-def engine_key_map(raw: str) -> dict[str, tuple[str, ...]]:
+@dataclass(frozen=True, slots=True)
+class EngineEntry:
+    """One engine of OUTRIDER_ENGINE_KEYS: its keys (the current one first,
+    then the previous one during a rollover) and the agents it may act for
+    (None: every agent)."""
+
+    keys: tuple[str, ...]
+    agents: frozenset[str] | None = None
+
+
+_ENGINE_FORMS = 'engine name to key, [key, previous key] or {"keys": …, "agents": [agent id, …]}'
+# The characters agent ids are made of: an entry no decision, run or span
+# could name is a typo, refused at start rather than never matching.
+_AGENT_ID = re.compile(r"[A-Za-z0-9_.=-]{1,128}")
+
+
+def _engine_entry(name: str, given: object) -> EngineEntry:
+    try:
+        check_engine_name(name)
+    except ValueError as exc:
+        raise ValueError(f"{exc}: it is a NATS subject token") from None
+    agents: frozenset[str] | None = None
+    if isinstance(given, dict):
+        unknown = sorted(set(given) - {"keys", "agents"})
+        if unknown or "keys" not in given:
+            raise ValueError(f'entry {name!r} must be {{"keys": …, "agents": […]}}, got the fields {sorted(given)}')
+        if "agents" in given:
+            listed_agents = given["agents"]
+            if (
+                not isinstance(listed_agents, list)
+                or not listed_agents
+                or not all(isinstance(agent, str) and _AGENT_ID.fullmatch(agent) for agent in listed_agents)
+            ):
+                raise ValueError(
+                    f"the agents of {name!r} must be a non-empty list of agent ids (leave the list out to let"
+                    " the engine act for every agent)"
+                )
+            agents = frozenset(listed_agents)
+        given = given["keys"]
+    listed = [given] if isinstance(given, str) else given
+    if not isinstance(listed, list) or not 1 <= len(listed) <= 2 or not all(isinstance(key, str) for key in listed):
+        raise ValueError(f"entry {name!r} must give a key or [key, previous key]")
+    try:
+        keys = tuple(secret_text(key) for key in listed)
+    except ValueError as exc:
+        raise ValueError(f"the key of {name!r} {exc}") from None
+    return EngineEntry(keys, agents)
+
+
+def engine_entries(raw: str) -> dict[str, EngineEntry]:
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        raise ValueError(f"must be a JSON object of engine name to key or [key, previous key] ({exc})") from None
+        raise ValueError(f"must be a JSON object of {_ENGINE_FORMS} ({exc})") from None
     if not isinstance(value, dict):
-        raise ValueError("must be a JSON object of engine name to key or [key, previous key]")
-    keys: dict[str, tuple[str, ...]] = {}
-    for name, given in value.items():
-        listed = [given] if isinstance(given, str) else given
-        if (
-            not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name)
-            or not isinstance(listed, list)
-            or not 1 <= len(listed) <= 2
-            or not all(isinstance(key, str) for key in listed)
-        ):
-            raise ValueError(f"entry {name!r} must name an engine and give a key or [key, previous key]")
-        try:
-            keys[name] = tuple(secret_text(key) for key in listed)
-        except ValueError as exc:
-            raise ValueError(f"the key of {name!r} {exc}") from None
-    return keys
+        raise ValueError(f"must be a JSON object of {_ENGINE_FORMS}")
+    return {name: _engine_entry(name, given) for name, given in value.items()}
 
 
 def directory(raw: str) -> Path:
@@ -414,7 +453,8 @@ DECLARED: tuple[Declared, ...] = (
     Declared(
         "OUTRIDER_NATS_ENGINE_USER",
         "nats_engine_user",
-        "NATS user of engines: may publish telemetry and facts, nothing else",
+        "shared NATS user of the engine named `default`, on the bare subjects (deprecated for a fleet of several"
+        " engines: each engine key is a NATS credential of its own)",
         text,
         "engine",
     ),
@@ -484,10 +524,11 @@ DECLARED: tuple[Declared, ...] = (
     ),
     Declared(
         "OUTRIDER_ENGINE_KEYS",
-        "engine_keys",
-        'JSON `{"engine name": "key"}` (or `["key", "previous key"]` during a rollover): one key per engine,'
-        " so one can be revoked alone",
-        engine_key_map,
+        "engine_entries",
+        'JSON `{"engine name": "key"}` (or `["key", "previous key"]` during a rollover, or `{"keys": …,'
+        ' "agents": ["AGENT_ID", …]}` to hold the engine to those agents): one key per engine, so one can be'
+        " revoked alone; its NATS credential is derived from each key. Names: letters, digits, `_`, `-`",
+        engine_entries,
         shown="unset",
         secret=True,
     ),
@@ -910,7 +951,9 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     else:
         for name in _DEV_SECRETS:
             values[name] = values[name] or _dev_secret(values["data_dir"], name)
-    values["engine_keys"] = dict(values["engine_keys"] or {})
+    entries: dict[str, EngineEntry] = values.pop("engine_entries") or {}
+    values["engine_keys"] = {name: entry.keys for name, entry in entries.items()}
+    values["engine_agents"] = {name: entry.agents for name, entry in entries.items() if entry.agents is not None}
     if values["internal_key"]:
         values["engine_keys"].setdefault("default", (values["internal_key"],))
     if (values["grpc_tls_cert"] is None) != (values["grpc_tls_key"] is None):
@@ -952,7 +995,7 @@ def _require_given_secrets(values: Mapping[str, Any]) -> None:
         )
         if not values[name]
     ]
-    if not values["internal_key"] and not values["engine_keys"]:
+    if not values["internal_key"] and not values["engine_entries"]:
         missing.append("OUTRIDER_INTERNAL_KEY or OUTRIDER_ENGINE_KEYS")
     if not values["nats_url"] and not values["nats_engine_password"]:
         missing.append("OUTRIDER_NATS_ENGINE_PASSWORD")

@@ -233,6 +233,10 @@ def recorded_to_proto(decision_id: str, created: bool) -> decisions_pb2.RecordDe
     return decisions_pb2.RecordDecisionResponse(id=decision_id, created=created)
 
 
+def agent_refusals_to_proto(decisions: int) -> decisions_pb2.AgentRefusals:
+    return decisions_pb2.AgentRefusals(decisions=decisions)
+
+
 def record_results_to_proto(results: Sequence[RecordResult]) -> decisions_pb2.RecordDecisionsResponse:
     """(id, created) for a recorded decision, (id, error) for a refused one."""
     items = []

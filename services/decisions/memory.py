@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.common import paging
+from services.common.callers import AgentScope
 from services.common.errors import DomainError, InvalidArgument
 from services.decisions import rules, store
 from services.decisions.connections import DirectConnections
@@ -56,13 +57,18 @@ async def record(
     embedder: Embedder,
     drafts: Sequence[DecisionDraft | UnreadableDecision],
     *,
+    scope: AgentScope,
     embedding_dimension: int,
     clock: Clock = utc_now,
 ) -> list[RecordResult]:
-    """Validate, embed and store decisions in one statement: (id, created or why refused) for each."""
+    """Validate, embed and store decisions in one statement: (id, created or why refused) for each.
+
+    `scope` is what the verified caller may act for: a decision for an
+    agent outside it is refused on its own, the others still recorded.
+    """
     now = clock()
     # (id, why) for a refused decision, (id, key, decision) for one to store.
-    checked: list[tuple[str, InvalidArgument] | tuple[str, uuid.UUID, NewDecision]] = []
+    checked: list[tuple[str, DomainError] | tuple[str, uuid.UUID, NewDecision]] = []
     recordings: dict[uuid.UUID, store.Recording] = {}
     for draft in drafts:
         if isinstance(draft, UnreadableDecision):
@@ -72,6 +78,10 @@ async def record(
             decision = rules.decision_to_record(draft, now=now, embedding_dimension=embedding_dimension)
         except InvalidArgument as error:
             checked.append((draft.id, error))
+            continue
+        refusal = rules.agent_refusal(scope, decision.agent_id)
+        if refusal is not None:
+            checked.append((draft.id, refusal))
             continue
         decision_id = decision.id or uuid.uuid4()
         checked.append((str(decision_id), decision_id, decision))
@@ -100,16 +110,6 @@ async def record(
             conflict = rules.id_reuse(text_id, decision, stored.get(decision_id))
             results.append((text_id, False) if conflict is None else (text_id, conflict))
     return results
-
-
-async def record_one(
-    records: DirectConnections, embedder: Embedder, draft: DecisionDraft, *, embedding_dimension: int
-) -> tuple[str, bool]:
-    """Record one decision: (id, created); a refusal is raised."""
-    [(decision_id, outcome)] = await record(records, embedder, [draft], embedding_dimension=embedding_dimension)
-    if isinstance(outcome, DomainError):
-        raise outcome
-    return decision_id, outcome
 
 
 async def judge(engine: AsyncEngine, judgement: Judgement) -> DecisionRow:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeGuard
 
+from services.common.callers import AgentScope
 from services.common.errors import Conflict, FieldError, InvalidArgument, NotFound, PermissionDenied
 
 # Engines run on their own hosts, and their clocks drift a little from ours.
@@ -312,6 +313,20 @@ def sweep_judge(*, person: bool, engine: str | None) -> JudgedBy:
             code="SWEEP_VERDICTS_ONLY",
         )
     return JudgedBy.SWEEPER
+
+
+# The code of a decision refused because its engine's key does not list its agent.
+AGENT_NOT_PERMITTED = "AGENT_NOT_PERMITTED"
+
+
+def agent_refusal(scope: AgentScope, agent_id: str) -> PermissionDenied | None:
+    """Why a decision for `agent_id` may not be recorded by the engine
+    `scope` belongs to, or None when it may."""
+    if scope.permits(agent_id):
+        return None
+    return PermissionDenied(
+        scope.refusal(agent_id), code=AGENT_NOT_PERMITTED, details={"agent_id": agent_id, "engine": scope.engine}
+    )
 
 
 def check_judge(judgement: Judgement) -> None:

@@ -39,6 +39,7 @@ ACCESS = {
     "CountOutcomes": Access.SERVICE,
     # A person's request to erase a subject's data: role 1 only.
     "EraseSubject": Access.WRITE,
+    "CountAgentRefusals": Access.SERVICE,
 }
 USES_NATS = False
 

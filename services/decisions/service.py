@@ -7,15 +7,17 @@ precedent.py; the human-decision RPCs come from the HumanDecisionRpcs mixin.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import grpc
 
 from outrider.rpc import batches
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from services.common import callers
+from services.common.errors import DomainError
 from services.common.grpc_server import answerable
 from services.common.runtime import Runtime
-from services.decisions import codec, memory, precedent
+from services.decisions import codec, memory, precedent, rules
 from services.decisions.clients import OutcomesClient, RegistryClient
 from services.decisions.connections import DirectConnections
 from services.decisions.embedding import Embedder, StructuredContextEmbedder
@@ -62,6 +64,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         self._records = records
         self._outcomes = outcomes
         self._registry = registry
+        # Decisions refused since start because their engine's key does not list their agent.
+        self._agent_refusals = 0
         # A misconfigured human-input source stops the context here, at
         # start-up, rather than failing the first lease that needs it.
         self.human_sources()
@@ -71,20 +75,37 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         request: decisions_pb2.RecordDecisionRequest,
         context: grpc.aio.ServicerContext[decisions_pb2.RecordDecisionRequest, decisions_pb2.RecordDecisionResponse],
     ) -> decisions_pb2.RecordDecisionResponse:
-        decision_id, created = await memory.record_one(
-            self._records, self._embedder, codec.draft_from_proto(request), embedding_dimension=self._dimension
-        )
-        return codec.recorded_to_proto(decision_id, created)
+        [(decision_id, outcome)] = await self._record([codec.draft_from_proto(request)])
+        if isinstance(outcome, DomainError):
+            raise outcome
+        return codec.recorded_to_proto(decision_id, outcome)
 
     async def RecordDecisions(
         self,
         request: decisions_pb2.RecordDecisionsRequest,
         context: grpc.aio.ServicerContext[decisions_pb2.RecordDecisionsRequest, decisions_pb2.RecordDecisionsResponse],
     ) -> decisions_pb2.RecordDecisionsResponse:
+        return codec.record_results_to_proto(await self._record(codec.drafts_from_proto(request)))
+
+    async def _record(
+        self, drafts: Sequence[rules.DecisionDraft | rules.UnreadableDecision]
+    ) -> list[memory.RecordResult]:
+        # What the verified caller may act for: its engine's key, never a field of the request.
+        scope = callers.agent_scope(callers.engine_name(), self._settings.engine_agents)
         results = await memory.record(
-            self._records, self._embedder, codec.drafts_from_proto(request), embedding_dimension=self._dimension
+            self._records, self._embedder, drafts, scope=scope, embedding_dimension=self._dimension
         )
-        return codec.record_results_to_proto(results)
+        self._agent_refusals += sum(
+            isinstance(outcome, DomainError) and outcome.code == rules.AGENT_NOT_PERMITTED for _, outcome in results
+        )
+        return results
+
+    async def CountAgentRefusals(
+        self,
+        request: decisions_pb2.CountAgentRefusalsRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.CountAgentRefusalsRequest, decisions_pb2.AgentRefusals],
+    ) -> decisions_pb2.AgentRefusals:
+        return codec.agent_refusals_to_proto(self._agent_refusals)
 
     async def FindSimilar(
         self,

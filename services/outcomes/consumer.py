@@ -5,6 +5,10 @@ crash between receipt and commit means redelivery, not a gap; redelivery is
 harmless because the merge is idempotent. A malformed message is counted,
 logged and terminated: redelivering it could never make it parse, and
 retrying it forever would hold its slot in every fetch.
+
+Facts come on the bare subject (the shared engine user, for the engine named
+`default`) and on each engine's own, `facts.booking.<engine>`; the subject,
+never the payload, says which engine sent one.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from outrider.engine_identity import BOOKING_FACTS, sender_of, subject_forms
 from outrider.publishing import TRANSIENT
 from services.common.consuming import Malformed, guarded, preview, printable, write_apart
 from services.outcomes import intake, store
@@ -26,7 +31,7 @@ from services.outcomes.rules.facts import BookingFactsEvent, check_storable, dec
 _log = logging.getLogger(__name__)
 
 STREAM = "FACTS"
-SUBJECT = "facts.booking"
+SUBJECT = BOOKING_FACTS
 DURABLE = "outcomes-facts"
 FETCH_BATCH = 256
 FETCH_WAIT_S = 1.0
@@ -60,14 +65,17 @@ class FactsConsumer:
             ack_policy=AckPolicy.EXPLICIT,
             deliver_policy=DeliverPolicy.ALL,
             ack_wait=ACK_WAIT_S,
-            filter_subject=SUBJECT,
+            filter_subjects=list(subject_forms(SUBJECT)),
             # The backstop for a failure nobody foresaw; malformed events and
             # events the database refuses are terminated long before.
             max_deliver=self._max_deliver,
         )
 
     async def subscribe(self) -> JetStreamContext.PullSubscription:
-        return await self._js.pull_subscribe(SUBJECT, durable=DURABLE, stream=STREAM, config=self._config())
+        # Created, or brought to these subjects: a consumer made before
+        # engines had subjects of their own reads only the bare one.
+        await self._js.add_consumer(STREAM, self._config())
+        return await self._js.pull_subscribe_bind(durable=DURABLE, stream=STREAM)
 
     async def _restore_consumer(self) -> None:
         """Make the durable consumer again if it is gone (its stream was
@@ -151,12 +159,14 @@ class FactsConsumer:
         failing to record a rejection must never cost the events beside it.
         """
         for message, problem in rejected:
+            sender = sender_of(message.subject, SUBJECT)
             _log.warning(
                 "malformed facts event terminated",
                 extra={
                     "field": problem.field,
                     "problem": printable(problem.problem),
                     "subject": message.subject,
+                    "engine": sender.engine if sender is not None else None,
                     "payload": preview(message.data),
                 },
             )

@@ -32,10 +32,20 @@ class Counters:
     model_calls_inserted: int = 0
     otlp_duplicates: int = 0
     otlp_unwritable: int = 0
+    # Runs and heartbeats refused because their agent is not one their
+    # engine's key lists, by kind ("task_run", "heartbeat").
+    agent_refusals: Counter[str] = field(default_factory=Counter)
+    # Messages on the heartbeat subjects whose reply subject was not the
+    # sender's own inbox: left unanswered.
+    replies_refused: int = 0
 
     def count_malformed(self, field_name: str) -> None:
         self.malformed += 1
         self.malformed_by_field[field_name] += 1
 
     def snapshot(self) -> dict[str, Any]:
-        return {**asdict(self), "malformed_by_field": dict(self.malformed_by_field)}
+        return {
+            **asdict(self),
+            "malformed_by_field": dict(self.malformed_by_field),
+            "agent_refusals": dict(self.agent_refusals),
+        }

@@ -6,6 +6,15 @@ write liveness that is no longer true, and a lost one is replaced by the next,
 which an agent sends well inside the bucket's five-minute TTL. The bucket is
 the durable part: its TTL is what turns a stopped agent into a `silent` one,
 with no sweeper to run and no clock of ours to trust.
+
+Beats come on the bare subject (the shared engine user, for the engine named
+`default`) and on each engine's own, `telemetry.agent.<engine>`; a beat for
+an agent that engine's key does not list is dropped and counted.
+
+The sink answers only one kind of message, a JetStream publish, and only on
+the sender's own inbox: it answers as the services' user, which may publish
+anywhere, so a reply subject the sender chose (`telemetry.otlp`, `$JS.API.…`,
+`$KV.…`) would have it publish there for them.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from nats.aio.client import Client as NatsClient
@@ -22,6 +31,8 @@ from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 from nats.js.kv import KeyValue
 
+from outrider.engine_identity import HEARTBEATS, sender_of, subject_forms
+from services.common.callers import agent_scope
 from services.common.consuming import guarded, preview, printable
 from services.common.nats import HEARTBEAT_BUCKET
 from services.telemetry import rules
@@ -29,7 +40,7 @@ from services.telemetry.counters import Counters
 
 _log = logging.getLogger(__name__)
 
-SUBJECT = "telemetry.agent"
+SUBJECT = HEARTBEATS
 # Every replica joins one queue group, so each heartbeat is written once.
 QUEUE = "outrider-telemetry-heartbeats"
 # A fleet beats a few times a minute per agent; a backlog larger than this
@@ -52,27 +63,47 @@ JETSTREAM_REFUSAL = json.dumps(
 
 
 class HeartbeatSink:
-    def __init__(self, bucket: KeyValue, counters: Counters) -> None:
+    def __init__(self, bucket: KeyValue, counters: Counters, engine_agents: Mapping[str, frozenset[str]]) -> None:
         self._bucket = bucket
         self._counters = counters
-        self._sub: Subscription | None = None
+        # The agents each engine limited to some may beat for (the rest, any).
+        self._engine_agents = engine_agents
+        self._subs: list[Subscription] = []
 
     @classmethod
-    async def start(cls, nc: NatsClient, js: JetStreamContext, counters: Counters) -> HeartbeatSink:
-        sink = cls(await js.key_value(HEARTBEAT_BUCKET), counters)
-        sink._sub = await nc.subscribe(SUBJECT, queue=QUEUE, cb=sink._on_message, pending_msgs_limit=PENDING_LIMIT)
+    async def start(
+        cls,
+        nc: NatsClient,
+        js: JetStreamContext,
+        counters: Counters,
+        engine_agents: Mapping[str, frozenset[str]],
+    ) -> HeartbeatSink:
+        sink = cls(await js.key_value(HEARTBEAT_BUCKET), counters, engine_agents)
+        for subject in subject_forms(SUBJECT):
+            sink._subs.append(
+                await nc.subscribe(subject, queue=QUEUE, cb=sink._on_message, pending_msgs_limit=PENDING_LIMIT)
+            )
         return sink
 
     async def stop(self) -> None:
-        if self._sub is not None:
-            await self._sub.unsubscribe()
-            self._sub = None
+        subs, self._subs = self._subs, []
+        for sub in subs:
+            await sub.unsubscribe()
 
     async def _on_message(self, msg: Msg) -> None:
+        sender = sender_of(msg.subject, SUBJECT)
         if msg.reply:
             # Only a request carries a reply subject, and a JetStream publish
-            # is one: the sender waits for a stream's acknowledgement.
-            await msg.respond(JETSTREAM_REFUSAL)
+            # is one: the sender waits for a stream's acknowledgement. It is
+            # told on its own inbox, and on nothing else.
+            if sender is not None and sender.owns_inbox(msg.reply):
+                await msg.respond(JETSTREAM_REFUSAL)
+                return
+            self._counters.replies_refused += 1
+            _log.warning(
+                "heartbeat request left unanswered: its reply subject is not the sender's inbox",
+                extra={"subject": msg.subject, "reply": printable(msg.reply)},
+            )
             return
         parsed = guarded(rules.parse_heartbeat, msg.data)
         if parsed.value is None:
@@ -90,6 +121,14 @@ class HeartbeatSink:
             )
             return
         beat = parsed.value
+        scope = agent_scope(sender.engine if sender is not None else None, self._engine_agents)
+        if not scope.permits(beat.agent_id):
+            self._counters.agent_refusals["heartbeat"] += 1
+            _log.warning(
+                "heartbeat for an agent outside its engine's key dropped",
+                extra={"engine": scope.engine, "agent_id": printable(beat.agent_id)},
+            )
+            return
         try:
             await self._bucket.put(beat.agent_id, rules.heartbeat_value(beat))
         except Exception as error:  # noqa: BLE001 - a lost beat is replaced by the next one

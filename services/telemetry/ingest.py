@@ -4,7 +4,12 @@ Every replica pulls from one durable consumer, so the stream is shared rather
 than copied. A batch is written in one statement and acked only after its
 transaction commits; a crash anywhere before that leaves the batch unacked,
 the stream redelivers it, and the primary key turns the second copy into a
-counted duplicate instead of a second row. When the database is down nothing
+counted duplicate instead of a second row.
+
+Runs come on the bare subject (the shared engine user, for the engine named
+`default`) and on each engine's own, `telemetry.task.<engine>`: the subject
+says which engine sent a run, and a run for an agent that engine's key does
+not list is terminated and counted, whatever its payload claims. When the database is down nothing
 is acked and nothing more is pulled: the runs wait in the stream, which is
 built to hold them, instead of in this process's memory.
 """
@@ -14,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
@@ -24,6 +29,8 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy, Header
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from outrider.engine_identity import TASK_RUNS, sender_of, subject_forms
+from services.common.callers import agent_scope
 from services.common.consuming import guarded, preview, printable, write_apart
 from services.common.settings import Settings, SettingsError
 from services.telemetry import rules, store
@@ -32,7 +39,7 @@ from services.telemetry.counters import Counters
 _log = logging.getLogger(__name__)
 
 STREAM = "TELEMETRY"
-SUBJECT = "telemetry.task"
+SUBJECT = TASK_RUNS
 DURABLE = "telemetry-ingest"
 # Consumer-wide cap on delivered-but-unacked runs, across every replica. Each
 # replica holds at most WRITERS + 1 batches (those being written and the one
@@ -56,6 +63,8 @@ class IngestConfig:
     retry_delay_s: float = 1.0
     max_backoff_s: float = 15.0
     max_deliver: int = 100
+    # The agents each engine limited to some may send runs for (the rest, any).
+    engine_agents: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not 1 <= self.batch_size <= MAX_BATCH_SIZE:
@@ -81,11 +90,16 @@ class IngestConfig:
             batch_wait_s=settings.telemetry_batch_wait_ms / 1000,
             ack_wait_s=float(settings.telemetry_ack_wait_s),
             max_deliver=settings.max_deliver,
+            engine_agents=settings.engine_agents,
         )
 
 
 async def ensure_consumer(
-    js: JetStreamContext, config: IngestConfig, *, durable: str = DURABLE, subject: str = SUBJECT
+    js: JetStreamContext,
+    config: IngestConfig,
+    *,
+    durable: str = DURABLE,
+    subjects: tuple[str, ...] = subject_forms(SUBJECT),
 ) -> None:
     """Create a shared durable consumer, or bring its settings to ours.
 
@@ -95,13 +109,18 @@ async def ensure_consumer(
     database outage redelivers too: the ingest stops pulling while the
     database is away, so an outage costs the runs in flight one delivery per
     attempt to reconnect, not one per second.
+
+    An existing consumer is brought to these subjects too: one made before
+    engines had subjects of their own reads only the bare one.
     """
+    single = subjects[0] if len(subjects) == 1 else None
     await js.add_consumer(
         STREAM,
         ConsumerConfig(
             name=durable,
             durable_name=durable,
-            filter_subject=subject,
+            filter_subject=single,
+            filter_subjects=None if single else list(subjects),
             deliver_policy=DeliverPolicy.ALL,
             ack_policy=AckPolicy.EXPLICIT,
             ack_wait=config.ack_wait_s,
@@ -211,9 +230,9 @@ async def settle(messages: Iterable[Msg], how: str, delay: float | None = None) 
 
 
 class Ingest:
-    # The subject this ingest takes and its consumer; the OTLP ingest, which
+    # The subjects this ingest takes and its consumer; the OTLP ingest, which
     # shares the pull and write loop, names its own.
-    subject = SUBJECT
+    subjects: tuple[str, ...] = subject_forms(SUBJECT)
     durable = DURABLE
 
     def __init__(
@@ -226,7 +245,7 @@ class Ingest:
         self._puller = BatchPuller(nc, stream=STREAM, durable=self.durable)
 
     async def start(self) -> None:
-        await ensure_consumer(self._js, self._config, durable=self.durable, subject=self.subject)
+        await ensure_consumer(self._js, self._config, durable=self.durable, subjects=self.subjects)
         await self._puller.start()
 
     async def run(self) -> None:
@@ -283,13 +302,17 @@ class Ingest:
         counters = self._counters
         runs: list[tuple[Msg, rules.TaskRun]] = []
         malformed: list[Msg] = []
+        foreign: list[Msg] = []
         counters.received += len(batch)
         for msg in batch:
             if delivery_count(msg) > 1:
                 counters.redelivered += 1
             parsed = guarded(rules.parse_task, msg.data)
             if parsed.value is not None:
-                runs.append((msg, parsed.value))
+                if self._permitted(msg, parsed.value):
+                    runs.append((msg, parsed.value))
+                else:
+                    foreign.append(msg)
                 continue
             problem = parsed.malformed
             assert problem is not None, "guarded() gives a value or the reason there is none"
@@ -304,9 +327,9 @@ class Ingest:
                     "stream_seq": msg.metadata.sequence.stream,
                 },
             )
-        # Terminated, not nak'd: a message that is malformed now is malformed
-        # on every redelivery, and retrying it forever would hide the others.
-        await settle(malformed, "term")
+        # Terminated, not nak'd: a message that is malformed or refused now is
+        # so on every redelivery, and retrying it forever would hide the others.
+        await settle([*malformed, *foreign], "term")
         if not runs:
             return True
         try:
@@ -338,6 +361,20 @@ class Ingest:
         await settle([msg for (msg, _), _ in failed], "term")
         await settle([msg for msg, _ in runs if id(msg) not in refused], "ack")
         return True
+
+    def _permitted(self, msg: Msg, run: rules.TaskRun) -> bool:
+        """Whether the engine that published `msg`, as its subject says, may
+        send runs for the run's agent; a refusal is counted and logged."""
+        sender = sender_of(msg.subject, SUBJECT)
+        scope = agent_scope(sender.engine if sender is not None else None, self._config.engine_agents)
+        if scope.permits(run.agent_id):
+            return True
+        self._counters.agent_refusals["task_run"] += 1
+        _log.warning(
+            "task run for an agent outside its engine's key terminated",
+            extra={"engine": scope.engine, "agent_id": printable(run.agent_id)},
+        )
+        return False
 
     async def _insert(self, runs: Sequence[tuple[Msg, rules.TaskRun]]) -> int:
         async with self._engine.begin() as conn:
@@ -389,6 +426,6 @@ class Ingest:
         _log.warning("telemetry pull refused; recreating the consumer", extra={"problem": problem})
         await asyncio.sleep(self._config.retry_delay_s)
         try:
-            await ensure_consumer(self._js, self._config, durable=self.durable, subject=self.subject)
+            await ensure_consumer(self._js, self._config, durable=self.durable, subjects=self.subjects)
         except Exception as error:  # noqa: BLE001 - retried after the next refused pull
             _log.warning("telemetry consumer not recreated", extra={"error": repr(error)})

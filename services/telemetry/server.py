@@ -43,7 +43,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     await otlp_ingest.start()
     runtime.spawn(ingest.run(), name="ingest")
     runtime.spawn(otlp_ingest.run(), name="otlp-ingest")
-    sink = await HeartbeatSink.start(runtime.nats, runtime.js, counters)
+    sink = await HeartbeatSink.start(runtime.nats, runtime.js, counters, runtime.settings.engine_agents)
     runtime.on_close(sink.stop)
     retention.start(server, runtime, lifetimes(runtime.settings))
     service = TelemetryService(

@@ -29,6 +29,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1 import trace_pb2
 
+from services.common.callers import EVERY_AGENT, AgentScope
 from services.common.redaction.preview import preview
 from services.telemetry.otlp.rules import (
     RESOURCE_ATTRIBUTES,
@@ -250,7 +251,14 @@ class Admission:
     accepted: int = 0
     rejected: int = 0
     ignored: int = 0
+    # Of the rejected: spans for an agent the engine's key does not list.
+    foreign_agent: int = 0
     problems: list[str] = field(default_factory=list)
+
+    def refuse(self, span: Span, problem: str) -> None:
+        self.rejected += 1
+        if len(self.problems) < QUOTED_PROBLEMS:
+            self.problems.append(f"span {span.span_id.hex() or '(none)'}: {problem}")
 
     def rejection_message(self) -> str:
         """The partial-success text: how many were refused and the first reasons."""
@@ -300,11 +308,12 @@ class _Packer:
         self._bytes = 0
 
 
-def admit(request: ExportTraceServiceRequest) -> Admission:
+def admit(request: ExportTraceServiceRequest, scope: AgentScope = EVERY_AGENT) -> Admission:
     """Check every span; pack the ones that map to a run or a model call.
 
     A refused span is counted and its reason kept for the answer; it never
-    costs the request's other spans.
+    costs the request's other spans. `scope` is what the exporting engine's
+    key may act for: a span for another agent is refused.
     """
     admission = Admission()
     packer = _Packer()
@@ -312,13 +321,15 @@ def admit(request: ExportTraceServiceRequest) -> Admission:
         try:
             mapped = map_span(span)
         except MalformedTelemetry as error:
-            admission.rejected += 1
-            if len(admission.problems) < QUOTED_PROBLEMS:
-                problem = preview(error.problem, None)
-                admission.problems.append(f"span {span.span_id.hex() or '(none)'}: {error.field} {problem}")
+            admission.refuse(span, f"{error.field} {preview(error.problem, None)}")
             continue
         if mapped.ignored:
             admission.ignored += 1
+            continue
+        recorded = mapped.run or mapped.model_call
+        if recorded is not None and not scope.permits(recorded.agent_id):
+            admission.foreign_agent += 1
+            admission.refuse(span, scope.refusal(recorded.agent_id))
             continue
         admission.accepted += 1
         packer.add(span)

@@ -48,7 +48,7 @@ async def commit(engine: AsyncEngine, records: list[Records]) -> tuple[int, int,
 
 
 class OtlpIngest(Ingest):
-    subject = SUBJECT
+    subjects = (SUBJECT,)
     durable = DURABLE
 
     async def _write(self, batch: list[Msg]) -> bool:

@@ -23,10 +23,10 @@ from outrider.client.telemetry import TelemetryPublisher
 from outrider.nats_access import ENGINE_INBOX_PREFIX, CredentialRefused, open_connection
 from services.common.embedded import EmbeddedNats, ServedTls, nats_server_binary, reported_port
 from services.common.errors import Unavailable
-from services.common.nats import HEARTBEAT_BUCKET, StreamLimits, connect, ensure_topology, warn_if_open
-from tests.harness import NATS_ENGINE, NATS_SERVICE, Stack, engine_nats, eventually, make_settings, service_nats
+from services.common.nats import HEARTBEAT_BUCKET, connect, ensure_topology, warn_if_open
+from tests.harness import NATS_ENGINE, NATS_SERVICE, engine_nats, eventually, make_settings
+from tests.integration.platform.nats_support import CANCELLED, LIMITS, Refusals
 
-LIMITS = StreamLimits(max_age_s=3600.0, max_bytes=2**20)
 TASK = json.dumps(
     {
         "agent_id": "EXCEPTION_AGENT",
@@ -37,34 +37,6 @@ TASK = json.dumps(
         "finished_at": "2026-09-29T10:00:01+00:00",
     }
 ).encode()
-CANCELLED = json.dumps({"subject_id": "BK-1", "at": "2026-09-29T10:00:00+00:00", "cancelled": True}).encode()
-
-
-@pytest.fixture
-async def topology(stack: Stack):
-    """The streams and bucket as the services make them, emptied."""
-    client = await service_nats(stack.nats_url)
-    try:
-        js = client.jetstream()
-        for info in await js.streams_info():
-            await js.delete_stream(info.config.name)
-        await ensure_topology(js, LIMITS)
-        yield client, js
-    finally:
-        await client.close()
-
-
-class Refusals:
-    """What the server refused a connection, as it tells the client."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    async def note(self, exc: Exception) -> None:
-        self.seen.append(str(exc).lower())
-
-    def mention(self, subject: str) -> bool:
-        return any("permissions violation" in seen and subject.lower() in seen for seen in self.seen)
 
 
 def _protocol_exchange(port: int, lines: bytes) -> bytes:

@@ -72,6 +72,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "SetOutcomes": S,
         "CountOutcomes": S,
         "EraseSubject": W,
+        "CountAgentRefusals": S,
     },
     "outcomes": {
         "RecordFacts": E,

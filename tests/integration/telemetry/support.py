@@ -67,6 +67,7 @@ async def counters(settings: Settings) -> dict[str, Any]:
         field.name: getattr(reply, field.name) for field in telemetry_pb2.Counters.DESCRIPTOR.fields
     }
     seen["malformed_by_field"] = dict(reply.malformed_by_field)
+    seen["agent_refusals"] = dict(reply.agent_refusals)
     return seen
 
 

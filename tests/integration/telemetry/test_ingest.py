@@ -17,7 +17,7 @@ from services.telemetry.ingest import (
     IngestConfig,
     ensure_consumer,
 )
-from tests.harness import bearer, database_away, eventually, gateway_client, running, with_env
+from tests.harness import bearer, database_away, engine_nats, eventually, gateway_client, running, with_env
 from tests.integration.telemetry.support import (
     ACKNOWLEDGING,
     answers,
@@ -67,6 +67,7 @@ async def test_six_messages_make_three_rows_one_duplicate_one_malformed_one_hear
                 "heartbeats": 1,
                 "dead_lettered": 0,
                 "malformed_by_field": {"task_type": 1},
+                "agent_refusals": {},
             }
             await eventually(
                 lambda: counters(settings),
@@ -107,12 +108,17 @@ async def test_a_malformed_heartbeat_is_counted_and_not_stored(settings):
 
 
 async def test_a_heartbeat_published_through_jetstream_gets_a_clear_refusal_not_a_timeout(settings):
+    # Published as an engine does, so the answer goes to the engine's own inbox.
     async with running(settings, ["telemetry"]), broker(settings) as (nc, _):
-        js = nc.jetstream(timeout=10)
-        started = asyncio.get_running_loop().time()
-        with pytest.raises(BadRequestError) as refused:
-            await js.publish("telemetry.agent", heartbeat("DISPATCH_AGENT", "idle"))
-        waited = asyncio.get_running_loop().time() - started
+        engine = await engine_nats(settings.nats_url)
+        try:
+            js = engine.jetstream(timeout=10)
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(BadRequestError) as refused:
+                await js.publish("telemetry.agent", heartbeat("DISPATCH_AGENT", "idle"))
+            waited = asyncio.get_running_loop().time() - started
+        finally:
+            await engine.close()
         bucket = await nc.jetstream().key_value(HEARTBEAT_BUCKET)
         with pytest.raises(NoKeysError):
             await bucket.keys()

@@ -104,6 +104,7 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
                 "model_calls_inserted",
                 "otlp_duplicates",
                 "otlp_unwritable",
+                "replies_refused",
             )
         },
         **{
@@ -118,6 +119,8 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
             for name, value in (("deleted_total", 0), ("keep_seconds", 30 * 86400))
         },
         'outrider_retention_failed_passes_total{context="telemetry"}': 0,
+        # The decisions context is not running: its series is left out, the rest is served.
+        **{f'outrider_engine_agent_refusals_total{{kind="{kind}"}}': 0 for kind in ("task_run", "heartbeat", "span")},
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
 

@@ -85,5 +85,6 @@ def test_the_base_install_pulls_no_server_dependency() -> None:
     base = {
         dep.split(">")[0].split("<")[0].split("=")[0].split("[")[0].strip().lower() for dep in project["dependencies"]
     }
-    assert base == {"grpcio", "protobuf", "nats-py"}
+    # nkeys: the NATS credential an engine derives from its key (outrider.engine_identity).
+    assert base == {"grpcio", "protobuf", "nats-py", "nkeys"}
     assert not base & SERVER_ONLY

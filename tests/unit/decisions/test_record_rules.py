@@ -8,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.common.errors import Conflict, InvalidArgument
+from services.common.callers import EVERY_AGENT, AgentScope
+from services.common.errors import Conflict, InvalidArgument, PermissionDenied
+from services.decisions import rules
 from services.decisions.rules import (
     DecisionDraft,
     InvalidDecision,
@@ -98,3 +100,14 @@ def test_a_batch_past_its_cap_is_refused_whole_naming_the_field() -> None:
         check_batch("decisions", 501, 500)
     assert caught.value.message == "decisions: at most 500 per call, got 501"
     assert caught.value.fields == {"decisions": caught.value.message}
+
+
+def test_a_decision_for_an_agent_outside_the_engines_list_is_refused_naming_both():
+    held = AgentScope(engine="dispatch", agents=frozenset({"DISPATCH_AGENT"}))
+    assert rules.agent_refusal(held, "DISPATCH_AGENT") is None
+    refusal = rules.agent_refusal(held, "EXCEPTION_AGENT")
+    assert isinstance(refusal, PermissionDenied) and refusal.code == rules.AGENT_NOT_PERMITTED
+    assert refusal.details == {"agent_id": "EXCEPTION_AGENT", "engine": "dispatch"}
+    assert "EXCEPTION_AGENT" in refusal.message
+    assert rules.agent_refusal(AgentScope(engine="support"), "EXCEPTION_AGENT") is None
+    assert rules.agent_refusal(EVERY_AGENT, "EXCEPTION_AGENT") is None

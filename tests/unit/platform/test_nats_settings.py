@@ -5,14 +5,17 @@ server is given."""
 from __future__ import annotations
 
 import json
+import os
 import stat
+import subprocess
 
 import pytest
 
-from outrider.client.telemetry import HEARTBEAT_SUBJECT, TASK_SUBJECT
+from launcher.cli import main
+from outrider.engine_identity import LEGACY_SUBJECTS, public_nkey, subjects_of
 from outrider.nats_access import ENGINE_INBOX_PREFIX, shown, uses_tls
-from services.common.embedded import ServedTls, nats_config, write_private
-from services.common.nats import ENGINE_PUBLISHES, STREAMS, NatsUser
+from services.common.embedded import ServedTls, nats_config, nats_server_binary, write_private
+from services.common.nats import ENGINE_PUBLISHES, STREAMS, EngineNkey, NatsUser, authorization_conf
 from services.common.settings import SettingsError, load
 from services.telemetry.otlp.codec import SUBJECT as OTLP_SUBJECT
 
@@ -82,13 +85,52 @@ def test_tls_files_must_exist_and_the_certificate_comes_with_its_key(tmp_path):
     assert both.nats_tls_cert == both.nats_tls_key == cert
 
 
-def test_engines_may_publish_what_the_sdk_publishes_and_what_the_streams_carry():
-    assert {TASK_SUBJECT, HEARTBEAT_SUBJECT} <= set(ENGINE_PUBLISHES)
+def _stored(subject: str) -> bool:
+    """Whether some stream's subjects take `subject` (one token per `*`, the rest for `>`)."""
+
+    def matches(pattern: list[str], tokens: list[str]) -> bool:
+        if pattern == [">"]:
+            return bool(tokens)
+        if not pattern or not tokens:
+            return pattern == tokens
+        return pattern[0] in ("*", tokens[0]) and matches(pattern[1:], tokens[1:])
+
+    return any(matches(stored.split("."), subject.split(".")) for spec in STREAMS for stored in spec.subjects)
+
+
+def test_engines_may_publish_what_the_sdk_publishes_and_the_streams_store_their_runs_and_facts():
+    assert set(ENGINE_PUBLISHES) == set(LEGACY_SUBJECTS.publishes)
     # Spans reach telemetry.otlp only through the gateway, which checks them
     # and strips prompt and completion contents; an engine publishing there
     # directly would skip both.
     assert OTLP_SUBJECT not in ENGINE_PUBLISHES
-    assert {subject for spec in STREAMS for subject in spec.subjects} - {OTLP_SUBJECT} <= set(ENGINE_PUBLISHES)
+    for subjects in (LEGACY_SUBJECTS, subjects_of("dispatch")):
+        assert OTLP_SUBJECT not in subjects.publishes
+        # Runs and facts go to JetStream; heartbeats are core NATS, never stored.
+        assert _stored(subjects.task_runs) and _stored(subjects.booking_facts)
+        assert not _stored(subjects.heartbeats)
+
+
+def test_each_engine_key_may_publish_only_its_own_subjects():
+    config = nats_config(
+        NatsUser("outrider", SERVICE_PASSWORD),
+        NatsUser("engine", ENGINE_PASSWORD),
+        engines=[EngineNkey("dispatch", "UDISPATCH"), EngineNkey("support", "USUPPORT")],
+    )
+    service, shared, dispatch, support = config["authorization"]["users"]
+    assert "permissions" not in service
+    assert shared["permissions"] == {
+        "publish": {"allow": ["telemetry.task", "telemetry.agent", "facts.booking"]},
+        "subscribe": {"allow": ["_INBOX_engine.>"]},
+    }
+    assert dispatch == {
+        "nkey": "UDISPATCH",
+        "permissions": {
+            "publish": {"allow": ["telemetry.task.dispatch", "telemetry.agent.dispatch", "facts.booking.dispatch"]},
+            "subscribe": {"allow": ["_INBOX_engine_dispatch.>"]},
+        },
+    }
+    assert support["permissions"]["publish"]["allow"] == list(subjects_of("support").publishes)
 
 
 def test_the_embedded_config_escapes_passwords_and_serves_tls_first(tmp_path):
@@ -122,3 +164,33 @@ def test_urls_are_shown_without_credentials_and_tls_follows_the_scheme_or_a_ca()
     assert shown("nats://127.0.0.1:4222") == "nats://127.0.0.1:4222"
     assert uses_tls("tls://nats:4222", None) and uses_tls("nats://nats:4222", "/ca.pem")
     assert not uses_tls("nats://nats:4222", None)
+
+
+def test_the_printed_authorization_names_every_key_and_the_real_server_accepts_it(tmp_path):
+    keys = {"dispatch": ["d" * 40, "p" * 40], "support": {"keys": "s" * 40, "agents": ["SUPPORT_AGENT"]}}
+    settings = load({**SECRETS, "OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_ENGINE_KEYS": json.dumps(keys)})
+    text = authorization_conf(settings)
+    for engine, key in (("dispatch", "d" * 40), ("dispatch", "p" * 40), ("support", "s" * 40), ("default", "k" * 40)):
+        assert f'"nkey": "{public_nkey(key)}",  # engine {engine}' in text
+    # No secret is printed: the passwords are the server's environment variables.
+    assert "$OUTRIDER_NATS_PASSWORD" in text and "$OUTRIDER_NATS_ENGINE_PASSWORD" in text
+    assert settings.nats_password not in text and "d" * 40 not in text
+    assert "$OUTRIDER_NATS_ENGINE_PASSWORD" not in authorization_conf(settings, shared_user=False)
+    path = tmp_path / "nats.conf"
+    path.write_text(text)
+    env = {**os.environ, "OUTRIDER_NATS_PASSWORD": "s" * 40, "OUTRIDER_NATS_ENGINE_PASSWORD": "e" * 40}
+    checked = subprocess.run(
+        [nats_server_binary(), "-c", str(path), "-t"], check=False, env=env, capture_output=True, text=True, timeout=30
+    )
+    assert checked.returncode == 0 and "is valid" in checked.stderr + checked.stdout, checked.stderr
+
+
+def test_the_command_prints_the_block(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OUTRIDER_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("OUTRIDER_ENGINE_KEYS", json.dumps({"dispatch": "d" * 40}))
+    assert main(["nats-authorization", "--without-shared-user"]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        printed.startswith("authorization: {") and f'"nkey": "{public_nkey("d" * 40)}",  # engine dispatch' in printed
+    )
+    assert '"user": "engine"' not in printed

@@ -18,6 +18,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
 
+from services.common.callers import AgentScope
 from services.telemetry.otlp import codec as otlp_codec
 from services.telemetry.otlp.rules import map_span
 from services.telemetry.rules import MalformedTelemetry
@@ -296,3 +297,20 @@ def test_any_bytes_decode_or_are_refused_and_never_raise_anything_else(data):
         otlp_codec.admit(request)
     with contextlib.suppress(MalformedTelemetry):
         otlp_codec.read_message(data)
+
+
+def test_spans_for_an_agent_outside_the_engines_list_are_refused_alone_naming_it():
+    # root() is a run and chat() a model call of the resource's agent; the
+    # second resource's spans belong to another agent.
+    request = export(root(), chat(), service="DISPATCH_AGENT")
+    request.resource_spans.extend(export(root(5), chat(6), service="EXCEPTION_AGENT").resource_spans)
+    admission = otlp_codec.admit(request, AgentScope(engine="dispatch", agents=frozenset({"DISPATCH_AGENT"})))
+    assert (admission.accepted, admission.rejected, admission.foreign_agent) == (2, 2, 2)
+    assert "EXCEPTION_AGENT" in admission.rejection_message() and "dispatch" in admission.rejection_message()
+    [message] = admission.messages
+    records = otlp_codec.read_message(message)
+    assert {run.agent_id for run in records.runs} | {call.agent_id for call in records.model_calls} == {
+        "DISPATCH_AGENT"
+    }
+    # Without a list, every agent's spans are admitted.
+    assert otlp_codec.admit(request, AgentScope(engine="support")).accepted == 4
