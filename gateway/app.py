@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
+import grpc
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
@@ -20,6 +21,7 @@ from pydantic import Field
 from gateway import console, errors
 from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
+from gateway.intake import Intake
 from gateway.limits import BodyCap
 from gateway.routes import (
     decision_humans,
@@ -33,6 +35,7 @@ from gateway.routes import (
 from outrider.balancing import MAX_ATTEMPTS
 from outrider.precedent_stream import PrecedentSearches
 from services.common.clients import ContextClients
+from services.common.health import DEPENDENCIES, dependency_service
 from services.common.settings import CONTEXTS, Settings
 from services.outcomes.rules import MAX_EVENT_BYTES
 
@@ -52,7 +55,14 @@ class Health(Reply):
 
 class Readiness(Reply):
     ready: bool
-    contexts: dict[str, str] = Field(description="each context's health: serving, not_serving or unavailable: …")
+    contexts: dict[str, str] = Field(
+        description="each context's health: serving, not_serving (`not_serving: lost nats, postgres` names the "
+        "dependencies it cannot reach) or unavailable: …"
+    )
+    gateway: dict[str, str] = Field(
+        description="the gateway's own dependencies: `nats` (the OTLP intake's connection, once it has one) is "
+        "connected or lost"
+    )
 
 
 def openapi_document(app: FastAPI) -> dict[str, Any]:
@@ -88,6 +98,23 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
                         option["minItems"] = option["maxItems"] = dimension
         app.openapi_schema = document
     return app.openapi_schema
+
+
+async def lost_dependencies(channel: grpc.aio.Channel) -> list[str]:
+    """The dependencies a context says it cannot reach, each under a health
+    service of its own; one it does not use is not found, and not lost."""
+
+    async def lost(dependency: str) -> bool:
+        try:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=dependency_service(dependency)), timeout=READINESS_TIMEOUT_S
+            )
+        except grpc.aio.AioRpcError:
+            return False
+        return reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
+
+    answers = await asyncio.gather(*(lost(dependency) for dependency in DEPENDENCIES))
+    return [dependency for dependency, gone in zip(DEPENDENCIES, answers, strict=True) if gone]
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -159,11 +186,18 @@ def create_app(settings: Settings) -> FastAPI:
                 except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
                     failure = f"unavailable: {type(exc).__name__}"
                     continue
-                return context, health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
+                state = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
+                lost = (
+                    await lost_dependencies(channel) if reply.status != health_pb2.HealthCheckResponse.SERVING else []
+                )
+                return context, f"{state}: lost {', '.join(lost)}" if lost else state
             return context, failure
 
         results: dict[str, Any] = dict(await asyncio.gather(*(check(c) for c in CONTEXTS)))
-        ready = all(state == "serving" for state in results.values())
-        return JSONResponse({"ready": ready, "contexts": results}, status_code=200 if ready else 503)
+        intake: Intake | None = getattr(request.app.state, "otlp", None)
+        nats_state = intake.nats_state() if intake is not None else None
+        own = {"nats": nats_state} if nats_state is not None else {}
+        ready = all(state == "serving" for state in results.values()) and nats_state != "lost"
+        return JSONResponse({"ready": ready, "contexts": results, "gateway": own}, status_code=200 if ready else 503)
 
     return app
