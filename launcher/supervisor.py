@@ -157,8 +157,8 @@ def ending(code: int) -> str:
     """How a child ended, in words: its exit status, or the signal that ended it."""
     if code < 0:
         with contextlib.suppress(ValueError):
-            return f"was killed by {signal.Signals(-code).name}"
-        return f"was killed by signal {-code}"
+            return f"exited on {signal.Signals(-code).name}"
+        return f"exited on signal {-code}"
     return f"exited with {code}"
 
 
