@@ -202,7 +202,7 @@ class Supervisor:
         child.backoff_until = 0.0
         try:
             child.start()
-        except (OSError, EmbeddedError) as exc:
+        except (OSError, EmbeddedError, psutil.Error) as exc:
             self._schedule(child, f"did not start ({exc})", None, time.monotonic())
             return
         assert child.process is not None, "a started child has its process"

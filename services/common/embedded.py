@@ -225,7 +225,9 @@ class EmbeddedPostgres:
     """
 
     def __init__(self, data_dir: Path, *, exit_with_parent: bool = False) -> None:
-        self.pgdata = data_dir / "postgres"
+        # Absolute, as pgserver makes it: the socket directory it picks for a
+        # long path is named after the path.
+        self.pgdata = (data_dir / "postgres").resolve()
         self._exit_with_parent = exit_with_parent
         self._system_user = "pgserver" if os.geteuid() == 0 else None
         self._bin = postgres_binaries()
