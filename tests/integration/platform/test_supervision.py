@@ -65,6 +65,15 @@ def paused(platform: Platform) -> Iterator[None]:
         os.kill(platform.process.pid, signal.SIGCONT)
 
 
+def running(proc: psutil.Process) -> bool:
+    """Alive and not a zombie: an ended child whose parent has not reaped it
+    yet holds nothing."""
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def pids(processes: list[psutil.Process]) -> set[int]:
     return {proc.pid for proc in processes}
 
@@ -141,11 +150,7 @@ async def test_a_killed_supervisor_leaves_nothing_running_and_the_data_dir_start
         first.process.communicate(timeout=10)
 
         def survivors() -> list[str]:
-            alive = [
-                f"{proc.pid} {proc.name()}"
-                for proc in started
-                if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-            ]
+            alive = [f"{proc.pid} {name}" for proc, name in zip(started, names, strict=True) if running(proc)]
             return alive + leftovers(data_dir, first.ports)
 
         left = await eventually(lambda: asyncio.to_thread(survivors), lambda found: found == [], timeout=20, step=0.2)
@@ -165,10 +170,13 @@ async def test_a_killed_supervisor_leaves_nothing_running_and_the_data_dir_start
     second.start()
     try:
         await asyncio.to_thread(second.wait_ready)
+        token = issue_token(second.settings().jwt_secret, sub="watch", role=3, email="watch@outrider.local")
         async with httpx.AsyncClient(base_url=second.base) as client:
-            assert await runs(client, second) == 0
+            agents = await client.get("/admin/ai/agents", headers={"Authorization": f"Bearer {token}"})
     finally:
         await asyncio.to_thread(second.interrupt)
+    assert agents.status_code == 200
+    assert "EXCEPTION_AGENT" in {agent["id"] for agent in agents.json()["items"]}, "the first run's data is kept"
     assert second.process.returncode == 0
     assert leftovers(data_dir, second.ports) == []
 
