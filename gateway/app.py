@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
+import grpc
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
@@ -21,6 +22,7 @@ from gateway import console, errors, intake
 from gateway.codec import telemetry as telemetry_codec
 from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
+from gateway.intake import Intake
 from gateway.limits import BodyCap
 from gateway.routes import (
     decision_humans,
@@ -34,6 +36,7 @@ from gateway.routes import (
 from outrider.balancing import MAX_ATTEMPTS
 from outrider.precedent_stream import PrecedentSearches
 from services.common.clients import ContextClients
+from services.common.health import DEPENDENCIES, dependency_service
 from services.common.settings import CONTEXTS, Settings
 from services.outcomes.rules import MAX_EVENT_BYTES
 
@@ -65,7 +68,14 @@ class StreamsReadiness(Reply):
 
 class Readiness(Reply):
     ready: bool
-    contexts: dict[str, str] = Field(description="each context's health: serving, not_serving or unavailable: …")
+    contexts: dict[str, str] = Field(
+        description="each context's health: serving, not_serving (`not_serving: lost nats, postgres` names the "
+        "dependencies it cannot reach) or unavailable: …"
+    )
+    gateway: dict[str, str] = Field(
+        description="the gateway's own dependencies: `nats` (the OTLP intake's connection, once it has one) is "
+        "connected or lost"
+    )
     streams: StreamsReadiness = Field(description="the JetStream streams the contexts consume, and their consumers")
 
 
@@ -109,6 +119,23 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
                         option["minItems"] = option["maxItems"] = dimension
         app.openapi_schema = document
     return app.openapi_schema
+
+
+async def lost_dependencies(channel: grpc.aio.Channel) -> list[str]:
+    """The dependencies a context says it cannot reach, each under a health
+    service of its own; one it does not use is not found, and not lost."""
+
+    async def lost(dependency: str) -> bool:
+        try:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=dependency_service(dependency)), timeout=READINESS_TIMEOUT_S
+            )
+        except grpc.aio.AioRpcError:
+            return False
+        return reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
+
+    answers = await asyncio.gather(*(lost(dependency) for dependency in DEPENDENCIES))
+    return [dependency for dependency, gone in zip(DEPENDENCIES, answers, strict=True) if gone]
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -185,7 +212,11 @@ def create_app(settings: Settings) -> FastAPI:
                 except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
                     failure = f"unavailable: {type(exc).__name__}"
                     continue
-                return context, health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
+                state = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
+                lost = (
+                    await lost_dependencies(channel) if reply.status != health_pb2.HealthCheckResponse.SERVING else []
+                )
+                return context, f"{state}: lost {', '.join(lost)}" if lost else state
             return context, failure
 
         async def streams() -> dict[str, Any]:
@@ -197,9 +228,15 @@ def create_app(settings: Settings) -> FastAPI:
 
         checked, streams_entry = await asyncio.gather(asyncio.gather(*(check(c) for c in CONTEXTS)), streams())
         results: dict[str, Any] = dict(checked)
-        ready = all(state == "serving" for state in results.values()) and streams_entry["ready"]
+        otlp: Intake | None = getattr(request.app.state, "otlp", None)
+        nats_state = otlp.nats_state() if otlp is not None else None
+        own = {"nats": nats_state} if nats_state is not None else {}
+        ready = (
+            all(state == "serving" for state in results.values()) and nats_state != "lost" and streams_entry["ready"]
+        )
         return JSONResponse(
-            {"ready": ready, "contexts": results, "streams": streams_entry}, status_code=200 if ready else 503
+            {"ready": ready, "contexts": results, "gateway": own, "streams": streams_entry},
+            status_code=200 if ready else 503,
         )
 
     return app

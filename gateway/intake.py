@@ -82,8 +82,19 @@ class Intake:
         self._client, self._js = client, js
         return js
 
+    def nats_state(self) -> str | None:
+        """`connected` or `lost` once the intake has a connection, which it
+        makes on first use; None before. A lost one reconnects by itself."""
+        if self._client is None:
+            return None
+        return "connected" if self._client.is_connected else "lost"
+
     async def publish(self, messages: list[bytes]) -> None:
         """Every message stored by JetStream, once, or an exception."""
+        if self.nats_state() == "lost":
+            # Refused at once: retrying publishes that cannot be answered
+            # would only hold the exporter until its own timeout.
+            raise ApiError(503, "OTLP_UNAVAILABLE", "NATS is unreachable; retry shortly")
         js = await self._jetstream()
         await asyncio.gather(
             *(

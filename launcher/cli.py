@@ -1,6 +1,6 @@
 """The `outrider` command: run the platform, one part of it, or its chores.
 
-outrider up                  every context and the gateway, supervised
+outrider up                  embedded Postgres and NATS, every context and the gateway, supervised
 outrider serve <context>     one context alone (what compose runs)
 outrider gateway             the REST gateway alone
 outrider migrate             bring every context's schema to head
@@ -264,7 +264,7 @@ def parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    add("up", cmd_up, "run every context and the gateway, supervised")
+    add("up", cmd_up, "run the embedded Postgres and NATS, every context and the gateway, supervised")
     serve = add("serve", cmd_serve, "run one context's gRPC server")
     serve.add_argument("context", help=f"one of: {', '.join(CONTEXTS)}")
     add("gateway", cmd_gateway, "run the REST gateway")

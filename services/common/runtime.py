@@ -11,7 +11,7 @@ import gc
 import importlib
 import logging
 import signal
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -28,6 +28,7 @@ from services.common.callers import Access
 from services.common.clients import ContextClients
 from services.common.db import answers, context_engine, migrate, wait_reachable
 from services.common.grpc_server import EngineStreamCaps, Keys, bind, build_server, enable_reflection
+from services.common.health import NATS, POSTGRES, dependency_service
 from services.common.settings import CONTEXTS, Settings, SettingsError
 
 _log = logging.getLogger(__name__)
@@ -38,15 +39,20 @@ SHUTDOWN_GRACE_S = 5.0
 DATABASE_CHECK_INTERVAL_S = 2.0
 DATABASE_RECHECK_INTERVAL_S = 0.25
 DATABASE_CHECK_TIMEOUT_S = 2.0
+# The same for NATS, in a context that consumes or publishes through it.
+NATS_CHECK_INTERVAL_S = 1.0
+NATS_RECHECK_INTERVAL_S = 0.25
+NATS_CHECK_TIMEOUT_S = 2.0
 # Two questions, two health service names. The overall health ("" and each
-# API) is readiness: NOT_SERVING while Postgres is away or once a background
-# job died. LIVENESS_SERVICE is "is this process still doing its work":
-# NOT_SERVING only once a job died (and the process exits). Liveness probes
+# API) is readiness: NOT_SERVING while Postgres or NATS is away or once a
+# background job died. LIVENESS_SERVICE is "is this process still doing its
+# work": NOT_SERVING only once a job died (and the process exits). Liveness probes
 # and balancing callers ask the second: a Postgres outage must neither
 # restart every replica at once (a restart cannot bring the database back)
 # nor turn away the calls that need no database (counters, metrics), and
 # the calls that do need it are better answered DATABASE_UNAVAILABLE than
-# refused unsent.
+# refused unsent. Each dependency also has a service of its own
+# (services.common.health), which says which one is missing.
 LIVENESS_SERVICE = balancing.HEALTH_SERVICE
 # What a context accepts in one request unless its server module says more.
 DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024
@@ -122,6 +128,21 @@ class Runtime:
         self.failed.set()
 
 
+@dataclass(frozen=True)
+class Dependency:
+    """Something a context cannot work without: how to ask whether it
+    answers, how often while it does, and how often while it does not."""
+
+    name: str
+    answers: Callable[[], Awaitable[bool]]
+    interval_s: float
+    recheck_s: float
+
+    @property
+    def service(self) -> str:
+        return dependency_service(self.name)
+
+
 class ContextServer:
     def __init__(self, name: str, settings: Settings) -> None:
         self.name = name
@@ -131,7 +152,9 @@ class ContextServer:
         self.server: grpc.aio.Server | None = None
         self._health = None
         self._watch: asyncio.Task[None] | None = None
-        self._database_watch: asyncio.Task[None] | None = None
+        self._dependency_watches: list[asyncio.Task[None]] = []
+        # The dependencies that do not answer now, by name.
+        self._lost: set[str] = set()
         self.port = 0
 
     async def start(self, address: str | None = None) -> int:
@@ -180,12 +203,14 @@ class ContextServer:
             )
         self.port = bind(server, listen, credentials)
         await server.start()
-        for service in ("", *self.module.SERVICE_NAMES, LIVENESS_SERVICE):
+        watched = self._dependencies(runtime)
+        for service in ("", *self.module.SERVICE_NAMES, LIVENESS_SERVICE, *(w.service for w in watched)):
             await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
         self._watch = asyncio.create_task(self._not_serving_when_failed(runtime), name=f"{self.name}.watch")
-        self._database_watch = asyncio.create_task(
-            self._not_serving_without_database(runtime), name=f"{self.name}.database"
-        )
+        self._dependency_watches = [
+            asyncio.create_task(self._not_serving_without(runtime, watch), name=f"{self.name}.{watch.name}")
+            for watch in watched
+        ]
         _log.info("serving", extra={"context": self.name, "port": self.port})
         return self.port
 
@@ -198,24 +223,47 @@ class ContextServer:
         await runtime.failed.wait()
         await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING, liveness=True)
 
-    async def _not_serving_without_database(self, runtime: Runtime) -> None:
-        """NOT_SERVING while Postgres does not answer, SERVING again once it
-        does: callers balance away from a replica that can only fail, and
-        the replica itself needs no restart, since its pool reconnects."""
+    @staticmethod
+    def _dependencies(runtime: Runtime) -> list[Dependency]:
+        engine = runtime.engine
+        watched = [
+            Dependency(
+                POSTGRES,
+                lambda: answers(engine, timeout=DATABASE_CHECK_TIMEOUT_S),
+                DATABASE_CHECK_INTERVAL_S,
+                DATABASE_RECHECK_INTERVAL_S,
+            )
+        ]
+        if runtime.nats is not None and runtime.js is not None:
+            nc, js = runtime.nats, runtime.js
+            watched.append(
+                Dependency(NATS, lambda: jetstream_answers(nc, js), NATS_CHECK_INTERVAL_S, NATS_RECHECK_INTERVAL_S)
+            )
+        return watched
+
+    async def _not_serving_without(self, runtime: Runtime, dependency: Dependency) -> None:
+        """NOT_SERVING while a dependency does not answer, SERVING again once
+        every one does: callers balance away from a replica that can only
+        fail, and the replica itself needs no restart, since its pool and its
+        NATS connection reconnect by themselves."""
+        serving, not_serving = health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.NOT_SERVING
         reachable = True
         while not runtime.failed.is_set():
-            await asyncio.sleep(DATABASE_CHECK_INTERVAL_S if reachable else DATABASE_RECHECK_INTERVAL_S)
-            now = await answers(runtime.engine, timeout=DATABASE_CHECK_TIMEOUT_S)
+            await asyncio.sleep(dependency.interval_s if reachable else dependency.recheck_s)
+            now = await dependency.answers()
             if now == reachable or runtime.failed.is_set():
                 continue
             reachable = now
+            where = {"context": self.name, "dependency": dependency.name}
             if now:
-                _log.info("database answers again; serving", extra={"context": self.name})
+                self._lost.discard(dependency.name)
+                _log.info("dependency answers again", extra=where)
             else:
-                _log.warning("database does not answer; not serving", extra={"context": self.name})
-            await self._set_health(
-                health_pb2.HealthCheckResponse.SERVING if now else health_pb2.HealthCheckResponse.NOT_SERVING
-            )
+                self._lost.add(dependency.name)
+                _log.warning("dependency does not answer; not serving", extra=where)
+            if self._health is not None:
+                await self._health.set(dependency.service, serving if now else not_serving)
+            await self._set_health(not_serving if self._lost else serving)
 
     async def failure(self) -> None:
         """Return when a background job of this context has ended on its own."""
@@ -225,7 +273,7 @@ class ContextServer:
     async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
         if self.runtime is not None:
             self.runtime.stopping = True
-        for watch in (self._watch, self._database_watch):
+        for watch in (self._watch, *self._dependency_watches):
             if watch is not None:
                 watch.cancel()
         if self._health is not None:
@@ -243,9 +291,24 @@ class ContextServer:
             await closer()
         await runtime.clients.close()
         if runtime.nats is not None:
-            await runtime.nats.drain()
+            # A drain needs the server; without it there is nothing to flush.
+            await (runtime.nats.drain() if runtime.nats.is_connected else runtime.nats.close())
         await runtime.engine.dispose()
         self.runtime = None
+
+
+async def jetstream_answers(nc: NatsClient, js: JetStreamContext) -> bool:
+    """Whether NATS is connected and JetStream answers on it: a connection
+    alone says nothing of a JetStream that lost its store or its quorum,
+    which is what the consumers need."""
+    if not nc.is_connected:
+        return False
+    try:
+        async with asyncio.timeout(NATS_CHECK_TIMEOUT_S):
+            await js.account_info()
+    except Exception:  # noqa: BLE001 - any failure means "does not answer"
+        return False
+    return True
 
 
 async def serve_forever(name: str, settings: Settings) -> int:

@@ -1529,9 +1529,16 @@ export interface components {
         Readiness: {
             /**
              * Contexts
-             * @description each context's health: serving, not_serving or unavailable: …
+             * @description each context's health: serving, not_serving (`not_serving: lost nats, postgres` names the dependencies it cannot reach) or unavailable: …
              */
             contexts: {
+                [key: string]: string;
+            };
+            /**
+             * Gateway
+             * @description the gateway's own dependencies: `nats` (the OTLP intake's connection, once it has one) is connected or lost
+             */
+            gateway: {
                 [key: string]: string;
             };
             /** Ready */
