@@ -134,7 +134,7 @@ async def test_facts_consumer_logs_and_stores_no_planted_value(caplog, stored, r
 async def test_heartbeat_sink_logs_no_planted_value(caplog, rng):
     caplog.clear()
     value = planted_value(rng)
-    sink = HeartbeatSink(bucket=None, counters=Counters())  # type: ignore[arg-type]
+    sink = HeartbeatSink(bucket=None, counters=Counters(), engine_agents={})  # type: ignore[arg-type]
 
     with caplog.at_level(logging.DEBUG):
         await sink._on_message(FakeMessage("telemetry.agent", bad_message(rng, "telemetry.agent", value)))  # type: ignore[arg-type]

@@ -167,7 +167,7 @@ def test_a_new_stream_is_a_work_queue_with_every_backstop():
         assert (config.discard, config.discard_new_per_subject) == (DiscardPolicy.NEW, True)
         assert (config.max_bytes, config.max_msgs_per_subject) == (2 * 2**20, 1000)
         assert config.max_msg_size == spec.max_message_bytes
-    assert new_stream(FACTS, LIMITS).subjects == ["facts.booking"]
+    assert new_stream(FACTS, LIMITS).subjects == ["facts.booking", "facts.booking.*"]
 
 
 def test_engines_publish_only_subjects_a_consumer_reads():
@@ -191,10 +191,13 @@ def old_facts(**changes) -> StreamConfig:
 
 
 def test_an_existing_stream_loses_retired_subjects_and_keeps_the_operators():
-    assert stream_subjects(old_facts(), FACTS) == ["ops.manual", "facts.booking"]
+    assert stream_subjects(old_facts(), FACTS) == ["ops.manual", "facts.booking", "facts.booking.*"]
     # A migration stopped midway left the stream on its stand-in subject.
-    assert stream_subjects(old_facts(subjects=["outrider.migrating.FACTS"]), FACTS) == ["facts.booking"]
-    assert merged_stream(old_facts(subjects=["ops.manual", "facts.booking"]), FACTS) is None
+    assert stream_subjects(old_facts(subjects=["outrider.migrating.FACTS"]), FACTS) == [
+        "facts.booking",
+        "facts.booking.*",
+    ]
+    assert merged_stream(old_facts(subjects=["ops.manual", "facts.booking", "facts.booking.*"]), FACTS) is None
 
 
 def test_a_migrated_stream_keeps_the_operators_limits_and_gains_the_backstops():
@@ -203,7 +206,7 @@ def test_a_migrated_stream_keeps_the_operators_limits_and_gains_the_backstops():
     assert (config.max_age, config.max_bytes, config.num_replicas) == (86_400.0 * 30, 10 * 2**30, 3)
     assert (config.max_msgs_per_subject, config.discard_new_per_subject) == (1000, True)
     assert config.max_msg_size == FACTS.max_message_bytes
-    assert config.subjects == ["ops.manual", "facts.booking"]
+    assert config.subjects == ["ops.manual", "facts.booking", "facts.booking.*"]
     # One that drops its oldest when full gets no per-subject cap: it would
     # drop unconsumed events per subject too, without telling anyone.
     dropping = migrated_stream(old_facts(discard=DiscardPolicy.OLD), FACTS, LIMITS)
