@@ -5,7 +5,10 @@ started it anew, with no context restarted and the next task run landing.
 
 While a dependency is down the supervisor is held stopped (SIGSTOP), so the
 outage lasts until the test has seen it; once it runs again (SIGCONT) it
-finds its child dead, as it would have at once."""
+finds its child dead, as it would have at once.
+
+A start after a run whose children outlived it ends what that run left in
+the data dir, and only that, before it starts."""
 
 from __future__ import annotations
 
@@ -13,9 +16,13 @@ import asyncio
 import os
 import shutil
 import signal
+import socket
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,8 +33,9 @@ import pytest
 
 from gateway.auth import issue_token
 from outrider.client.telemetry import TelemetryPublisher
+from services.common.embedded import EmbeddedPostgres, nats_server_binary, postgres_binaries
 from services.common.settings import CONTEXTS
-from tests.harness import eventually
+from tests.harness import eventually, reserved_port
 from tests.integration.platform.supervised import Platform, leftovers
 from tests.integration.telemetry.otlp_support import export, span
 
@@ -86,6 +94,23 @@ def services(platform: Platform) -> set[int]:
 def named(platform: Platform, name: str) -> psutil.Process:
     [found] = [proc for proc in psutil.Process(platform.process.pid).children() if proc.name() == name]
     return found
+
+
+# Starts a process and exits at once, so the process runs on with init for
+# (or the nearest subreaper) for its parent: what a run that ended without ending its children leaves.
+_ORPHAN = """\
+import subprocess, sys
+user, argv = sys.argv[1] or None, sys.argv[2:]
+null = subprocess.DEVNULL
+print(subprocess.Popen(argv, user=user, stdin=null, stdout=null, stderr=null, start_new_session=True).pid)
+"""
+
+
+def orphan(argv: list[str], user: str | None = None) -> psutil.Process:
+    started = subprocess.run(
+        [sys.executable, "-c", _ORPHAN, user or "", *argv], capture_output=True, text=True, check=True, timeout=30
+    )
+    return psutil.Process(int(started.stdout))
 
 
 async def readiness(client: httpx.AsyncClient) -> tuple[int, dict[str, Any]]:
@@ -240,3 +265,97 @@ async def test_postgres_killed_under_up_is_named_by_readiness_until_the_supervis
     assert landed == runs_before + 1
     assert named(platform, "postgres").pid != killed.pid
     assert services(platform) == before, "Postgres came back without a context or the gateway restarted"
+
+
+def listening(*ports: int) -> bool:
+    """Whether something accepts connections on every one of `ports`."""
+    for port in ports:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except OSError:
+            return False
+    return True
+
+
+@dataclass
+class LeftBehind:
+    """What a run whose children outlived it leaves: a postmaster in the
+    data dir and a nats-server on its store, holding the port the next run
+    wants; beside them a stranger's nats-server, on a store of its own."""
+
+    postmaster: psutil.Process
+    nats: psutil.Process
+    stranger: psutil.Process
+    stranger_port: int
+    sockets: Path
+
+    @classmethod
+    def plant(cls, data_dir: Path, nats_port: int, stranger_store: Path) -> LeftBehind:
+        sockets = Path(tempfile.mkdtemp(prefix="outrider-left-"))
+        sockets.chmod(0o777)
+        user = "pgserver" if os.geteuid() == 0 else None
+        postgres = [
+            str(postgres_binaries() / "postgres"),
+            "-D",
+            str(data_dir / "postgres"),
+            "-h",
+            "",
+            "-k",
+            str(sockets),
+        ]
+        nats = [nats_server_binary(), "-js", "-a", "127.0.0.1"]
+        config = data_dir / "nats" / "outrider-nats.conf"
+        stranger_port = reserved_port()
+        return cls(
+            postmaster=orphan(postgres, user),
+            nats=orphan([*nats, "-c", str(config), "-sd", str(data_dir / "nats"), "-p", str(nats_port)]),
+            stranger=orphan([*nats, "-sd", str(stranger_store), "-p", str(stranger_port)]),
+            stranger_port=stranger_port,
+            sockets=sockets,
+        )
+
+    def remove(self) -> None:
+        for proc in (self.postmaster, self.nats, self.stranger):
+            if running(proc):
+                proc.kill()
+        shutil.rmtree(self.sockets, ignore_errors=True)
+
+
+async def test_a_start_ends_what_a_gone_run_left_in_the_data_dir_and_nothing_else(data_dir, tmp_path_factory):
+    first = Platform(data_dir)
+    first.start()
+    try:
+        await asyncio.to_thread(first.wait_ready)
+    finally:
+        await asyncio.to_thread(first.interrupt)
+    second = Platform(data_dir)
+    left = await asyncio.to_thread(LeftBehind.plant, data_dir, second.nats_port, tmp_path_factory.mktemp("stranger"))
+    try:
+        await eventually(
+            lambda: asyncio.to_thread(EmbeddedPostgres.running_url, data_dir),
+            lambda url: url is not None,
+            what="the postmaster left ready",
+        )
+        await eventually(
+            lambda: asyncio.to_thread(listening, second.nats_port, left.stranger_port),
+            what="both nats-servers listening",
+        )
+        in_data_dir = [left.postmaster, *left.postmaster.children(), left.nats]
+        second.start()
+        try:
+            await asyncio.to_thread(second.wait_ready)
+            token = issue_token(second.settings().jwt_secret, sub="watch", role=3, email="watch@outrider.local")
+            async with httpx.AsyncClient(base_url=second.base) as client:
+                agents = await client.get("/admin/ai/agents", headers={"Authorization": f"Bearer {token}"})
+            still = [proc.pid for proc in in_data_dir if running(proc)]
+            stranger_runs = running(left.stranger)
+        finally:
+            await asyncio.to_thread(second.interrupt)
+    finally:
+        await asyncio.to_thread(left.remove)
+    assert len(in_data_dir) > 2, "the postmaster had its background processes"
+    assert still == [], "what the gone run left in the data dir was ended"
+    assert stranger_runs, "a nats-server on another store is not the data dir's"
+    assert agents.status_code == 200
+    assert "EXCEPTION_AGENT" in {agent["id"] for agent in agents.json()["items"]}
+    assert second.process.returncode == 0
