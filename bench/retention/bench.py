@@ -204,9 +204,9 @@ async def phase(stack: Stack, js, args: argparse.Namespace, round_id: str, *, ba
         old = await conn.fetchval("select count(*) from telemetry.runs where task_id like 'old-%'")
         distinct = await conn.fetchval("select count(distinct (agent_id, task_id)) from telemetry.runs")
         total = await conn.fetchval("select count(*) from telemetry.runs")
-        latency = await conn.fetchrow(
+        p50, p95, p99 = await conn.fetchval(
             "select percentile_cont(array[0.5, 0.95, 0.99]) within group"
-            " (order by extract(epoch from received_at - finished_at) * 1000) as q"
+            " (order by extract(epoch from received_at - finished_at) * 1000)"
             " from telemetry.runs where task_id like $1",
             f"{round_id}-%",
         )
@@ -219,7 +219,7 @@ async def phase(stack: Stack, js, args: argparse.Namespace, round_id: str, *, ba
     result = Phase(
         offered_per_s=count / (published["finished"] - published["started"]),
         stored_per_s=count / (committed - published["started"]),
-        latency_ms=tuple(latency["q"]),
+        latency_ms=(p50, p95, p99),
     )
     if backlog:
         emptied = next(at for at, seen in samples if seen >= backlog)
