@@ -14,16 +14,19 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+import jwt
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from gateway.auth import Principal, verify_token
 from gateway.contracts.decisions import DecisionIn
 from gateway.contracts.humans import HumanInputIn
 from gateway.contracts.outcomes import FactsIn
 from gateway.contracts.registry import SkillDraft, SkillPatch
+from gateway.errors import ApiError
 from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2
 from services.common import guards
 from services.common.errors import InvalidArgument
@@ -53,6 +56,7 @@ HUGE_NUMBERS = st.one_of(
 ENGINE_TEXT = st.text(st.characters(min_codepoint=1, max_codepoint=0x10FFFF, exclude_categories=("Cs",)), max_size=20)
 HIDDEN = st.sampled_from(["\u200b", "\u202e", "\u2066", "\ufeff", "\u041e", "\u0410", "\u00ad", "\u180e"])
 PROPERTY = settings(max_examples=60, deadline=None)
+SECRET = "a-secret-of-thirty-two-bytes-or-more"
 
 
 def _text(instant: datetime) -> str:
@@ -424,3 +428,43 @@ def test_otlp_span_text_that_postgres_cannot_hold_is_refused_by_name(value: str)
 
 def vars_of(span: Span) -> dict[str, Any]:
     return {name: getattr(span, name) for name in Span.__slots__}
+
+
+# ─── Claims: the gateway's token check ─────────────────────────────────────
+
+CLAIM_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    HOSTILE_TEXT,
+    st.text(max_size=300),
+    st.just("u" * 20_000),
+)
+
+
+@PROPERTY
+@given(changes=st.dictionaries(st.sampled_from(["sub", "email", "role", "tenant_id", "iat", "exp"]), CLAIM_VALUES))
+def test_any_signed_claims_are_a_principal_or_a_401_naming_the_claim(changes: dict[str, object]) -> None:
+    now = int(_now().timestamp())
+    claims = {"sub": "u-1", "email": "ops@example.com", "role": 1, "tenant_id": 0, "iat": now, "exp": now + 3600}
+    payload = {name: value for name, value in {**claims, **changes}.items() if value is not None}
+    try:
+        token = jwt.encode(payload, SECRET, algorithm="HS256")
+    except (TypeError, ValueError):
+        return  # not even JSON (NaN aside): no token carries it
+    who, refused = _verified(token)
+    if refused is not None:
+        assert refused.status == 401
+        assert set(refused.details) == {"claim"} and refused.details["claim"] in claims, refused.message
+        return
+    assert who is not None
+    assert who.sub.isprintable() and len(who.sub) <= guards.MAX_CLAIM_LENGTH
+    assert who.email.isprintable() and len(who.email) <= guards.MAX_CLAIM_LENGTH
+
+
+def _verified(token: str) -> tuple[Principal | None, ApiError | None]:
+    try:
+        return verify_token(SECRET, token), None
+    except ApiError as refused:
+        return None, refused
