@@ -10,6 +10,8 @@ naming the field; no other exception escapes it (issue 28, findings 2, 8, 9).
 from __future__ import annotations
 
 import json
+import math
+import struct
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -275,6 +277,51 @@ def test_an_integer_past_int64_in_a_threshold_is_refused_by_name_at_rest_and_grp
     patch = registry_pb2.UpdateSkillRequest(id="late", thresholds_json=json.dumps({"late": number}).encode())
     _, refusal = _answer(lambda: registry_codec.skill_patch(patch))
     assert _named(refusal) == {"thresholds.late"}
+
+
+# A quiet NaN of any payload and both infinities: what JSON cannot write
+# and jsonb cannot hold, though Python's parser and a protobuf double carry them.
+NOT_FINITE = st.one_of(
+    st.sampled_from([math.inf, -math.inf]),
+    st.integers(0, 2**51 - 1).map(lambda payload: struct.unpack("<d", struct.pack("<Q", 0x7FF8 << 48 | payload))[0]),
+)
+
+
+@PROPERTY
+@given(number=NOT_FINITE)
+def test_a_number_that_is_not_finite_is_refused_by_name_at_every_edge(number: float) -> None:
+    decision = {**DECISION, "decision": {"action": "nudge", "confidence": number}}
+    _, refusal = _answer(lambda: DecisionIn.model_validate(decision))
+    assert _named(refusal) == {"decision.confidence"}
+    draft = {"id": "late", "agent_id": "CONSOLE_OPS_AGENT", "title": "Late", "tool_names": ["scan_bookings"]}
+    _, refusal = _answer(lambda: SkillDraft.model_validate({**draft, "thresholds": {"late": number}}))
+    assert _named(refusal) == {"thresholds.late"}
+
+    for field, changes in (
+        ("confidence", {"confidence": number}),
+        ("embedding", {"confidence": 0.5, "embedding": [0.5, number]}),
+    ):
+        request = decisions_pb2.RecordDecisionRequest(
+            decision_type="stall_response", agent_id="EXCEPTION_AGENT", subject_id="b-1", action="nudge", **changes
+        )
+        _, refusal = _answer(
+            lambda request=request: decisions_rules.decision_to_record(
+                decisions_codec.draft_from_proto(request), now=_now(), embedding_dimension=2
+            )
+        )
+        assert _named(refusal) == {field}, field
+    patch = registry_pb2.UpdateSkillRequest(id="late", thresholds_json=json.dumps({"late": number}).encode())
+    _, refusal = _answer(lambda: registry_codec.skill_patch(patch))
+    assert _named(refusal) in ({"thresholds"}, {"thresholds.late"})
+
+    start = int(datetime(2026, 9, 29, tzinfo=UTC).timestamp() * 10**9)
+    usage = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.usage.output_tokens": 1}
+    called = _span(start, start)
+    called = Span(
+        **{**vars_of(called), "attributes": {**called.attributes, **usage, "gen_ai.usage.input_tokens": number}}
+    )
+    _, refusal = _answer(lambda: map_span(called))
+    assert _named(refusal) == {"gen_ai.usage.input_tokens"}
 
 
 # ─── Identifiers: gRPC decisions, NATS and OTLP ───────────────────────────────
