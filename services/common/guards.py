@@ -20,7 +20,9 @@ Which guard owns which class, and the edges that call it:
 - instants (`instant`, `epoch_instant`): REST `Instant` bodies and queries;
   gRPC decided_at, listing ranges and human-input `at` (the decisions
   codecs); NATS run, heartbeat and fact times (telemetry's and outcomes'
-  rules); OTLP span times.
+  rules); OTLP span times. A cursor's instant names a stored row, which may
+  predate these bounds, so services.common.paging holds it only to being
+  shiftable to UTC.
 - text (`text`, `texts_in`): every REST `text()` field; NATS run, heartbeat
   and fact text (telemetry's and outcomes' rules); OTLP span text; the
   strings inside gRPC JSON documents (a decision's context, a skill's

@@ -9,9 +9,11 @@ naming the field; no other exception escapes it (issue 28, findings 2, 8, 9).
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import struct
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -29,7 +31,7 @@ from gateway.contracts.humans import HumanInputIn
 from gateway.contracts.outcomes import FactsIn
 from gateway.contracts.registry import SkillDraft, SkillPatch
 from gateway.errors import ApiError
-from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2
+from outrider.v1 import common_pb2, decisions_pb2, outcomes_pb2, playground_pb2, registry_pb2
 from services.common import guards
 from services.common.errors import InvalidArgument
 from services.decisions import codec as decisions_codec
@@ -37,6 +39,7 @@ from services.decisions import rules as decisions_rules
 from services.decisions.human import codec as human_codec
 from services.outcomes import codec as outcomes_codec
 from services.outcomes.rules.facts import check_storable, decode_booking_event
+from services.playground import codec as playground_codec
 from services.registry import codec as registry_codec
 from services.telemetry.otlp.rules import Span, map_span
 from services.telemetry.rules import parse_heartbeat, parse_task
@@ -179,6 +182,59 @@ def test_grpc_timestamps_are_bounded_or_refused_by_name(
         assert refusal is not None and _named(refusal) == {field}
     elif seconds < (now - timedelta(minutes=1)).timestamp():
         assert refusal is None
+
+
+# ─── Instants: cursors a caller hands back ─────────────────────────────────
+
+
+def _forged_cursor(instant: datetime, second_part: str) -> str:
+    parts = json.dumps([instant.isoformat(), second_part]).encode()
+    return base64.urlsafe_b64encode(parts).decode().rstrip("=")
+
+
+# Each listing's cursor parser, answering the instant of the position it names.
+CURSORED: list[tuple[str, str, Callable[[str], datetime]]] = [
+    (
+        "decisions",
+        str(uuid.uuid4()),
+        lambda cursor: (
+            decisions_codec.listing_from_proto(
+                decisions_pb2.ListDecisionsRequest(page=common_pb2.PageRequest(cursor=cursor))
+            ).after.decided_at
+        ),
+    ),
+    (
+        "human decisions",
+        "7",
+        lambda cursor: (
+            human_codec.listing_from_proto(
+                decisions_pb2.ListHumanDecisionsRequest(subject_id="b-1", page=common_pb2.PageRequest(cursor=cursor))
+            ).after.written_at
+        ),
+    ),
+    (
+        "playground runs",
+        str(uuid.uuid4()),
+        lambda cursor: playground_codec.runs_page(
+            playground_pb2.ListRunsRequest(page=common_pb2.PageRequest(cursor=cursor))
+        )[1][0],
+    ),
+]
+
+
+@pytest.mark.parametrize(("listing", "second_part", "decode"), CURSORED, ids=[name for name, _, _ in CURSORED])
+@PROPERTY
+@given(instant=INSTANTS)
+def test_an_instant_in_a_forged_cursor_is_a_position_the_driver_can_send_or_refused_by_name(
+    listing: str, second_part: str, decode: Callable[[str], datetime], instant: datetime
+) -> None:
+    for value in (instant, *EXTREMES):
+        moment, refusal = _answer(lambda value=value: decode(_forged_cursor(value, second_part)))
+        if refusal is not None:
+            assert _named(refusal) == {"cursor"}, listing
+            continue
+        # What the driver does with every timestamptz it sends.
+        assert moment.astimezone(UTC) == value, listing
 
 
 # ─── Instants: NATS payloads ───────────────────────────────────────────────
