@@ -27,9 +27,10 @@ Which guard owns which class, and the edges that call it:
   and fact text (telemetry's and outcomes' rules); OTLP span text; the
   strings inside gRPC JSON documents (a decision's context, a skill's
   thresholds).
-- identifiers (`identifier`, `lookalike`, `skeleton`): gRPC decisions'
-  agent_id and OTLP agent names; a run's or heartbeat's agent id is held to
-  ASCII by its own pattern.
+- identifiers (`identifier`, `skeleton`): gRPC decisions' agent_id and
+  OTLP agent names; a run's or heartbeat's agent id is held to ASCII by its
+  own pattern. `lookalike` tells an id that reads as a registered one; the
+  ingest edges do not hold the registry's list of agents, so none calls it.
 - claims (`claims`): the gateway's token check and `outrider token`.
 """
 
