@@ -57,10 +57,15 @@ def verify_token(secrets: str | tuple[str, ...], token: str, *, max_ttl: timedel
     payload = None
     for secret in keys:
         try:
-            # exp and iat are read by the claims guard below, which holds
-            # them to being numbers: PyJWT reads a string exp as a number.
+            # exp, iat and sub are read by the claims guard below, which holds
+            # exp and iat to being numbers (PyJWT reads a string exp as one)
+            # and names the claim at fault (PyJWT's "Subject must be a
+            # string" names none).
             payload = jwt.decode(
-                token, secret, algorithms=["HS256"], options={"verify_exp": False, "verify_iat": False}
+                token,
+                secret,
+                algorithms=["HS256"],
+                options={"verify_exp": False, "verify_iat": False, "verify_sub": False},
             )
             break
         except jwt.InvalidSignatureError:

@@ -20,11 +20,17 @@ Which guard owns which class, and the edges that call it:
 - instants (`instant`, `epoch_instant`): REST `Instant` bodies and queries;
   gRPC decided_at, listing ranges and human-input `at` (the decisions
   codecs); NATS run, heartbeat and fact times (telemetry's and outcomes'
-  rules); OTLP span times.
-- text (`text`): every REST `text()` field.
-- identifiers (`identifier`, `lookalike`, `skeleton`): gRPC decisions'
-  agent_id and OTLP agent names; a run's or heartbeat's agent id is held to
-  ASCII by its own pattern.
+  rules); OTLP span times. A cursor's instant names a stored row, which may
+  predate these bounds, so services.common.paging holds it only to being
+  shiftable to UTC.
+- text (`text`, `texts_in`): every REST `text()` field; NATS run, heartbeat
+  and fact text (telemetry's and outcomes' rules); OTLP span text; the
+  strings inside gRPC JSON documents (a decision's context, a skill's
+  thresholds).
+- identifiers (`identifier`, `skeleton`): gRPC decisions' agent_id and
+  OTLP agent names; a run's or heartbeat's agent id is held to ASCII by its
+  own pattern. `lookalike` tells an id that reads as a registered one; the
+  ingest edges do not hold the registry's list of agents, so none calls it.
 - claims (`claims`): the gateway's token check and `outrider token`.
 """
 
@@ -267,6 +273,27 @@ def text(
     if len(value) < min_length:
         raise error(field, "is required" if min_length == 1 else f"must be at least {min_length} characters")
     return value
+
+
+def texts_in(field: str, value: object, *, error: type[FieldError] = Refused) -> None:
+    """Every string and key inside a JSON value passes `text`, each named by its path (`context.note`).
+
+    JSON's \\ud800 decodes to a lone surrogate that jsonb refuses on insert,
+    failing the statement after the request was accepted; NUL likewise. No
+    length cap of its own: the whole document is capped in bytes.
+    """
+    if isinstance(value, str):
+        text(field, value, max_length=len(value), error=error)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            # A key is checked before it becomes part of a path, and named
+            # by the object holding it: a refusal never quotes what it refused.
+            if isinstance(key, str):
+                text(field, key, max_length=len(key), error=error)
+            texts_in(f"{field}.{key}", item, error=error)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            texts_in(f"{field}[{index}]", item, error=error)
 
 
 # ─── Identifiers ───────────────────────────────────────────────────────────

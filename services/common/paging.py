@@ -13,7 +13,7 @@ import binascii
 import json
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from services.common.errors import FieldError
@@ -68,6 +68,13 @@ def parse_cursor_instant(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     if moment.utcoffset() is None:
         raise ValueError("a cursor instant carries an offset")
+    try:
+        # The driver shifts every instant it sends to UTC: a forged
+        # 0001-01-01T00:00:00+14:00 lies before the calendar's first instant
+        # there, and the shift would overflow as a 500, not refuse the cursor.
+        moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("a cursor instant lies past the calendar's ends") from None
     return moment
 
 

@@ -65,9 +65,12 @@ def context_from_proto(data: bytes) -> dict[str, Any] | None:
     if len(data) > MAX_CONTEXT_BYTES:
         raise InvalidDecision("context", f"must be at most {MAX_CONTEXT_BYTES:,} bytes of JSON, got {len(data):,}")
     try:
-        return json_object(data)
+        context = json_object(data)
     except MalformedJson as error:
         raise InvalidArgument(f"context: {error}", field="context") from None
+    # The context is stored as jsonb, which holds no lone surrogate.
+    guards.texts_in("context", context, error=InvalidDecision)
+    return context
 
 
 def _instant(stamp: Timestamp, present: bool, field: str) -> datetime | None:

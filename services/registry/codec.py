@@ -287,12 +287,14 @@ def skill_draft(request: registry_pb2.CreateSkillRequest) -> dict[str, Any]:
 
 def _json(data: bytes, field: str) -> Any:
     # Any JSON value: the rules name a wrong type themselves ("must be an
-    # object"). Its numbers are guarded here, each by its path: a rule does
-    # float arithmetic on them, which a 4,000-digit integer overflows.
+    # object"). Its text and numbers are guarded here, each by its path: it
+    # is stored as jsonb, which holds no lone surrogate, and a rule does
+    # float arithmetic on its numbers, which a 4,000-digit integer overflows.
     try:
         value = json_value(data)
     except MalformedJson as error:
         raise InvalidArgument(f"{field}: {error}", field=field) from None
+    guards.texts_in(field, value)
     guards.numbers_in(field, value)
     return value
 

@@ -206,15 +206,15 @@ def _text(payload: Mapping[str, Any], name: str, limit: int) -> str:
         raise MalformedTelemetry(name, "must not be empty")
     if len(value) > limit:
         raise MalformedTelemetry(name, f"is longer than {limit} characters")
-    _refuse_nul(name, value)
+    _carriable(name, value)
     return value
 
 
-def _refuse_nul(name: str, value: str) -> None:
-    # Postgres text cannot hold NUL; one such value would fail its whole batch
-    # on every redelivery and stall the stream behind it.
-    if "\x00" in value:
-        raise MalformedTelemetry(name, "contains a NUL character")
+def _carriable(name: str, value: str) -> None:
+    # Postgres text holds neither NUL nor a lone surrogate (JSON's \ud800);
+    # one such value would fail its whole batch on every redelivery and
+    # stall the stream behind it.
+    guards.text(name, value, max_length=len(value), error=MalformedTelemetry)
 
 
 def _agent_id(payload: Mapping[str, Any]) -> str:
@@ -310,7 +310,7 @@ def parse_task(raw: bytes | str, *, now: datetime | None = None) -> TaskRun:
     if error is not None:
         if not isinstance(error, str):
             raise MalformedTelemetry("error", f"expected a string or null, got {type(error).__name__}")
-        _refuse_nul("error", error)
+        _carriable("error", error)
         # The run matters more than the tail of a stack trace: a long error
         # is cut, not a reason to lose the run.
         error = error[:MAX_ERROR_LENGTH] or None

@@ -124,14 +124,14 @@ def _text(span: Span, key: str, limit: int) -> str | None:
         return None
     if not isinstance(value, str):
         raise MalformedTelemetry(key, f"expected a string, got {type(value).__name__}")
-    _refuse_nul(key, value)
+    _carriable(key, value)
     return value.strip()[:limit] or None
 
 
-def _refuse_nul(field: str, value: str) -> None:
-    # Postgres text cannot hold NUL; such a row would fail its whole batch.
-    if "\x00" in value:
-        raise MalformedTelemetry(field, "contains a NUL character")
+def _carriable(field: str, value: str) -> None:
+    # Postgres text holds no NUL (nor a lone surrogate, which OTLP/JSON's
+    # \ud800 could carry); such a row would fail its whole batch.
+    guards.text(field, value, max_length=len(value), error=MalformedTelemetry)
 
 
 def agent_of(span: Span) -> str:
@@ -149,7 +149,7 @@ def agent_of(span: Span) -> str:
             continue
         if not isinstance(value, str):
             raise MalformedTelemetry(key, f"expected a string, got {type(value).__name__}")
-        _refuse_nul(key, value)
+        _carriable(key, value)
         agent = value.strip()
         if not agent:
             continue
@@ -223,11 +223,11 @@ def map_span(span: Span, *, now: datetime | None = None) -> Mapped:
 
     run = None
     if is_run:
-        _refuse_nul("name", span.name)
+        _carriable("name", span.name)
         task_type = span.name.strip()[:MAX_ID_LENGTH] or operation
         if task_type is None:
             raise MalformedTelemetry("name", f"is empty and {OPERATION} is not set")
-        _refuse_nul("status.message", span.status_message)
+        _carriable("status.message", span.status_message)
         error = (span.status_message.strip() or error_type) if status == "failed" else None
         run = TaskRun(
             agent_id=agent,

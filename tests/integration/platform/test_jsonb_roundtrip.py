@@ -21,7 +21,17 @@ from services.common.db import context_engine
 from services.outcomes import store as outcomes_store
 from services.playground import store as playground_store
 from services.registry import store as registry_store
-from services.registry.rules import Executor, FieldChange, Tool, ToolKind
+from services.registry.rules import (
+    Agent,
+    AgentStatus,
+    Executor,
+    FieldChange,
+    Runtime,
+    Skill,
+    SkillSource,
+    Tool,
+    ToolKind,
+)
 from tests.harness import bearer, gateway_client, running
 
 # Text jsonb can hold: no NUL (Postgres) and no lone surrogate (UTF-8).
@@ -109,6 +119,50 @@ def test_a_tool_input_schema_of_any_shape_reads_back_as_written(settings, schema
 
     (read,) = _roundtrip(settings.database_url, "registry", work)
     assert same(schema, dict(read.input_schema))
+
+
+@EXAMPLES
+@given(thresholds=OBJECTS, schema=st.dictionaries(TEXT, OBJECTS, max_size=4))
+def test_a_skill_s_thresholds_and_their_schema_read_back_as_written(settings, thresholds, schema) -> None:
+    # The store is the class here: the rules would refuse most of these
+    # shapes, but whatever they let through must read back as written.
+    agent = Agent(
+        id=f"A_{uuid.uuid4().hex[:12]}",
+        name="a",
+        class_ref="a.A",
+        runtime=Runtime.CONSOLE,
+        purpose="p",
+        wake_on="w",
+        writes_to="n",
+        status=AgentStatus.LIVE,
+        status_note="",
+        has_autonomy_gate=False,
+        autonomous=False,
+        model=None,
+    )
+    skill = Skill(
+        id=f"s_{uuid.uuid4().hex[:12]}",
+        agent_id=agent.id,
+        title="t",
+        category="",
+        description="",
+        sample_prompt="",
+        source=SkillSource.CONSOLE,
+        enabled=True,
+        disabled_reason=None,
+        thresholds=thresholds,
+        thresholds_schema=schema,
+        version=1,
+        tool_names=(),
+    )
+
+    async def work(conn: Any) -> Any:
+        await registry_store.insert_agent(conn, agent=agent)
+        await registry_store.insert_skill(conn, skill=skill, updated_by="u-1")
+        return await registry_store.get_skill(conn, skill_id=skill.id)
+
+    read = _roundtrip(settings.database_url, "registry", work).skill
+    assert same(thresholds, dict(read.thresholds)) and same(schema, dict(read.thresholds_schema))
 
 
 @EXAMPLES

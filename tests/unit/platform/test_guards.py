@@ -154,6 +154,47 @@ def test_text_is_accepted_when_carriable_and_short_enough(value: str) -> None:
         _refused(lambda: guards.text("reason", value, max_length=40), "reason")
 
 
+def _json_documents() -> st.SearchStrategy[object]:
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.text(ANY_CHAR, max_size=10))
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.text(ANY_CHAR, max_size=5), inner, max_size=3)
+        ),
+        max_leaves=10,
+    )
+
+
+def _uncarriable(value: str) -> bool:
+    return "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value)
+
+
+def _strings_of(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [*value, *(text for item in value.values() for text in _strings_of(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings_of(item)]
+    return []
+
+
+@given(_json_documents())
+def test_text_inside_a_document_is_refused_by_its_path_when_postgres_cannot_hold_it(document: object) -> None:
+    if not any(_uncarriable(text) for text in _strings_of(document)):
+        guards.texts_in("context", document)
+        return
+    with pytest.raises(FieldError) as refusal:
+        guards.texts_in("context", document)
+    assert refusal.value.field.startswith("context")
+    assert not _uncarriable(refusal.value.field), "a refusal never quotes what it refused"
+
+
+def test_a_document_s_bad_text_is_named_by_the_object_holding_it() -> None:
+    _refused(lambda: guards.texts_in("context", {"facts": ["ok", "\ud800"]}), "context.facts[1]")
+    _refused(lambda: guards.texts_in("context", {"note": {"a\x00": 1}}), "context.note")
+
+
 # ─── Identifiers ───────────────────────────────────────────────────────────
 
 
