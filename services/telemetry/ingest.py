@@ -4,14 +4,14 @@ Every replica pulls from one durable consumer, so the stream is shared rather
 than copied. A batch is written in one statement and acked only after its
 transaction commits; a crash anywhere before that leaves the batch unacked,
 the stream redelivers it, and the primary key turns the second copy into a
-counted duplicate instead of a second row.
+counted duplicate instead of a second row. When the database is down nothing
+is acked and nothing more is pulled: the runs wait in the stream, which is
+built to hold them, instead of in this process's memory.
 
 Runs come on the bare subject (the shared engine user, for the engine named
 `default`) and on each engine's own, `telemetry.task.<engine>`: the subject
 says which engine sent a run, and a run for an agent that engine's key does
-not list is terminated and counted, whatever its payload claims. When the database is down nothing
-is acked and nothing more is pulled: the runs wait in the stream, which is
-built to hold them, instead of in this process's memory.
+not list is terminated and counted, whatever its payload claims.
 """
 
 from __future__ import annotations

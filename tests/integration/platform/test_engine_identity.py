@@ -3,9 +3,10 @@ Postgres, contexts and gateway.
 
 On NATS an engine key's derived credential publishes only its engine's own
 subjects, both keys of a rollover work until the previous one is removed,
-and the services answer a request only on the sender's own inbox. An engine
-key held to some agents has a run, a heartbeat, a decision (gRPC and REST)
-or a span for any other agent refused and counted, while its own land.
+the services answer a request only on the sender's own inbox, and what the
+SDK publishes on an engine's subjects reaches every consumer. An engine key
+held to some agents has a run, a heartbeat, a decision (gRPC and REST) or a
+span for any other agent refused and counted, while its own land.
 """
 
 from __future__ import annotations
@@ -18,16 +19,20 @@ from datetime import UTC, datetime, timedelta
 import grpc
 import pytest
 from nats.aio.msg import Msg
+from nats.js.api import AckPolicy, ConsumerConfig
 from nats.js.errors import KeyNotFoundError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from outrider.client.telemetry import TelemetryPublisher
+from outrider.engine_identity import BOOKING_FACTS, subjects_of
 from outrider.nats_access import CredentialRefused
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes
 from services.common.embedded import EmbeddedNats
 from services.common.nats import HEARTBEAT_BUCKET, engine_nkeys, ensure_topology
 from services.common.settings import load
+from services.outcomes.consumer import DURABLE as FACTS_DURABLE
+from services.outcomes.consumer import STREAM as FACTS_STREAM
 from services.telemetry.heartbeats import JETSTREAM_REFUSAL
 from tests.harness import (
     DISPATCH_KEY,
@@ -46,6 +51,7 @@ from tests.harness import (
     running,
     service_nats,
 )
+from tests.integration.outcomes.helpers import outcomes_db, stored_facts
 from tests.integration.platform.nats_support import CANCELLED, LIMITS, Refusals
 from tests.integration.telemetry.otlp_support import export, metric_samples, span
 from tests.integration.telemetry.support import counters, heartbeat, run_keys, task
@@ -159,6 +165,57 @@ async def test_an_engine_key_hears_only_its_own_inbox(stack, topology, subject):
 
 async def _true(value: bool) -> bool:
     return value
+
+
+async def test_the_sdk_publishes_an_engines_runs_heartbeats_and_facts_and_each_consumer_reads_them(
+    fleet, template, database
+):
+    # A facts durable made before engines had subjects of their own reads
+    # only the bare subject: starting the outcomes context brings it to both.
+    service = await service_nats(fleet.nats_url)
+    try:
+        js = service.jetstream()
+        await ensure_topology(js, LIMITS)
+        await js.add_consumer(
+            FACTS_STREAM,
+            ConsumerConfig(durable_name=FACTS_DURABLE, ack_policy=AckPolicy.EXPLICIT, filter_subject=BOOKING_FACTS),
+        )
+    finally:
+        await service.close()
+    async with running(fleet, ["telemetry", "outcomes"]):
+        publisher = await TelemetryPublisher.connect(fleet.nats_url, engine="dispatch", key=DISPATCH_KEY, timeout_s=10)
+        try:
+            assert publisher.subjects == subjects_of("dispatch")
+            finished = datetime.now(UTC)
+            await publisher.task_run(
+                agent_id="DISPATCH_AGENT",
+                task_id="t-sdk",
+                task_type="assign",
+                status="succeeded",
+                started_at=finished - timedelta(seconds=2),
+                finished_at=finished,
+            )
+            await publisher.heartbeat(agent_id="DISPATCH_AGENT", state="running")
+            ack = await publisher.booking_facts(
+                {"subject_id": "BK-77", "at": "2026-09-29T10:00:00+00:00", "status": "assigned"}, msg_id="BK-77@1"
+            )
+        finally:
+            await publisher.close()
+        assert ack.stream == FACTS_STREAM and not ack.duplicate
+        await eventually(
+            lambda: counters(fleet),
+            lambda seen: seen["inserted"] == 1 and seen["heartbeats"] == 1,
+            what="the run written and the heartbeat stored",
+        )
+        conn = await outcomes_db(template, database)
+        try:
+            facts = await eventually(
+                lambda: stored_facts(conn, "BK-77"), lambda facts: facts is not None, what="the facts merged"
+            )
+        finally:
+            await conn.close()
+    assert facts["status"]["value"] == "assigned"
+    assert await run_keys(template, database) == [("DISPATCH_AGENT", "t-sdk")]
 
 
 # ─── A rollover ────────────────────────────────────────────────────────────

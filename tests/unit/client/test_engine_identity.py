@@ -1,6 +1,6 @@
 """An engine's NATS identity: the credential derived from its key, pinned by a
-vector an engine in any language can check itself against, and the subjects
-and inbox that carry its name."""
+vector an engine in any language can check itself against, the subjects and
+inbox that carry its name, and the publisher that takes a name and key together."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import nacl.signing
 import nkeys
 import pytest
 
+from outrider.client.telemetry import TelemetryPublisher
 from outrider.engine_identity import (
     LEGACY_ENGINE,
     LEGACY_SUBJECTS,
@@ -111,3 +112,19 @@ def test_only_the_senders_own_inboxes_may_be_answered() -> None:
     assert not dispatch.owns_inbox("_INBOX_engine.abc")
     assert not shared.owns_inbox("_INBOX_engine_dispatch.abc")
     assert not dispatch.owns_inbox("_INBOX_engine_dispatch")
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        {"engine": "dispatch"},
+        {"key": VECTOR_KEY},
+        {"engine": "dispatch", "key": VECTOR_KEY, "user": "engine", "password": "p" * 40},
+        {"engine": "dis.patch", "key": VECTOR_KEY},
+    ],
+    ids=["a name without its key", "a key without its name", "a key and a user", "a name that is no subject token"],
+)
+async def test_the_publisher_refuses_a_half_or_double_credential_before_connecting(credentials) -> None:
+    # The address is never dialled: each of these is refused first.
+    with pytest.raises(ValueError, match="engine"):
+        await TelemetryPublisher.connect("nats://127.0.0.1:1", timeout_s=0.1, **credentials)

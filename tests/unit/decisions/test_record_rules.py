@@ -102,7 +102,7 @@ def test_a_batch_past_its_cap_is_refused_whole_naming_the_field() -> None:
     assert caught.value.fields == {"decisions": caught.value.message}
 
 
-def test_a_decision_for_an_agent_outside_the_engines_list_is_refused_naming_both():
+def test_a_decision_for_an_agent_outside_the_engines_list_is_refused_naming_both() -> None:
     held = AgentScope(engine="dispatch", agents=frozenset({"DISPATCH_AGENT"}))
     assert rules.agent_refusal(held, "DISPATCH_AGENT") is None
     refusal = rules.agent_refusal(held, "EXCEPTION_AGENT")
