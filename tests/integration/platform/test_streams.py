@@ -100,7 +100,7 @@ async def test_new_streams_are_work_queues_with_every_backstop_and_a_second_star
             assert (config.max_age, config.max_bytes, config.discard) == (7200.0, 64 * 2**20, DiscardPolicy.NEW)
             assert (config.max_msgs_per_subject, config.discard_new_per_subject) == (5000, True)
             assert config.max_msg_size == spec.max_message_bytes
-        assert (await js.stream_info("FACTS")).config.subjects == ["facts.booking"]
+        assert (await js.stream_info("FACTS")).config.subjects == ["facts.booking", "facts.booking.*"]
         # A second start (or a second replica) changes nothing.
         await ensure_topology(js, LIMITS)
         assert (await js.stream_info("FACTS")).config.max_msgs_per_subject == 5000
@@ -128,7 +128,7 @@ async def test_an_operators_limits_survive_a_start_and_missing_subjects_are_adde
         await ensure_topology(js, LIMITS)
         config = (await js.stream_info("FACTS")).config
         assert (config.max_age, config.max_bytes) == (86_400.0 * 30, 10 * 2**30)
-        assert set(config.subjects) == {"ops.manual", "facts.booking"}
+        assert set(config.subjects) == {"ops.manual", "facts.booking", "facts.booking.*"}
     finally:
         await client.close()
 
@@ -308,7 +308,7 @@ async def old_streams(js) -> None:
                 duplicate_window=120.0,
             )
         )
-    await ensure_consumer(js, IngestConfig(), durable=TASK_DURABLE, subject="telemetry.task")
+    await ensure_consumer(js, IngestConfig(), durable=TASK_DURABLE, subjects=("telemetry.task",))
     await js.add_consumer(
         "FACTS",
         ConsumerConfig(durable_name=FACTS_DURABLE, filter_subject="facts.booking", ack_policy=AckPolicy.EXPLICIT),
@@ -346,7 +346,7 @@ async def test_an_old_stream_that_owes_nothing_becomes_a_work_queue_keeping_its_
             settings.stream_max_msgs_per_subject,
             True,
         )
-    assert configs["FACTS"].subjects == ["facts.booking"]
+    assert configs["FACTS"].subjects == ["facts.booking", "facts.booking.*"]
     assert states == {"TELEMETRY": (0, 0, 0), "FACTS": (0, 0, 0)}
     recreated = [r.__dict__["stream"] for r in caplog.records if r.getMessage().startswith("stream recreated")]
     assert sorted(recreated) == ["FACTS", "TELEMETRY"]
@@ -371,7 +371,7 @@ async def test_an_old_stream_that_still_owes_is_left_and_migrated_once_it_is_cau
             await eventually(lambda: booked(settings), lambda seen: "BK-9" in seen, what="a fact after the migration")
     assert left.config.retention == RetentionPolicy.LIMITS and left.state.messages == 3
     # It no longer stores subjects nobody reads, even before it is migrated.
-    assert left.config.subjects == ["facts.booking"]
+    assert left.config.subjects == ["facts.booking", "facts.booking.*"]
     assert [(record.__dict__["stream"], record.__dict__["owed"]) for record in owed] == [
         ("FACTS", ["consumer outcomes-facts: 3 not yet delivered, 0 awaiting an ack"])
     ]
