@@ -23,8 +23,8 @@ test: install
 
 # The fuzz gate alone (`make test` runs it too): schemathesis over the whole
 # OpenAPI document with each gate's credential, and the mutation fuzzers of
-# every NATS subject and of /v1/traces, each with a fixed seed and a bounded
-# budget.
+# every NATS subject, of /v1/traces and of the engine-facing gRPC methods,
+# each with a fixed seed and a bounded budget.
 FUZZ := tests/integration/platform/test_*fuzz.py
 
 fuzz: install
