@@ -163,38 +163,26 @@ async def test_no_mutated_message_breaks_a_consumer(template, database, caplog):
                 except nats.js.errors.KeyNotFoundError:
                     return False
 
+            # Each engine-published subject: JetStream or core, its event, its time fields, its landing.
+            engine_subjects = (
+                ("telemetry.task", True, task_run, ("started_at", "finished_at"), run_landed),
+                ("telemetry.agent", False, heartbeat, ("at",), beat_landed),
+                ("facts.booking", True, booking_fact, ("at",), fact_landed),
+            )
+
             def subjects(client: nats.NATS, suffix: str) -> list[tuple[nats.NATS, Subject]]:
                 return [
                     (
                         client,
                         Subject(
-                            f"telemetry.task{suffix}",
-                            True,
-                            mutated_event(task_run, ("started_at", "finished_at")),
-                            lambda tag, planted: json.dumps(task_run(tag, planted)).encode(),
-                            run_landed,
+                            f"{base}{suffix}",
+                            jetstream,
+                            mutated_event(build, instants),
+                            lambda tag, planted, build=build: json.dumps(build(tag, planted)).encode(),
+                            landed,
                         ),
-                    ),
-                    (
-                        client,
-                        Subject(
-                            f"telemetry.agent{suffix}",
-                            False,
-                            mutated_event(heartbeat, ("at",)),
-                            lambda tag, planted: json.dumps(heartbeat(tag, planted)).encode(),
-                            beat_landed,
-                        ),
-                    ),
-                    (
-                        client,
-                        Subject(
-                            f"facts.booking{suffix}",
-                            True,
-                            mutated_event(booking_fact, ("at",)),
-                            lambda tag, planted: json.dumps(booking_fact(tag, planted)).encode(),
-                            fact_landed,
-                        ),
-                    ),
+                    )
+                    for base, jetstream, build, instants, landed in engine_subjects
                 ]
 
             every = [
