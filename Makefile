@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install up test lint bench-smoke stubs console
+.PHONY: install up test fuzz lint bench-smoke stubs console
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,18 @@ install: $(BIN)/python
 up: install
 	$(BIN)/outrider up
 
+# PYTEST_ARGS narrows the run (CI leaves out the fuzz gate it ran before).
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fuzz gate alone (`make test` runs it too): schemathesis over the whole
+# OpenAPI document with each gate's credential, and the mutation fuzzers of
+# every NATS subject, of /v1/traces and of the engine-facing gRPC methods,
+# each with a fixed seed and a bounded budget.
+FUZZ := tests/integration/platform/test_*fuzz.py
+
+fuzz: install
+	$(BIN)/python -m pytest $(FUZZ)
 
 # The checks that keep the code's shape: lint and format, types, and the
 # import contracts in pyproject.toml; then the console's ESLint and tsc

@@ -228,7 +228,9 @@ def _task_id(payload: Mapping[str, Any]) -> str:
     # Some engines number their tasks; 42 and "42" name the same task.
     raw = payload.get("task_id")
     if isinstance(raw, int) and not isinstance(raw, bool):
-        return str(raw)
+        # Held to int64 as every number from outside is: written out, a
+        # 400-digit number would be an id past the length cap of a text one.
+        return str(guards.integer("task_id", raw, error=MalformedTelemetry))
     return _text(payload, "task_id", MAX_TASK_ID_LENGTH)
 
 

@@ -24,12 +24,18 @@ from services.decisions.human.store import HumanDecisionRow, SubjectRow
 CLOCK_SKEW = timedelta(seconds=60)
 
 
+# The longest id or reference: the REST contract's cap on the same fields.
+MAX_REFERENCE_CHARS = 256
+
+
 def _required(value: str, field: str) -> str:
     if not value.strip():
         raise InvalidArgument(f"{field} is required", field=field)
     if value != value.strip():
         raise InvalidArgument(f"{field} must not start or end with whitespace", field=field)
-    return value
+    # gRPC reaches here without the REST contract's checks; a NUL would
+    # fail the insert as an internal error instead of a refusal.
+    return guards.text(field, value, max_length=MAX_REFERENCE_CHARS)
 
 
 def _subject_id(value: str) -> str:

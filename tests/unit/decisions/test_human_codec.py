@@ -66,6 +66,8 @@ def without_at() -> decisions_pb2.RecordHumanInputRequest:
         (without_at(), "at"),
         (pushed(at=stamp(NOW + timedelta(minutes=5))), "at"),
         (pushed(body=" \n "), "body"),
+        (pushed(external_id="m\x001"), "external_id"),
+        (pushed(subject_id="booking\x00"), "subject_id"),
     ],
 )
 def test_a_bad_pushed_input_is_refused_naming_the_field(message, field):
@@ -88,6 +90,11 @@ def test_a_subject_without_source_or_plan_has_neither():
         ({"id": ""}, "id"),
         ({"id": "booking-1", "source": "bookings"}, "source"),
         ({"id": "booking-1", "plan_ref": " plan-a"}, "plan_ref"),
+        # Found by the gRPC fuzzer: a NUL in an id or a plan was an INTERNAL answer.
+        ({"id": "booking\x001"}, "id"),
+        ({"id": "booking-1", "plan_ref": "plan\x00a"}, "plan_ref"),
+        ({"id": "booking-1", "source": "tracker:ops/\x00"}, "source"),
+        ({"id": "b" * 257}, "id"),
     ],
 )
 def test_a_bad_subject_is_refused_naming_the_field(request_fields, field):

@@ -72,6 +72,16 @@ def test_numeric_task_ids_name_the_same_task_as_their_text():
     assert parse_task(task(task_id=42)).task_id == "42"
 
 
+@pytest.mark.parametrize(
+    "task_id", [2**63, -(2**63) - 1, -int("9" * 400), 10**4000], ids=["2^63", "-2^63-1", "400 digits", "10^4000"]
+)
+def test_a_numeric_task_id_past_int64_is_refused_not_written_out(task_id):
+    # Found by the NATS fuzzer: a 400-digit task_id was stored as a 401-character id.
+    with pytest.raises(MalformedTelemetry) as refused:
+        parse_task(task(task_id=task_id))
+    assert refused.value.field == "task_id" and str(2**63 - 1) in refused.value.problem
+
+
 def test_unknown_keys_are_ignored():
     assert parse_task(task(trace_id="abc", model="claude")).task_type == "stall_response"
 
