@@ -502,15 +502,32 @@ class Fleet:
 # --- looking: Postgres, /metrics, processes ------------------------------------
 
 
+def _swallow(task: asyncio.Future[Any]) -> None:
+    """Read an abandoned look-up's end, so its failure is not reported as never retrieved."""
+    if not task.cancelled():
+        task.exception()
+
+
 class Store:
     """The bench's one connection to the platform's Postgres, made again after a cut."""
 
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self.conn: asyncpg.Connection | None = None
+        # A connection runs one query at a time; the final look-ups may overlap the periodic ones.
+        self.lock = asyncio.Lock()
 
     async def run(self, body: Callable[[asyncpg.Connection], Awaitable[Any]]) -> Any:
-        """body's result, or None while Postgres is away."""
+        """body's result, or None while Postgres is away or slower than LOOK_TIMEOUT_S.
+
+        A late body is abandoned with its connection closed under it, not
+        cancelled and awaited: asyncpg's cancellation asks the server to
+        cancel, and a server that is away never answers that either.
+        """
+        async with self.lock:
+            return await self._run(body)
+
+    async def _run(self, body: Callable[[asyncpg.Connection], Awaitable[Any]]) -> Any:
         try:
             if self.conn is None or self.conn.is_closed():
                 url = EmbeddedPostgres.running_url(self.data_dir)
@@ -521,13 +538,29 @@ class Store:
                     timeout=5,
                     server_settings={"application_name": SELF},
                 )
-            return await asyncio.wait_for(body(self.conn), LOOK_TIMEOUT_S)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
-            if self.conn is not None:
-                with contextlib.suppress(Exception):
-                    self.conn.terminate()
-            self.conn = None
+            conn = self.conn
+            task = asyncio.ensure_future(body(conn))
+            done, _ = await asyncio.wait({task}, timeout=LOOK_TIMEOUT_S)
+            if not done:
+                self._drop()
+                task.add_done_callback(_swallow)
+                return None
+            return task.result()
+        except (
+            OSError,
+            asyncpg.PostgresError,
+            asyncpg.InterfaceError,
+            asyncpg.exceptions.InternalClientError,
+            TimeoutError,
+        ):
+            self._drop()
             return None
+
+    def _drop(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                self.conn.terminate()
+        self.conn = None
 
     async def close(self) -> None:
         if self.conn is not None:
@@ -773,6 +806,14 @@ async def soak(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     platform = Platform.fresh(work, args.kept_days)
     say(f"outrider up on {platform.data_dir}, log {platform.log_path}")
     platform.start()
+    try:
+        return await measure(args, platform)
+    finally:
+        # Also when the bench itself fails: `outrider up` does not outlive it.
+        platform.stop()
+
+
+async def measure(args: argparse.Namespace, platform: Platform) -> dict[str, Any]:
     settings = platform.settings()
     base = f"http://127.0.0.1:{settings.http_port}"
     http = httpx.AsyncClient(base_url=base, timeout=10)
