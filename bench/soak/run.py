@@ -50,6 +50,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -1089,7 +1090,8 @@ def report(result: dict[str, Any]) -> str:
         "|---:|---:|---|---|---|---:|---:|---:|---:|---|---:|",
     ]
     every = max(1, round(120 / SAMPLE_EVERY_S))
-    for sample in [*loaded[::every], samples[-1]]:
+    shown = loaded[::every]
+    for sample in shown if shown[-1] is samples[-1] else [*shown, samples[-1]]:
         metrics, rows, rss = sample["metrics"], sample["tables"], sample["rss_mib"]
 
         def stream(name: str, metrics: dict[str, float] = metrics) -> str:
@@ -1141,18 +1143,23 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--kept-days", type=int, default=4, help=f"every retention, in days of {DAY_S} s (at least 2)")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "soak" / "last-run.md")
-    parser.add_argument("--keep", action="store_true", help="keep the data dir and logs")
+    parser.add_argument("--out", type=Path, help="where the report goes (default: report.md in the run's directory)")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the platform's data dir (its log and the report stay)"
+    )
     args = parser.parse_args()
     if args.kept_days * DAY_S - MARGIN_S <= SETTLE_S:
         parser.error(f"--kept-days must leave more than {SETTLE_S + MARGIN_S:.0f} s to look for an event")
     work = Path(tempfile.mkdtemp(prefix="outrider-soak-"))
     result = asyncio.run(soak(args, work))
     text = report(result)
-    args.out.write_text(text)
-    args.out.with_suffix(".json").write_text(json.dumps(result, default=str))
+    out: Path = args.out or work / "report.md"
+    out.write_text(text)
+    out.with_suffix(".json").write_text(json.dumps(result, default=str))
     print(text)
-    say(f"report in {args.out}; raw samples in {args.out.with_suffix('.json')}; data dir {work}")
+    if not args.keep:
+        shutil.rmtree(work / "data", ignore_errors=True)
+    say(f"report in {out}; raw samples in {out.with_suffix('.json')}; log {work / 'outrider-up.log'}")
 
 
 if __name__ == "__main__":
