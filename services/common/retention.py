@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from outrider.v1 import common_pb2, common_pb2_grpc
 from services.common.runtime import Runtime
+from services.common.settings import DAY_S, Settings
 
 _log = logging.getLogger(__name__)
 
@@ -44,6 +45,17 @@ PAUSE_S = 0.05
 INTERVAL_S = 3_600.0
 # A long pass (a first start on a big table) logs its progress this often.
 PROGRESS_EVERY_S = 10.0
+
+
+def days(settings: Settings, count: int) -> timedelta:
+    """`count` days of retention, each OUTRIDER_RETENTION_DAY_S long."""
+    return timedelta(seconds=count * settings.retention_day_s)
+
+
+def interval_s(settings: Settings) -> float:
+    """Seconds between passes: an hour of the retention day, so a compressed
+    day is pruned as often, for its length, as a real one."""
+    return INTERVAL_S * settings.retention_day_s / DAY_S
 
 
 def oldest_first(table: str, column: str) -> TextClause:
@@ -199,7 +211,7 @@ def start(server: grpc.aio.Server, runtime: Runtime, lifetimes: Sequence[Lifetim
     Spawned through the runtime, so a job that dies turns the context's
     liveness NOT_SERVING instead of leaving the tables to grow unseen.
     """
-    job = RetentionJob(runtime.engine, lifetimes)
+    job = RetentionJob(runtime.engine, lifetimes, interval_s=interval_s(runtime.settings))
     runtime.spawn(job.run(), name="retention")
     common_pb2_grpc.add_RetentionServicer_to_server(RetentionService(job), server)
     return job

@@ -44,6 +44,9 @@ DEFAULT_PLAYGROUND_RETENTION_DAYS = 90
 # long fixed, and its sample is a copy of a bad event: it lives as long as the
 # runs of the same month do.
 DEFAULT_FACT_REJECTION_RETENTION_DAYS = 30
+# Seconds in the day every retention counts in. Only a soak compresses it: a
+# week of lifetimes and passes played in minutes, with real deletes.
+DAY_S = 86_400
 # pgvector indexes vectors of at most 2,000 dimensions; a larger one would
 # migrate and then fail at the first index build.
 MAX_EMBEDDING_DIM = 2000
@@ -112,6 +115,7 @@ class Settings:
     telemetry_retention_days: int = DEFAULT_TELEMETRY_RETENTION_DAYS
     playground_retention_days: int = DEFAULT_PLAYGROUND_RETENTION_DAYS
     fact_rejection_retention_days: int = DEFAULT_FACT_REJECTION_RETENTION_DAYS
+    retention_day_s: int = DAY_S
     embedding_dimension: int = 384
     tool_base_urls: Mapping[str, str] = field(default_factory=dict)
     sweep_interval_s: float = 60.0
@@ -636,6 +640,14 @@ DECLARED: tuple[Declared, ...] = (
         "days a malformed-facts counter and its sample are kept after its last rejection",
         integer(1, 3650),
         DEFAULT_FACT_REJECTION_RETENTION_DAYS,
+    ),
+    Declared(
+        "OUTRIDER_RETENTION_DAY_S",
+        "retention_day_s",
+        "seconds in the day the retention settings count in, passes every 24th of it;"
+        " shorter only to play weeks in minutes (bench/soak)",
+        integer(60, DAY_S),
+        DAY_S,
     ),
     Declared(
         "OUTRIDER_EMBEDDING_DIM",

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from services.common.db import unreachable
 from services.common.errors import Unavailable
 from services.decisions import store
 
@@ -84,11 +85,15 @@ class DirectConnections:
                 await store.set_search_width(held.conn, ef_search=ef_search)
                 held.ef_search = ef_search
             yield held.conn
-        except asyncpg.PostgresError:
+        except asyncpg.PostgresError as error:
             # The server refused a statement: the connection is as good as
-            # before, unless the refusal was the server going away.
-            if held is not None and (held.conn.is_closed() or held.conn.is_in_transaction()):
-                self._drop(held)
+            # before, unless the refusal was the server going away. Its
+            # shutdown error arrives before its socket closes, so such a
+            # connection does not look closed yet; reused, it would still be
+            # waiting for the end of that error and fail the next call.
+            away = unreachable(error)
+            if held is not None and (held.conn.is_closed() or held.conn.is_in_transaction() or away):
+                self._drop(held, server_away=away)
                 held = None
             raise
         except BaseException:
@@ -140,8 +145,8 @@ class DirectConnections:
         held.conn.terminate()
         self._open_count -= 1
 
-    def _drop(self, held: _Held) -> None:
-        was_dead = held.conn.is_closed()
+    def _drop(self, held: _Held, *, server_away: bool = False) -> None:
+        was_dead = held.conn.is_closed() or server_away
         self._terminate(held)
         if was_dead:
             # A connection found dead most likely means the server restarted

@@ -23,11 +23,11 @@ BATCH = 1000
 INTERVAL_S = 3600.0
 
 
-def cutoff(now: datetime, retention_days: int) -> datetime:
-    """Decisions made before this instant are past retention."""
+def cutoff(now: datetime, retention_days: int, day: timedelta = timedelta(days=1)) -> datetime:
+    """Decisions made before this instant are past retention (days of `day`'s length)."""
     if retention_days <= 0:
         raise ValueError(f"retention_days must be positive, got {retention_days}")
-    return now - timedelta(days=retention_days)
+    return now - retention_days * day
 
 
 async def prune(engine: AsyncEngine, *, before: datetime, batch: int = BATCH) -> int:
@@ -49,13 +49,14 @@ async def run(
     engine: AsyncEngine,
     *,
     retention_days: int,
+    day: timedelta = timedelta(days=1),
     interval_s: float = INTERVAL_S,
     clock: Callable[[], datetime] = _now,
 ) -> None:
     """Prune now, then every `interval_s`, until cancelled."""
     while True:
         try:
-            removed = await prune(engine, before=cutoff(clock(), retention_days))
+            removed = await prune(engine, before=cutoff(clock(), retention_days, day))
             if removed:
                 _log.info("pruned decisions", extra={"removed": removed, "retention_days": retention_days})
         except asyncio.CancelledError:

@@ -6,6 +6,7 @@ import grpc
 from sqlalchemy.engine import make_url
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc, outcomes_pb2_grpc, registry_pb2_grpc
+from services.common import retention as common_retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.common.settings import Settings, SettingsError
@@ -97,5 +98,11 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     )
     decisions_pb2_grpc.add_DecisionsServicer_to_server(service, server)
     runtime.spawn(
-        retention.run(runtime.engine, retention_days=runtime.settings.decision_retention_days), name="retention"
+        retention.run(
+            runtime.engine,
+            retention_days=runtime.settings.decision_retention_days,
+            day=common_retention.days(runtime.settings, 1),
+            interval_s=common_retention.interval_s(runtime.settings),
+        ),
+        name="retention",
     )

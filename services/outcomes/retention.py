@@ -4,12 +4,10 @@ runs the job)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from services.common.retention import Lifetime
+from services.common.retention import Lifetime, days
 from services.common.settings import Settings
 from services.outcomes import store
 
 
 def lifetimes(settings: Settings) -> list[Lifetime]:
-    return [Lifetime("fact_rejections", timedelta(days=settings.fact_rejection_retention_days), store.prune_rejections)]
+    return [Lifetime("fact_rejections", days(settings, settings.fact_rejection_retention_days), store.prune_rejections)]

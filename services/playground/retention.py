@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from services.common.retention import Lifetime
+from services.common.retention import Lifetime, days
 from services.common.settings import Settings
 from services.playground import rules, store
 
 
 def lifetimes(settings: Settings) -> list[Lifetime]:
     return [
-        Lifetime("runs", timedelta(days=settings.playground_retention_days), store.prune_runs),
+        Lifetime("runs", days(settings, settings.playground_retention_days), store.prune_runs),
         # An admission past the window can never count against the limit again.
         Lifetime("run_admissions", timedelta(seconds=rules.RATE_WINDOW_S), store.prune_admissions),
     ]

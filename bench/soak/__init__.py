@@ -1,0 +1,1 @@
+"""The soak bench: a week of production compressed into minutes (see run.py)."""
