@@ -25,7 +25,13 @@ def serve_http(port: int) -> None:
     async def constant() -> dict[str, bool]:
         return {"ok": True}
 
-    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, access_log=False, timeout_graceful_shutdown=1)
+    # The gateway's own protocol and options (its head timeout and connection
+    # cap among them), read from the same environment the gateway is given:
+    # a baseline served more simply would charge those to the registry.
+    from gateway.serving import uvicorn_options
+    from services.common.settings import load
+
+    uvicorn.run(app, host="127.0.0.1", port=port, **uvicorn_options(load()))
 
 
 async def serve_grpc(port: int) -> None:
