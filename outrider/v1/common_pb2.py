@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/common.proto\x12\x0boutrider.v1\",\n\x0bPageRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/common.proto\x12\x0boutrider.v1\",\n\x0bPageRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"%\n\nRolloutArm\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03\x61rm\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,4 +33,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PAGEREQUEST']._serialized_start=41
   _globals['_PAGEREQUEST']._serialized_end=85
+  _globals['_ROLLOUTARM']._serialized_start=87
+  _globals['_ROLLOUTARM']._serialized_end=124
 # @@protoc_insertion_point(module_scope)

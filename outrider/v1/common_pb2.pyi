@@ -11,3 +11,11 @@ class PageRequest(_message.Message):
     cursor: str
     limit: int
     def __init__(self, cursor: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class RolloutArm(_message.Message):
+    __slots__ = ("id", "arm")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ARM_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    arm: str
+    def __init__(self, id: _Optional[str] = ..., arm: _Optional[str] = ...) -> None: ...
