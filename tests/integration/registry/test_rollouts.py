@@ -11,7 +11,7 @@ import pytest
 
 from outrider.rpc import ERROR_CODE_KEY, ERROR_DETAILS_KEY
 from outrider.v1 import registry_pb2, registry_pb2_grpc
-from tests.harness import engine_channel, person, running, service_channel
+from tests.harness import engine_channel, eventually, person, running, service_channel
 from tests.integration.registry.helpers import registry_db, registry_stub
 
 EVIDENCE = registry_pb2.ArmEvidence(
@@ -216,3 +216,43 @@ async def test_writes_need_role_one_and_listing_pages_and_filters(settings, regi
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await reader.ListRollouts(registry_pb2.ListRolloutsRequest(state="sleeping"))
         assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def snapshot_rollouts(registry) -> list[dict]:
+    reply = await registry.GetSnapshot(registry_pb2.GetSnapshotRequest())
+    return json.loads(reply.snapshot.document).get("rollouts", [])
+
+
+async def test_the_snapshot_carries_a_rollout_while_it_runs_and_the_new_pin_once_complete(settings, registry):
+    rollout = await registry.CreateRollout(create(steps=[50, 100]))
+    carried = await eventually(lambda: snapshot_rollouts(registry), what="the rollout in the snapshot")
+    assert carried == [
+        {
+            "id": rollout.id,
+            "agent_id": "EXCEPTION_AGENT",
+            "decision_type": "stall_response",
+            "percent": 50,
+            "change": {"model": "claude-opus-5-5"},
+        }
+    ]
+    await registry.PauseRollout(registry_pb2.RolloutActionRequest(id=rollout.id))
+    assert await snapshot_rollouts(registry) == carried
+    await registry.ResumeRollout(registry_pb2.RolloutActionRequest(id=rollout.id))
+    await judge_as_platform(settings, verdict(rollout, "advance"))
+    await eventually(lambda: snapshot_rollouts(registry), lambda seen: seen[0]["percent"] == 100)
+    await judge_as_platform(
+        settings, verdict(await registry.GetRollout(registry_pb2.GetRolloutRequest(id=rollout.id)), "complete")
+    )
+
+    async def document():
+        return json.loads((await registry.GetSnapshot(registry_pb2.GetSnapshotRequest())).snapshot.document)
+
+    done = await eventually(document, lambda seen: "rollouts" not in seen, what="the completed rollout gone")
+    assert done["agents"]["EXCEPTION_AGENT"]["model"] == "claude-opus-5-5"
+
+
+async def test_a_halted_rollout_leaves_the_snapshot_at_once(settings, registry):
+    rollout = await registry.CreateRollout(create())
+    await eventually(lambda: snapshot_rollouts(registry), what="the rollout in the snapshot")
+    await judge_as_platform(settings, verdict(rollout, "halt", p_harm=0.99))
+    assert await eventually(lambda: snapshot_rollouts(registry), lambda seen: seen == []) == []
