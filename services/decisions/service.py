@@ -224,6 +224,16 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         )
         return codec.erased_to_proto(erasure)
 
+    async def CountRolloutArms(
+        self,
+        request: decisions_pb2.CountRolloutArmsRequest,
+        context: grpc.aio.ServicerContext[
+            decisions_pb2.CountRolloutArmsRequest, decisions_pb2.CountRolloutArmsResponse
+        ],
+    ) -> decisions_pb2.CountRolloutArmsResponse:
+        counts = await memory.count_rollout_arms(self._engine, codec.counted_rollouts_from_proto(request))
+        return codec.arm_counts_to_proto(counts)
+
     # Declared by the contract for the off-policy estimate, autonomy evidence
     # and alerts (DESIGN §10), and not served yet.
 
@@ -249,12 +259,3 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         ],
     ) -> decisions_pb2.CountJudgedWindowsResponse:
         await not_served(context, "CountJudgedWindows")
-
-    async def CountRolloutArms(
-        self,
-        request: decisions_pb2.CountRolloutArmsRequest,
-        context: grpc.aio.ServicerContext[
-            decisions_pb2.CountRolloutArmsRequest, decisions_pb2.CountRolloutArmsResponse
-        ],
-    ) -> decisions_pb2.CountRolloutArmsResponse:
-        await not_served(context, "CountRolloutArms")

@@ -992,6 +992,8 @@ export interface components {
             outcome_reason: string | null;
             /** Reasoning */
             reasoning: string | null;
+            /** @description the rollout arm it was made under; null outside a rollout */
+            rollout: components["schemas"]["RolloutArm"] | null;
             /** Subject Id */
             subject_id: string;
         };
@@ -1060,6 +1062,8 @@ export interface components {
             precedents: components["schemas"]["NearDecision"][];
             /** Reasoning */
             reasoning: string | null;
+            /** @description the rollout arm it was made under; null outside a rollout */
+            rollout: components["schemas"]["RolloutArm"] | null;
             /** Subject Id */
             subject_id: string;
         };
@@ -1111,6 +1115,8 @@ export interface components {
             model?: string;
             /** Reasoning */
             reasoning?: string;
+            /** @description the arm of a running rollout the subject was assigned to (DESIGN §9) */
+            rollout?: components["schemas"]["RolloutArmIn"];
             /**
              * Subject Id
              * @description what the decision is about, e.g. a booking id
@@ -1776,6 +1782,29 @@ export interface components {
              * @description kept on the rollout and in its history
              */
             reason?: string;
+        };
+        /** RolloutArm */
+        RolloutArm: {
+            /**
+             * Arm
+             * @enum {string}
+             */
+            arm: "control" | "candidate";
+            /** Id */
+            id: string;
+        };
+        /** RolloutArmIn */
+        RolloutArmIn: {
+            /**
+             * Arm
+             * @enum {string}
+             */
+            arm: "control" | "candidate";
+            /**
+             * Id
+             * @description the rollout's UUID, from the registry snapshot
+             */
+            id: string;
         };
         /** RolloutArms */
         RolloutArms: {
@@ -2939,6 +2968,10 @@ export interface operations {
                 decided_from?: string | null;
                 /** @description decided before (RFC 3339 with offset) */
                 decided_to?: string | null;
+                /** @description only decisions about this subject */
+                subject_id?: string;
+                /** @description only decisions made under this rollout, either arm */
+                rollout_id?: string;
                 /** @description the next_cursor of the previous page */
                 cursor?: string;
                 /** @description items per page */
