@@ -21,10 +21,11 @@ from outrider.client.registry import (
     RegistrySnapshot,
     SkillSettings,
     SnapshotFormatError,
+    SubjectSettings,
     ToolSettings,
     UnknownThreshold,
 )
-from outrider.client.rollouts import Assignment, RolloutSettings, SubjectSettings
+from outrider.client.rollouts import Assignment, RolloutSettings
 from outrider.client.subjects import HumanDecision, Lease, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.errors import (

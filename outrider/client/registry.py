@@ -46,14 +46,14 @@ import os
 import random
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import Any, Final, Literal
 
 import grpc
 
-from outrider.client.rollouts import Assignment, RolloutSettings, SkillView, SubjectSettings, with_change
+from outrider.client.rollouts import Assignment, RolloutSettings
 from outrider.errors import OutriderError, refusal
 from outrider.rpc import TlsFiles, keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
@@ -116,6 +116,74 @@ class ToolSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SubjectSettings:
+    """What an engine obeys for one decision about one subject: the agent's
+    model and autonomy, its skills' switches and thresholds, and which tools
+    wait for a human, with the candidate's change applied when the subject
+    is in a rollout's candidate arm. `assignment` is None outside a rollout.
+    """
+
+    agent_id: str
+    model: str | None
+    autonomous: bool
+    # The agent's skills.
+    skills: Mapping[str, SkillSettings]
+    # Per tool name: must a human confirm its use? A tool not listed must.
+    confirmations: Mapping[str, bool]
+    assignment: Assignment | None = None
+
+    def skill_enabled(self, skill_id: str) -> bool:
+        skill = self.skills.get(skill_id)
+        return skill is not None and skill.enabled
+
+    def threshold(self, skill_id: str, key: str) -> Number:
+        return _threshold(self.skills, skill_id, key)
+
+    def requires_confirmation(self, tool_name: str) -> bool:
+        return self.confirmations.get(tool_name, True)
+
+    def assigned(self, assignment: Assignment | None) -> SubjectSettings:
+        return replace(self, assignment=assignment)
+
+
+def with_change(
+    base: SubjectSettings, change: Mapping[str, Any], tool_kinds: Mapping[str, str], assignment: Assignment
+) -> SubjectSettings:
+    """The candidate arm's settings: `base` with the rollout's change applied.
+
+    Autonomy decides which tools wait for a human, so a change of autonomy
+    recomputes that for every tool (a read never waits).
+    """
+    settings = base.assigned(assignment)
+    if "skill_id" in change:
+        skill_id = str(change["skill_id"])
+        skill = settings.skills.get(skill_id)
+        if skill is None:
+            return settings
+        changed = replace(
+            skill,
+            enabled=bool(change.get("enabled", skill.enabled)),
+            thresholds=MappingProxyType({**skill.thresholds, **change.get("thresholds", {})}),
+        )
+        return replace(settings, skills=MappingProxyType({**settings.skills, skill_id: changed}))
+    if "model" in change:
+        model = change["model"]
+        return replace(settings, model=model if isinstance(model, str) and model else None)
+    if "autonomous" in change:
+        autonomous = bool(change["autonomous"])
+        confirmations = {name: tool_kinds.get(name) != "read" and not autonomous for name in settings.confirmations}
+        return replace(settings, autonomous=autonomous, confirmations=MappingProxyType(confirmations))
+    return settings
+
+
+def _threshold(skills: Mapping[str, SkillSettings], skill_id: str, key: str) -> Number:
+    skill = skills.get(skill_id)
+    if skill is None or key not in skill.thresholds:
+        raise UnknownThreshold(f"the registry has no threshold {key!r} for skill {skill_id!r}")
+    return skill.thresholds[key]
+
+
+@dataclass(frozen=True, slots=True)
 class RegistrySnapshot:
     """One version of the registry as the engine reads it, named by its etag."""
 
@@ -126,9 +194,10 @@ class RegistrySnapshot:
     document: bytes = field(repr=False)
     # Running and paused rollouts by (agent id, decision type).
     rollouts: Mapping[tuple[str, str], RolloutSettings] = field(default_factory=lambda: MappingProxyType({}))
-    # The settings of each agent, built the first time a subject asks (each
-    # rollout keeps its arms' likewise): every later subject shares them.
+    # The settings of each agent, and of each arm of each rollout, built the
+    # first time a subject asks: every later subject shares them.
     _views: dict[str, SubjectSettings] = field(default_factory=dict, repr=False, compare=False)
+    _arm_views: dict[tuple[str, int], SubjectSettings] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def parse(cls, etag: str, document: bytes) -> RegistrySnapshot:
@@ -200,10 +269,7 @@ class RegistrySnapshot:
         return skill is not None and skill.enabled
 
     def threshold(self, skill_id: str, key: str) -> Number:
-        skill = self.skills.get(skill_id)
-        if skill is None or key not in skill.thresholds:
-            raise UnknownThreshold(f"the registry has no threshold {key!r} for skill {skill_id!r}")
-        return skill.thresholds[key]
+        return _threshold(self.skills, skill_id, key)
 
     def autonomous(self, agent_id: str) -> bool:
         agent = self.agents.get(agent_id)
@@ -238,8 +304,8 @@ class RegistrySnapshot:
         rollout = self.rollouts.get((agent_id, decision_type))
         if rollout is None:
             return self._agent_view(agent_id)
-        index = rollout.arm_index(subject_id)
-        view = rollout.views[index]
+        key = (rollout.id, rollout.arm_index(subject_id))
+        view = self._arm_views.get(key)
         if view is None:
             assignment = rollout.assign(subject_id)
             base = self._agent_view(agent_id)
@@ -248,7 +314,7 @@ class RegistrySnapshot:
                 view = with_change(base, rollout.change, kinds, assignment)
             else:
                 view = base.assigned(assignment)
-            rollout.views[index] = view
+            self._arm_views[key] = view
         return view
 
     def _agent_view(self, agent_id: str) -> SubjectSettings:
@@ -260,11 +326,7 @@ class RegistrySnapshot:
                 model=agent.model if agent is not None else None,
                 autonomous=agent is not None and agent.autonomous,
                 skills=MappingProxyType(
-                    {
-                        skill_id: SkillView(enabled=skill.enabled, thresholds=skill.thresholds)
-                        for skill_id, skill in self.skills.items()
-                        if skill.agent_id == agent_id
-                    }
+                    {skill_id: skill for skill_id, skill in self.skills.items() if skill.agent_id == agent_id}
                 ),
                 confirmations=MappingProxyType(
                     {name: self.requires_confirmation(agent_id, name) for name in self.tools}
@@ -319,6 +381,8 @@ class RegistryDefaults:
         return None
 
     def for_subject(self, agent_id: str, decision_type: str, subject_id: str) -> SubjectSettings:
+        # Which skills belong to which agent is the registry's to say; until
+        # it has, every skill with a default is offered to every agent.
         skill_ids = set(self.skills_enabled) | set(self.thresholds)
         return SubjectSettings(
             agent_id=agent_id,
@@ -326,9 +390,13 @@ class RegistryDefaults:
             autonomous=self.autonomous(agent_id),
             skills=MappingProxyType(
                 {
-                    skill_id: SkillView(
+                    skill_id: SkillSettings(
+                        agent_id=agent_id,
+                        source="defaults",
                         enabled=self.skill_enabled(skill_id),
                         thresholds=MappingProxyType(dict(self.thresholds.get(skill_id, {}))),
+                        tool_names=(),
+                        version=0,
                     )
                     for skill_id in skill_ids
                 }

@@ -56,11 +56,6 @@ class Verdict(StrEnum):
     COMPLETE = "complete"
 
 
-class Arm(StrEnum):
-    CONTROL = "control"
-    CANDIDATE = "candidate"
-
-
 class ChangeKind(StrEnum):
     MODEL = "model"
     AUTONOMY = "autonomy"
