@@ -254,7 +254,7 @@ class SnapshotRollout(Reply):
     decision_type: str
     percent: float = Field(ge=0, le=100, description="the candidate arm's share of subjects")
     change: dict[str, Any] = Field(
-        description="the change rolled out: {model}, {autonomous, confirm} or {skill_id, thresholds?, enabled?}"
+        description="the candidate arm's change: {model}, {autonomous} or {skill_id, thresholds?, enabled?}"
     )
 
 

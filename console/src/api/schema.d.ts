@@ -2315,7 +2315,7 @@ export interface components {
             agent_id: string;
             /**
              * Change
-             * @description the change rolled out: {model}, {autonomous, confirm} or {skill_id, thresholds?, enabled?}
+             * @description the candidate arm's change: {model}, {autonomous} or {skill_id, thresholds?, enabled?}
              */
             change: {
                 [key: string]: unknown;

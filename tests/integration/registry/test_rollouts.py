@@ -256,3 +256,17 @@ async def test_a_halted_rollout_leaves_the_snapshot_at_once(settings, registry):
     await eventually(lambda: snapshot_rollouts(registry), what="the rollout in the snapshot")
     await judge_as_platform(settings, verdict(rollout, "halt", p_harm=0.99))
     assert await eventually(lambda: snapshot_rollouts(registry), lambda seen: seen == []) == []
+
+
+async def test_completing_autonomy_on_writes_it_with_the_confirmation_typed_at_the_start(
+    settings, registry, template, database
+):
+    change = {"autonomous": True, "confirm": "EXCEPTION_AGENT"}
+    rollout = await registry.CreateRollout(create(change=change, steps=[100]))
+    assert json.loads(rollout.change_json) == {"autonomous": True}
+    await judge_as_platform(settings, verdict(rollout, "complete"))
+    agent = await registry.GetAgent(registry_pb2.GetAgentRequest(id="EXCEPTION_AGENT"))
+    assert agent.agent.autonomous is True
+    async with registry_db(template, database) as conn:
+        row = await conn.fetchrow("select * from audit where entity = 'agent' and field = 'autonomous'")
+    assert (row["old"], row["new"], row["changed_by"]) == (False, True, "rollout-guard")
