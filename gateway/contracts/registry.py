@@ -193,7 +193,10 @@ class Rollout(Reply):
     created_by: str
     created_at: str | None = Field(json_schema_extra={"format": "date-time"})
     updated_at: str | None = Field(json_schema_extra={"format": "date-time"})
-    history: list[RolloutEvent]
+    history: list[RolloutEvent] = Field(
+        description="state changes and the guard's observations, oldest first; read one rollout for them,"
+        " a listing leaves them empty"
+    )
 
 
 class AgentPage(Page[Agent]):

@@ -1742,7 +1742,10 @@ export interface components {
             /** Decision Type */
             decision_type: string;
             guard: components["schemas"]["RolloutGuard"];
-            /** History */
+            /**
+             * History
+             * @description state changes and the guard's observations, oldest first; read one rollout for them, a listing leaves them empty
+             */
             history: components["schemas"]["RolloutEvent"][];
             /** Id */
             id: string;
