@@ -2,6 +2,7 @@
 
     python -m bench.registry.bench                      # 20,000 requests per measurement, 3 rounds
     python -m bench.registry.bench --size 300 --rounds 1   # smoke
+    python -m bench.registry.bench --rollouts 200          # the same with 200 running rollouts
 
 Starts its own embedded Postgres in a temporary directory and runs, each as
 its own process as in production: the registry (`outrider serve registry`),
@@ -23,6 +24,10 @@ bench/registry/baseline.py. This process only drives them.
           bumps the version, writes its audit row and notifies every replica.
           Each worker edits its own skill, as operators edit different ones.
           Afterwards the audit table must hold exactly one row per request.
+
+With --rollouts N, N running rollouts (one agent, N decision types) are
+written before the first round, so the snapshot every poll names carries
+them; the 304 poll should cost what it costs without them.
 
 Within a round, baseline and subject take turns in ten slices each; the
 figures are medians over rounds. Beside throughput, each server's CPU per
@@ -400,6 +405,38 @@ async def patch_targets(stack: Stack) -> list[tuple[str, str, tuple[int, int]]]:
         await conn.close()
 
 
+async def add_rollouts(stack: Stack, count: int) -> None:
+    """`count` running rollouts of one agent's model pin, written straight into
+    the registry's tables (the API's create path is not what is measured),
+    then announced so the registry rebuilds its snapshot with them."""
+    conn = await asyncpg.connect(stack.raw_dsn, server_settings={"search_path": "registry"})
+    try:
+        await conn.execute(
+            """
+            insert into rollouts (id, agent_id, decision_type, change, baseline, steps, step, percent, state,
+                                  max_drop, confidence, min_judged, created_by)
+            select gen_random_uuid(), 'EXCEPTION_AGENT', 'bench_type_' || n, '{"model": "claude-opus-5-5"}',
+                   '{"model": null}', '{5,25,50,100}', 0, 5, 'running', 0.05, 0.95, 50, 'bench'
+              from generate_series(1, $1) as n
+            """,
+            count,
+        )
+        await conn.execute("select pg_notify('registry_changed', 'rollout:bench')")
+    finally:
+        await conn.close()
+
+
+async def snapshot_bytes(stack: Stack) -> int:
+    connection = await Connection.open(stack.gateway_port)
+    try:
+        status, body = await connection.send(http_request("GET", "/internal/ai/registry", {"X-Internal-Key": KEY}))
+    finally:
+        connection.close()
+    if status != 200:
+        raise SystemExit(f"the snapshot answered {status}")
+    return len(body)
+
+
 async def audit_rows(stack: Stack) -> int:
     conn = await asyncpg.connect(stack.raw_dsn, server_settings={"search_path": "registry"})
     try:
@@ -422,6 +459,10 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     ):
         stack = await start(Path(workdir), embedded)
         try:
+            if args.rollouts:
+                await add_rollouts(stack, args.rollouts)
+                await settled_etag(stack)
+            document_bytes = await snapshot_bytes(stack)
             polls, grpcs, patches = [], [], []
             for _ in range(args.rounds):
                 polls.append(await poll_round(stack, args.size, args.http_concurrency))
@@ -442,6 +483,8 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     return {
         "rounds": args.rounds,
         "size": args.size,
+        "rollouts": args.rollouts,
+        "snapshot_bytes": document_bytes,
         "poll": {
             "bare_rps": round(bare_rate),
             "gateway_304_rps": round(poll_rate),
@@ -484,6 +527,7 @@ def main() -> None:
     parser.add_argument("--http-concurrency", type=int, default=8)
     parser.add_argument("--grpc-concurrency", type=int, default=16)
     parser.add_argument("--patch-concurrency", type=int, default=4)
+    parser.add_argument("--rollouts", type=int, default=0, help="running rollouts in the snapshot while measuring")
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=2))
 

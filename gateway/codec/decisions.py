@@ -17,10 +17,19 @@ from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.decisions import DecisionIn, OutcomeIn, SimilarIn
 from gateway.contracts.paging import PageRequest
 from gateway.errors import invalid
-from outrider.v1 import decisions_pb2
+from outrider.v1 import common_pb2, decisions_pb2
 from outrider.wire import json_bytes, timestamp
 
 # ─── Out ───────────────────────────────────────────────────────────────────
+
+
+def listed_decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
+    """A decision as the listing, its detail and a verdict's answer show it: with its rollout arm."""
+    arm = decision.rollout
+    return {
+        **decision_json(decision),
+        "rollout": {"id": arm.id, "arm": arm.arm} if decision.HasField("rollout") else None,
+    }
 
 
 def decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
@@ -49,7 +58,7 @@ def recorded_body(reply: decisions_pb2.RecordDecisionResponse) -> bytes:
 
 
 def decision_page_json(reply: decisions_pb2.ListDecisionsResponse) -> dict[str, Any]:
-    return {"items": [decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}
+    return {"items": [listed_decision_json(d) for d in reply.items], "next_cursor": reply.next_cursor or None}
 
 
 def _change_json(change: decisions_pb2.OutcomeChange) -> dict[str, Any]:
@@ -67,7 +76,7 @@ def _change_json(change: decisions_pb2.OutcomeChange) -> dict[str, Any]:
 def decision_detail_json(reply: decisions_pb2.DecisionDetail) -> dict[str, Any]:
     summary = reply.summary
     return {
-        **decision_json(reply.decision),
+        **listed_decision_json(reply.decision),
         "history": [_change_json(c) for c in reply.history],
         "precedents": [{**decision_json(d), "similarity": d.similarity} for d in reply.precedents],
         "precedent_summary": {
@@ -183,6 +192,7 @@ def record_request(body: DecisionIn, *, dimension: int) -> decisions_pb2.RecordD
         embedding=embedding,
         decided_at=timestamp(body.decided_at),
         context_json=json_bytes(body.context) if body.context is not None else b"",
+        rollout=common_pb2.RolloutArm(id=body.rollout.id, arm=body.rollout.arm) if body.rollout else None,
     )
 
 
@@ -212,6 +222,8 @@ def list_request(
     decided_from: datetime | None,
     decided_to: datetime | None,
     page: PageRequest,
+    subject_id: str = "",
+    rollout_id: str = "",
 ) -> decisions_pb2.ListDecisionsRequest:
     # An instant left out stays an unset field: no bound, not the epoch.
     return decisions_pb2.ListDecisionsRequest(
@@ -222,6 +234,8 @@ def list_request(
         decided_from=timestamp(decided_from),
         decided_to=timestamp(decided_to),
         page=page_request(page),
+        subject_id=subject_id,
+        rollout_id=rollout_id,
     )
 
 

@@ -1,4 +1,4 @@
-"""Registry messages to the gateway's JSON and back: agents, skills, tools, audit rows."""
+"""Registry messages to the gateway's JSON and back: agents, skills, tools, audit rows, rollouts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.paging import PageRequest
-from gateway.contracts.registry import AgentPatch, SkillDraft, SkillPatch
+from gateway.contracts.registry import AgentPatch, RolloutAction, RolloutDraft, SkillDraft, SkillPatch
 from outrider.v1 import registry_pb2
 from outrider.wire import json_bytes, json_value
 
@@ -137,6 +137,60 @@ def audit_page_json(reply: registry_pb2.ListAuditResponse) -> dict[str, Any]:
     return {"items": [audit_json(r) for r in reply.items], "next_cursor": reply.next_cursor or None}
 
 
+def _evidence_json(evidence: registry_pb2.ArmEvidence) -> dict[str, Any]:
+    return {
+        "judged": evidence.judged,
+        "successes": evidence.successes,
+        "failures": evidence.failures,
+        "unknown": evidence.unknown,
+        "pending": evidence.pending,
+        "mean": evidence.mean,
+        "low": evidence.low,
+        "high": evidence.high,
+    }
+
+
+def _rollout_event_json(event: registry_pb2.RolloutEvent) -> dict[str, Any]:
+    return {
+        "event": event.event,
+        "percent": event.percent,
+        "at": timestamp_text(event.at),
+        "by": event.by,
+        "p_harm": event.p_harm if event.HasField("p_harm") else None,
+        "reason": event.reason,
+    }
+
+
+def rollout_json(rollout: registry_pb2.Rollout) -> dict[str, Any]:
+    return {
+        "id": rollout.id,
+        "agent_id": rollout.agent_id,
+        "decision_type": rollout.decision_type,
+        "change": json_value(rollout.change_json),
+        "baseline": json_value(rollout.baseline_json),
+        "steps": list(rollout.steps),
+        "step": rollout.step,
+        "percent": rollout.percent,
+        "state": rollout.state,
+        "guard": {
+            "max_drop": rollout.guard.max_drop,
+            "confidence": rollout.guard.confidence,
+            "min_judged": rollout.guard.min_judged,
+        },
+        "arms": {"control": _evidence_json(rollout.control), "candidate": _evidence_json(rollout.candidate)},
+        "p_harm": rollout.p_harm if rollout.HasField("p_harm") else None,
+        "reason": rollout.reason,
+        "created_by": rollout.created_by,
+        "created_at": timestamp_text(rollout.created_at),
+        "updated_at": timestamp_text(rollout.updated_at),
+        "history": [_rollout_event_json(event) for event in rollout.history],
+    }
+
+
+def rollout_page_json(reply: registry_pb2.ListRolloutsResponse) -> dict[str, Any]:
+    return {"items": [rollout_json(r) for r in reply.items], "next_cursor": reply.next_cursor or None}
+
+
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
@@ -204,6 +258,30 @@ def tools_request(kind: str) -> registry_pb2.ListToolsRequest:
 
 def audit_request(*, entity: str, entity_id: str, actor: str, page: PageRequest) -> registry_pb2.ListAuditRequest:
     return registry_pb2.ListAuditRequest(entity=entity, entity_id=entity_id, actor=actor, page=page_request(page))
+
+
+def rollout_create(body: RolloutDraft) -> registry_pb2.CreateRolloutRequest:
+    message = registry_pb2.CreateRolloutRequest(
+        agent_id=body.agent_id,
+        decision_type=body.decision_type,
+        change_json=json_bytes(body.change),
+        steps=body.steps,
+    )
+    if body.guard is not None:
+        message.guard_json = json_bytes(body.guard.model_dump(exclude_unset=True))
+    return message
+
+
+def rollouts_request(*, agent_id: str, state: str, page: PageRequest) -> registry_pb2.ListRolloutsRequest:
+    return registry_pb2.ListRolloutsRequest(agent_id=agent_id, state=state, page=page_request(page))
+
+
+def rollout_request(rollout_id: str) -> registry_pb2.GetRolloutRequest:
+    return registry_pb2.GetRolloutRequest(id=rollout_id)
+
+
+def rollout_action(rollout_id: str, body: RolloutAction) -> registry_pb2.RolloutActionRequest:
+    return registry_pb2.RolloutActionRequest(id=rollout_id, reason=body.reason or "")
 
 
 def etag_matches(header: str | None, etag: str) -> bool:

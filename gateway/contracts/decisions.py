@@ -58,6 +58,19 @@ JudgedBy = Annotated[
 ]
 
 
+Arm = Literal["control", "candidate"]
+
+
+class RolloutArmIn(Contract):
+    id: text(pattern=UUID_PATTERN) = Field(description="the rollout's UUID, from the registry snapshot")
+    arm: Arm
+
+
+class RolloutArm(Reply):
+    id: str
+    arm: Arm
+
+
 class DecisionCore(Contract):
     action: Filled
     confidence: Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
@@ -86,6 +99,9 @@ class DecisionIn(Contract):
     )
     embedding: Embedding = None
     decided_at: Instant = Field(None, description="when the agent decided; now when absent, never in the future")
+    rollout: RolloutArmIn = Field(
+        None, description="the arm of a running rollout the subject was assigned to (DESIGN §9)"
+    )
 
 
 class RecordReply(Reply):
@@ -110,7 +126,9 @@ class OutcomeIn(Contract):
     reason: text(max_length=2000) = None
 
 
-class Decision(Reply):
+class DecisionFields(Reply):
+    """A decision as every answer shows it."""
+
     id: str
     decision_type: str
     agent_id: str
@@ -126,7 +144,11 @@ class Decision(Reply):
     judged_by: JudgedBy | None
 
 
-class Precedent(Decision):
+class Decision(DecisionFields):
+    rollout: RolloutArm | None = Field(description="the rollout arm it was made under; null outside a rollout")
+
+
+class Precedent(DecisionFields):
     context: dict[str, Any]
     similarity: float
 
@@ -156,7 +178,7 @@ class OutcomeChange(Reply):
     judged_at: str | None = Field(json_schema_extra={"format": "date-time"})
 
 
-class NearDecision(Decision):
+class NearDecision(DecisionFields):
     similarity: float
 
 

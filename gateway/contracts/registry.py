@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, StrictBool
+from pydantic import ConfigDict, Field, StrictBool, StrictFloat
 
 from gateway.contracts.common import (
     INT32_MAX,
@@ -13,8 +13,20 @@ from gateway.contracts.common import (
     Page,
     Reply,
     json_int,
+    json_object,
     keyed,
     text,
+)
+from services.registry.rollouts.rules import (
+    CONFIDENCE_BOUNDS,
+    DECISION_TYPE_LENGTH,
+    DECISION_TYPE_PATTERN,
+    DEFAULT_STEPS,
+    MAX_DROP_BOUNDS,
+    MAX_REASON_CHARS,
+    MAX_STEPS,
+    MIN_JUDGED_BOUNDS,
+    RolloutState,
 )
 from services.registry.rules import (
     MAX_CATEGORY_LENGTH,
@@ -131,7 +143,67 @@ class AuditRow(Reply):
     changed_at: str | None = Field(json_schema_extra={"format": "date-time"})
 
 
+class RolloutGuard(Reply):
+    max_drop: float = Field(description="the candidate may be at most this much worse than control")
+    confidence: float = Field(description="the posterior probability at which the guard halts or advances")
+    min_judged: int = Field(description="judged decisions each arm needs before the guard advances a step")
+
+
+class ArmEvidence(Reply):
+    """What the guard last counted for one arm; mean, low and high describe its Beta(1, 1) posterior (95 %)."""
+
+    judged: float = Field(description="successes plus failures (episode credit may be fractional)")
+    successes: float
+    failures: float
+    unknown: int = Field(description="judged unknown: counted apart, never as a success or a failure")
+    pending: int = Field(description="not judged yet")
+    mean: float
+    low: float
+    high: float
+
+
+class RolloutArms(Reply):
+    control: ArmEvidence
+    candidate: ArmEvidence
+
+
+class RolloutEvent(Reply):
+    event: Literal["started", "advanced", "paused", "resumed", "halted", "aborted", "completed", "observed"]
+    percent: int
+    at: str | None = Field(json_schema_extra={"format": "date-time"})
+    by: str = Field(description="the person's email, or rollout-guard")
+    p_harm: float | None
+    reason: str
+
+
+class Rollout(Reply):
+    id: str
+    agent_id: str
+    decision_type: str
+    change: dict[str, Any] = Field(description="{model}, {autonomous} or {skill_id, thresholds?, enabled?}")
+    baseline: dict[str, Any] = Field(description="what control keeps, in the shape of the change")
+    steps: list[int]
+    step: int = Field(description="index into steps of the share in force")
+    percent: int = Field(description="the candidate arm's share of subjects; 0 once halted or aborted")
+    state: RolloutState
+    guard: RolloutGuard
+    arms: RolloutArms
+    p_harm: float | None = Field(description="P(candidate < control − max_drop) at the guard's last look")
+    reason: str = Field(description="why the rollout is where it is: the guard's verdict or the person's words")
+    created_by: str
+    created_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    updated_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    history: list[RolloutEvent] = Field(
+        description="state changes and the guard's observations, oldest first; read one rollout for them,"
+        " a listing leaves them empty"
+    )
+
+
 class AgentPage(Page[Agent]):
+    pass
+
+
+class RolloutPage(Page[Rollout]):
     pass
 
 
@@ -185,7 +257,7 @@ class SnapshotRollout(Reply):
     decision_type: str
     percent: float = Field(ge=0, le=100, description="the candidate arm's share of subjects")
     change: dict[str, Any] = Field(
-        description="the change rolled out: {model}, {autonomous, confirm} or {skill_id, thresholds?, enabled?}"
+        description="the candidate arm's change: {model}, {autonomous} or {skill_id, thresholds?, enabled?}"
     )
 
 
@@ -222,6 +294,53 @@ class SkillPatch(Contract):
     version: json_int(ge=1, le=INT32_MAX) = Field(
         None, description="the version read; a different current version answers 409"
     )
+
+
+class RolloutGuardIn(Contract):
+    """Each omitted setting takes its default."""
+
+    # Both lie strictly between two bounds no integer lies between, so a
+    # strict float refuses nothing a rule would take, and never reads "0.1".
+    max_drop: StrictFloat = Field(None, gt=MAX_DROP_BOUNDS[0], lt=MAX_DROP_BOUNDS[1], examples=[0.05])
+    confidence: StrictFloat = Field(None, gt=CONFIDENCE_BOUNDS[0], lt=CONFIDENCE_BOUNDS[1], examples=[0.95])
+    min_judged: json_int(ge=MIN_JUDGED_BOUNDS[0], le=MIN_JUDGED_BOUNDS[1]) = Field(None, examples=[50])
+
+
+class RolloutDraft(Contract):
+    """A change rolled out to a share of subjects; the change is checked as the direct PATCH checks it."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "agent_id": "EXCEPTION_AGENT",
+                    "decision_type": "stall_response",
+                    "change": {"model": "claude-opus-5-5"},
+                }
+            ]
+        },
+    )
+
+    agent_id: text(min_length=1, max_length=128)
+    decision_type: text(
+        min_length=DECISION_TYPE_LENGTH[0],
+        max_length=DECISION_TYPE_LENGTH[1],
+        pattern=f"^{DECISION_TYPE_PATTERN.pattern}$",
+    )
+    change: json_object(max_bytes=16 * 1024) = Field(
+        description="exactly one of {model}, {autonomous, confirm}, {skill_id, thresholds?, enabled?}"
+    )
+    steps: list[json_int(ge=1, le=100)] = Field(
+        default_factory=list,
+        max_length=MAX_STEPS,
+        description=f"shares in percent, strictly increasing, ending at 100; none means {list(DEFAULT_STEPS)}",
+    )
+    guard: RolloutGuardIn = None
+
+
+class RolloutAction(Contract):
+    reason: text(max_length=MAX_REASON_CHARS) = Field(None, description="kept on the rollout and in its history")
 
 
 class ThresholdSpecIn(Contract):

@@ -91,7 +91,7 @@ async def set_outcome(
     decision_id: DecisionId, body: OutcomeIn, request: Request, _: None = Depends(internal)
 ) -> dict[str, Any]:
     reply = await _decisions(request).SetOutcome(codec.outcome_request(decision_id, body))
-    return codec.decision_json(reply)
+    return codec.listed_decision_json(reply)
 
 
 @router.patch(
@@ -104,7 +104,7 @@ async def rejudge(
     decision_id: DecisionId, body: OutcomeIn, request: Request, _: Principal = Depends(writer)
 ) -> dict[str, Any]:
     reply = await _decisions(request).SetOutcome(codec.outcome_request(decision_id, body))
-    return codec.decision_json(reply)
+    return codec.listed_decision_json(reply)
 
 
 @router.get(
@@ -125,6 +125,12 @@ async def list_decisions(
     model: Annotated[str, Query(max_length=256, pattern=CARRIABLE, description="only decisions this model made")] = "",
     decided_from: Annotated[Instant | None, Query(description="decided at or after (RFC 3339 with offset)")] = None,
     decided_to: Annotated[Instant | None, Query(description="decided before (RFC 3339 with offset)")] = None,
+    subject_id: Annotated[
+        str, Query(max_length=256, pattern=CARRIABLE, description="only decisions about this subject")
+    ] = "",
+    rollout_id: Annotated[
+        str, Query(pattern=f"{UUID_PATTERN}|^$", description="only decisions made under this rollout, either arm")
+    ] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     ask = codec.list_request(
@@ -135,6 +141,8 @@ async def list_decisions(
         decided_from=decided_from,
         decided_to=decided_to,
         page=page,
+        subject_id=subject_id,
+        rollout_id=rollout_id,
     )
     return codec.decision_page_json(await _decisions(request).ListDecisions(ask))
 

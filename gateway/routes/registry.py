@@ -1,4 +1,4 @@
-"""Registry routes: /admin/ai/agents, skills, tools, audit and the engine snapshot.
+"""Registry routes: /admin/ai/agents, skills, tools, audit, rollouts and the engine snapshot.
 
 Bodies are checked here for shape only (the contracts in
 `gateway/contracts/registry.py`, which the OpenAPI document publishes);
@@ -15,6 +15,7 @@ from gateway import snapshot_feed
 from gateway.auth import Principal, internal, staff, writer
 from gateway.codec import registry as codec
 from gateway.contracts.common import CARRIABLE, STAFF_ERRORS, WRITER_ERRORS, errors
+from gateway.contracts.decisions import UUID_PATTERN
 from gateway.contracts.paging import PageQuery
 from gateway.contracts.registry import (
     Agent,
@@ -23,6 +24,10 @@ from gateway.contracts.registry import (
     AgentPatch,
     AuditPage,
     RegistrySnapshot,
+    Rollout,
+    RolloutAction,
+    RolloutDraft,
+    RolloutPage,
     Skill,
     SkillDraft,
     SkillPage,
@@ -32,6 +37,7 @@ from gateway.contracts.registry import (
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import registry_pb2_grpc
+from services.registry.rollouts.rules import RolloutState
 from services.registry.rules import ToolKind
 
 # Tells an engine whether the snapshot it got is known current or the last
@@ -45,6 +51,9 @@ SNAPSHOT_FRESHNESS: Final = {
 
 AgentIdPath = Annotated[str, Path(min_length=1, max_length=128, pattern=CARRIABLE)]
 SkillIdPath = Annotated[str, Path(min_length=1, max_length=128, pattern=CARRIABLE)]
+RolloutIdPath = Annotated[str, Path(pattern=UUID_PATTERN, description="the rollout's UUID")]
+# Pause, resume and abort take a body only to say why; none says nothing.
+NO_REASON: Final = RolloutAction.model_validate({})
 
 router = APIRouter(tags=["registry"], route_class=JsonBodyRoute, lifespan=snapshot_feed.lifespan)
 
@@ -138,10 +147,11 @@ async def list_audit(
     request: Request,
     page: PageQuery,
     entity: Annotated[
-        Literal["agent", "skill", "subject"] | None, Query(description="only changes to this kind of thing")
+        Literal["agent", "skill", "rollout", "subject"] | None, Query(description="only changes to this kind of thing")
     ] = None,
     entity_id: Annotated[
-        str, Query(max_length=256, pattern=CARRIABLE, description="only changes to this agent, skill or subject")
+        str,
+        Query(max_length=256, pattern=CARRIABLE, description="only changes to this agent, skill, rollout or subject"),
     ] = "",
     actor: Annotated[
         str, Query(max_length=256, pattern=CARRIABLE, description="only changes by this person (their sub or email)")
@@ -150,6 +160,80 @@ async def list_audit(
 ) -> dict[str, Any]:
     ask = codec.audit_request(entity=entity or "", entity_id=entity_id, actor=actor, page=page)
     return codec.audit_page_json(await _registry(request).ListAudit(ask))
+
+
+@router.post(
+    "/admin/ai/rollouts",
+    status_code=201,
+    summary="Roll a change out to a share of subjects, guarded by judged outcomes",
+    response_model=Rollout,
+    responses=WRITER_ERRORS,
+)
+async def create_rollout(body: RolloutDraft, request: Request, _: Principal = Depends(writer)) -> dict[str, Any]:
+    return codec.rollout_json(await _registry(request).CreateRollout(codec.rollout_create(body)))
+
+
+@router.get(
+    "/admin/ai/rollouts",
+    summary="Rollouts, newest first, optionally of one agent or in one state",
+    response_model=RolloutPage,
+    responses={**STAFF_ERRORS, **errors(404)},
+)
+async def list_rollouts(
+    request: Request,
+    page: PageQuery,
+    agent_id: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only this agent's rollouts")] = "",
+    state: Annotated[RolloutState | None, Query(description="only rollouts in this state")] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    ask = codec.rollouts_request(agent_id=agent_id, state=state.value if state else "", page=page)
+    return codec.rollout_page_json(await _registry(request).ListRollouts(ask))
+
+
+@router.get(
+    "/admin/ai/rollouts/{rollout_id}",
+    summary="One rollout with its arms, its guard's last look and its history",
+    response_model=Rollout,
+    responses=errors(401, 403, 404, 422, 503),
+)
+async def get_rollout(rollout_id: RolloutIdPath, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
+    return codec.rollout_json(await _registry(request).GetRollout(codec.rollout_request(rollout_id)))
+
+
+@router.post(
+    "/admin/ai/rollouts/{rollout_id}/pause",
+    summary="Pause a running rollout: its share stays as it is, the guard no longer advances it",
+    response_model=Rollout,
+    responses=WRITER_ERRORS,
+)
+async def pause_rollout(
+    rollout_id: RolloutIdPath, request: Request, body: RolloutAction = NO_REASON, _: Principal = Depends(writer)
+) -> dict[str, Any]:
+    return codec.rollout_json(await _registry(request).PauseRollout(codec.rollout_action(rollout_id, body)))
+
+
+@router.post(
+    "/admin/ai/rollouts/{rollout_id}/resume",
+    summary="Resume a paused rollout",
+    response_model=Rollout,
+    responses=WRITER_ERRORS,
+)
+async def resume_rollout(
+    rollout_id: RolloutIdPath, request: Request, body: RolloutAction = NO_REASON, _: Principal = Depends(writer)
+) -> dict[str, Any]:
+    return codec.rollout_json(await _registry(request).ResumeRollout(codec.rollout_action(rollout_id, body)))
+
+
+@router.post(
+    "/admin/ai/rollouts/{rollout_id}/abort",
+    summary="Abort a rollout: every subject is back on the baseline at once",
+    response_model=Rollout,
+    responses=WRITER_ERRORS,
+)
+async def abort_rollout(
+    rollout_id: RolloutIdPath, request: Request, body: RolloutAction = NO_REASON, _: Principal = Depends(writer)
+) -> dict[str, Any]:
+    return codec.rollout_json(await _registry(request).AbortRollout(codec.rollout_action(rollout_id, body)))
 
 
 @router.get(

@@ -21,9 +21,11 @@ from outrider.client.registry import (
     RegistrySnapshot,
     SkillSettings,
     SnapshotFormatError,
+    SubjectSettings,
     ToolSettings,
     UnknownThreshold,
 )
+from outrider.client.rollouts import Assignment, RolloutSettings
 from outrider.client.subjects import HumanDecision, Lease, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.errors import (
@@ -50,6 +52,7 @@ from outrider.rpc import TlsFiles, keyed_channel
 __all__ = [
     "AgentSettings",
     "AlreadyExists",
+    "Assignment",
     "Conflict",
     "CredentialRefused",
     "DatabaseUnavailable",
@@ -73,9 +76,11 @@ __all__ = [
     "RegistryClient",
     "RegistryDefaults",
     "RegistrySnapshot",
+    "RolloutSettings",
     "SkillSettings",
     "SnapshotFormatError",
     "SubjectGate",
+    "SubjectSettings",
     "TelemetryPublisher",
     "TlsFiles",
     "ToolSettings",

@@ -8,6 +8,11 @@ pays one round trip per batch rather than per decision, and a quiet one still
 sends each decision alone, at once. When Outrider is down the queue fills to
 its bound and further decisions are dropped and counted, rather than growing
 memory until the engine dies.
+
+Given the engine's RegistryClient, the recorder stamps each decision with
+the rollout arm its subject is in (DESIGN §9) from the snapshot in memory,
+so the rollout guard counts it for the right arm without the engine author
+doing anything.
 """
 
 from __future__ import annotations
@@ -24,10 +29,12 @@ from typing import Any
 
 import grpc
 
+from outrider.client.registry import RegistryClient
+from outrider.client.rollouts import Assignment
 from outrider.errors import refusal
 from outrider.precedent_stream import PrecedentSearches, SearchStreamBroken
 from outrider.rpc import PERMANENT_CODES, TlsFiles, keyed_channel
-from outrider.v1 import decisions_pb2, decisions_pb2_grpc
+from outrider.v1 import common_pb2, decisions_pb2, decisions_pb2_grpc
 from outrider.wire import json_bytes, timestamp, timestamp_datetime
 
 _log = logging.getLogger(__name__)
@@ -54,6 +61,9 @@ class DecisionRecorder:
     ...                               subject_id="BK-1042", context={"stall_minutes": 14},
     ...                               action="reassign", confidence=0.82)
     >>> await recorder.close()   # drains what is queued, within the timeout
+
+    With `registry` (the engine's RegistryClient), a decision whose agent
+    and type have a running or paused rollout carries its subject's arm.
     """
 
     def __init__(
@@ -68,6 +78,7 @@ class DecisionRecorder:
         max_batch: int = MAX_BATCH,
         channel: grpc.aio.Channel | None = None,
         tls: TlsFiles | None = None,
+        registry: RegistryClient | None = None,
     ) -> None:
         if not 1 <= max_batch <= MAX_BATCH:
             raise ValueError(f"max_batch must be between 1 and {MAX_BATCH}, got {max_batch}")
@@ -79,6 +90,7 @@ class DecisionRecorder:
         self._max_attempts = max_attempts
         self._backoff_s = backoff_s
         self._max_batch = max_batch
+        self._registry = registry
         # Cleared when the server predates RecordDecisions: one call at a time then.
         self._batches = True
         self._worker: asyncio.Task[None] | None = None
@@ -99,9 +111,17 @@ class DecisionRecorder:
         embedding: Sequence[float] | None = None,
         decided_at: datetime | None = None,
         decision_id: str | None = None,
+        rollout: Assignment | None = None,
     ) -> str:
-        """Queue one decision and return its id at once. Never raises."""
+        """Queue one decision and return its id at once. Never raises.
+
+        `rollout` is the arm the engine decided under (SubjectSettings.assignment
+        of the settings it obeyed); left out, the registry client's snapshot
+        says, as it stands when the decision is recorded.
+        """
         decision_id = decision_id or str(uuid.uuid4())
+        if rollout is None and self._registry is not None:
+            rollout = self._registry.assignment(agent_id, decision_type, subject_id)
         try:
             request = decisions_pb2.RecordDecisionRequest(
                 id=decision_id,
@@ -115,6 +135,7 @@ class DecisionRecorder:
                 model=model,
                 embedding=list(embedding or ()),
                 decided_at=timestamp(decided_at or datetime.now(UTC)),
+                rollout=common_pb2.RolloutArm(id=rollout.rollout_id, arm=rollout.arm) if rollout else None,
             )
         except (TypeError, ValueError) as error:
             self._drop("unencodable", decision_id, error)

@@ -28,6 +28,13 @@ Example::
     await client.start()
     if client.skill_enabled("stall_response"):
         minutes = client.threshold("stall_response", "stallMinutes")
+
+During a guarded rollout (DESIGN §9) the settings depend on the subject:
+ask for them per decision, and obey what comes back::
+
+    settings = client.for_subject("EXCEPTION_AGENT", "stall_response", booking_id)
+    minutes = settings.threshold("stall_response", "stallMinutes")
+    model = settings.model
 """
 
 from __future__ import annotations
@@ -39,13 +46,14 @@ import os
 import random
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import Any, Final, Literal
 
 import grpc
 
+from outrider.client.rollouts import Assignment, RolloutSettings
 from outrider.errors import OutriderError, refusal
 from outrider.rpc import TlsFiles, keyed_channel
 from outrider.v1 import registry_pb2, registry_pb2_grpc
@@ -108,6 +116,74 @@ class ToolSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SubjectSettings:
+    """What an engine obeys for one decision about one subject: the agent's
+    model and autonomy, its skills' switches and thresholds, and which tools
+    wait for a human, with the candidate's change applied when the subject
+    is in a rollout's candidate arm. `assignment` is None outside a rollout.
+    """
+
+    agent_id: str
+    model: str | None
+    autonomous: bool
+    # The agent's skills.
+    skills: Mapping[str, SkillSettings]
+    # Per tool name: must a human confirm its use? A tool not listed must.
+    confirmations: Mapping[str, bool]
+    assignment: Assignment | None = None
+
+    def skill_enabled(self, skill_id: str) -> bool:
+        skill = self.skills.get(skill_id)
+        return skill is not None and skill.enabled
+
+    def threshold(self, skill_id: str, key: str) -> Number:
+        return _threshold(self.skills, skill_id, key)
+
+    def requires_confirmation(self, tool_name: str) -> bool:
+        return self.confirmations.get(tool_name, True)
+
+    def assigned(self, assignment: Assignment | None) -> SubjectSettings:
+        return replace(self, assignment=assignment)
+
+
+def with_change(
+    base: SubjectSettings, change: Mapping[str, Any], tool_kinds: Mapping[str, str], assignment: Assignment
+) -> SubjectSettings:
+    """The candidate arm's settings: `base` with the rollout's change applied.
+
+    Autonomy decides which tools wait for a human, so a change of autonomy
+    recomputes that for every tool (a read never waits).
+    """
+    settings = base.assigned(assignment)
+    if "skill_id" in change:
+        skill_id = str(change["skill_id"])
+        skill = settings.skills.get(skill_id)
+        if skill is None:
+            return settings
+        changed = replace(
+            skill,
+            enabled=bool(change.get("enabled", skill.enabled)),
+            thresholds=MappingProxyType({**skill.thresholds, **change.get("thresholds", {})}),
+        )
+        return replace(settings, skills=MappingProxyType({**settings.skills, skill_id: changed}))
+    if "model" in change:
+        model = change["model"]
+        return replace(settings, model=model if isinstance(model, str) and model else None)
+    if "autonomous" in change:
+        autonomous = bool(change["autonomous"])
+        confirmations = {name: tool_kinds.get(name) != "read" and not autonomous for name in settings.confirmations}
+        return replace(settings, autonomous=autonomous, confirmations=MappingProxyType(confirmations))
+    return settings
+
+
+def _threshold(skills: Mapping[str, SkillSettings], skill_id: str, key: str) -> Number:
+    skill = skills.get(skill_id)
+    if skill is None or key not in skill.thresholds:
+        raise UnknownThreshold(f"the registry has no threshold {key!r} for skill {skill_id!r}")
+    return skill.thresholds[key]
+
+
+@dataclass(frozen=True, slots=True)
 class RegistrySnapshot:
     """One version of the registry as the engine reads it, named by its etag."""
 
@@ -116,6 +192,12 @@ class RegistrySnapshot:
     skills: Mapping[str, SkillSettings]
     tools: Mapping[str, ToolSettings]
     document: bytes = field(repr=False)
+    # Running and paused rollouts by (agent id, decision type).
+    rollouts: Mapping[tuple[str, str], RolloutSettings] = field(default_factory=lambda: MappingProxyType({}))
+    # The settings of each agent, and of each arm of each rollout, built the
+    # first time a subject asks: every later subject shares them.
+    _views: dict[str, SubjectSettings] = field(default_factory=dict, repr=False, compare=False)
+    _arm_views: dict[tuple[str, int], SubjectSettings] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def parse(cls, etag: str, document: bytes) -> RegistrySnapshot:
@@ -157,6 +239,18 @@ class RegistrySnapshot:
                 )
                 for name, entry in raw["tools"].items()
             }
+            # Absent from a registry with no rollout in progress (and from
+            # every registry older than rollouts).
+            rollouts = {
+                (str(entry["agent_id"]), str(entry["decision_type"])): RolloutSettings(
+                    id=str(entry["id"]),
+                    agent_id=str(entry["agent_id"]),
+                    decision_type=str(entry["decision_type"]),
+                    percent=_number(entry["percent"]),
+                    change=MappingProxyType(dict(entry["change"])),
+                )
+                for entry in raw.get("rollouts", ())
+            }
         except SnapshotFormatError:
             raise
         except (ValueError, TypeError, KeyError, AttributeError) as error:
@@ -167,6 +261,7 @@ class RegistrySnapshot:
             skills=MappingProxyType(skills),
             tools=MappingProxyType(tools),
             document=bytes(document),
+            rollouts=MappingProxyType(rollouts),
         )
 
     def skill_enabled(self, skill_id: str) -> bool:
@@ -174,10 +269,7 @@ class RegistrySnapshot:
         return skill is not None and skill.enabled
 
     def threshold(self, skill_id: str, key: str) -> Number:
-        skill = self.skills.get(skill_id)
-        if skill is None or key not in skill.thresholds:
-            raise UnknownThreshold(f"the registry has no threshold {key!r} for skill {skill_id!r}")
-        return skill.thresholds[key]
+        return _threshold(self.skills, skill_id, key)
 
     def autonomous(self, agent_id: str) -> bool:
         agent = self.agents.get(agent_id)
@@ -196,6 +288,52 @@ class RegistrySnapshot:
         # An agent whose skills do not list the tool has no say in the
         # snapshot; only a read is safe without a human.
         return tool.kind != "read"
+
+    def assignment(self, agent_id: str, decision_type: str, subject_id: str) -> Assignment | None:
+        """The arm of the agent's rollout for this decision type the subject is in; None outside a rollout."""
+        rollout = self.rollouts.get((agent_id, decision_type))
+        return None if rollout is None else rollout.assign(subject_id)
+
+    def for_subject(self, agent_id: str, decision_type: str, subject_id: str) -> SubjectSettings:
+        """The settings one decision about `subject_id` obeys, and its arm.
+
+        No call is made: the arm follows from the rollout in this snapshot
+        (outrider.client.rollouts), and the settings of each arm are built
+        once per snapshot.
+        """
+        rollout = self.rollouts.get((agent_id, decision_type))
+        if rollout is None:
+            return self._agent_view(agent_id)
+        key = (rollout.id, rollout.arm_index(subject_id))
+        view = self._arm_views.get(key)
+        if view is None:
+            assignment = rollout.assign(subject_id)
+            base = self._agent_view(agent_id)
+            if assignment.arm == "candidate":
+                kinds = {name: tool.kind for name, tool in self.tools.items()}
+                view = with_change(base, rollout.change, kinds, assignment)
+            else:
+                view = base.assigned(assignment)
+            self._arm_views[key] = view
+        return view
+
+    def _agent_view(self, agent_id: str) -> SubjectSettings:
+        view = self._views.get(agent_id)
+        if view is None:
+            agent = self.agents.get(agent_id)
+            view = SubjectSettings(
+                agent_id=agent_id,
+                model=agent.model if agent is not None else None,
+                autonomous=agent is not None and agent.autonomous,
+                skills=MappingProxyType(
+                    {skill_id: skill for skill_id, skill in self.skills.items() if skill.agent_id == agent_id}
+                ),
+                confirmations=MappingProxyType(
+                    {name: self.requires_confirmation(agent_id, name) for name in self.tools}
+                ),
+            )
+            self._views[agent_id] = view
+        return view
 
 
 def _flag(value: Any) -> bool:
@@ -237,6 +375,34 @@ class RegistryDefaults:
     def requires_confirmation(self, agent_id: str, tool_name: str) -> bool:
         # Before the registry has spoken, every tool waits for a human.
         return True
+
+    def assignment(self, agent_id: str, decision_type: str, subject_id: str) -> Assignment | None:
+        # No rollout is known before the registry has spoken.
+        return None
+
+    def for_subject(self, agent_id: str, decision_type: str, subject_id: str) -> SubjectSettings:
+        # Which skills belong to which agent is the registry's to say; until
+        # it has, every skill with a default is offered to every agent.
+        skill_ids = set(self.skills_enabled) | set(self.thresholds)
+        return SubjectSettings(
+            agent_id=agent_id,
+            model=self.model(agent_id),
+            autonomous=self.autonomous(agent_id),
+            skills=MappingProxyType(
+                {
+                    skill_id: SkillSettings(
+                        agent_id=agent_id,
+                        source="defaults",
+                        enabled=self.skill_enabled(skill_id),
+                        thresholds=MappingProxyType(dict(self.thresholds.get(skill_id, {}))),
+                        tool_names=(),
+                        version=0,
+                    )
+                    for skill_id in skill_ids
+                }
+            ),
+            confirmations=MappingProxyType({}),
+        )
 
 
 class RegistryClient:
@@ -388,6 +554,22 @@ class RegistryClient:
     def requires_confirmation(self, agent_id: str, tool_name: str) -> bool:
         """Must the agent ask a human before using the tool? Unknown tools always must."""
         return self._settings().requires_confirmation(agent_id, tool_name)
+
+    def for_subject(self, agent_id: str, decision_type: str, subject_id: str) -> SubjectSettings:
+        """The settings a decision about this subject obeys, with its rollout arm; from memory, never a call.
+
+        Outside a rollout they are the agent's settings above; inside one, a
+        subject in the candidate arm gets the rollout's change applied.
+        """
+        return self._settings().for_subject(agent_id, decision_type, subject_id)
+
+    def assignment(self, agent_id: str, decision_type: str, subject_id: str) -> Assignment | None:
+        """The rollout arm a decision about this subject is made under; None outside a rollout."""
+        # Asked on every decision recorded: the rollout is looked up here, not
+        # through the snapshot's accessor, one call fewer per decision.
+        snapshot = self._snapshot
+        rollout = snapshot.rollouts.get((agent_id, decision_type)) if snapshot is not None else None
+        return None if rollout is None else rollout.assign(subject_id)
 
     def _settings(self) -> RegistrySnapshot | RegistryDefaults:
         return self._snapshot if self._snapshot is not None else self._defaults

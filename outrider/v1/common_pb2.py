@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/common.proto\x12\x0boutrider.v1\",\n\x0bPageRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"\x15\n\x13GetRetentionRequest\"F\n\x0eTableRetention\x12\r\n\x05table\x18\x01 \x01(\t\x12\x14\n\x0ckeep_seconds\x18\x02 \x01(\x03\x12\x0f\n\x07\x64\x65leted\x18\x03 \x01(\x03\"U\n\x0fRetentionReport\x12+\n\x06tables\x18\x01 \x03(\x0b\x32\x1b.outrider.v1.TableRetention\x12\x15\n\rfailed_passes\x18\x02 \x01(\x03\x32[\n\tRetention\x12N\n\x0cGetRetention\x12 .outrider.v1.GetRetentionRequest\x1a\x1c.outrider.v1.RetentionReportb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/common.proto\x12\x0boutrider.v1\",\n\x0bPageRequest\x12\x0e\n\x06\x63ursor\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"\x15\n\x13GetRetentionRequest\"F\n\x0eTableRetention\x12\r\n\x05table\x18\x01 \x01(\t\x12\x14\n\x0ckeep_seconds\x18\x02 \x01(\x03\x12\x0f\n\x07\x64\x65leted\x18\x03 \x01(\x03\"U\n\x0fRetentionReport\x12+\n\x06tables\x18\x01 \x03(\x0b\x32\x1b.outrider.v1.TableRetention\x12\x15\n\rfailed_passes\x18\x02 \x01(\x03\"%\n\nRolloutArm\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03\x61rm\x18\x02 \x01(\t2[\n\tRetention\x12N\n\x0cGetRetention\x12 .outrider.v1.GetRetentionRequest\x1a\x1c.outrider.v1.RetentionReportb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,6 +39,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TABLERETENTION']._serialized_end=180
   _globals['_RETENTIONREPORT']._serialized_start=182
   _globals['_RETENTIONREPORT']._serialized_end=267
-  _globals['_RETENTION']._serialized_start=269
-  _globals['_RETENTION']._serialized_end=360
+  _globals['_ROLLOUTARM']._serialized_start=269
+  _globals['_ROLLOUTARM']._serialized_end=306
+  _globals['_RETENTION']._serialized_start=308
+  _globals['_RETENTION']._serialized_end=399
 # @@protoc_insertion_point(module_scope)

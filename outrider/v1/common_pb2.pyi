@@ -35,3 +35,11 @@ class RetentionReport(_message.Message):
     tables: _containers.RepeatedCompositeFieldContainer[TableRetention]
     failed_passes: int
     def __init__(self, tables: _Optional[_Iterable[_Union[TableRetention, _Mapping]]] = ..., failed_passes: _Optional[int] = ...) -> None: ...
+
+class RolloutArm(_message.Message):
+    __slots__ = ("id", "arm")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ARM_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    arm: str
+    def __init__(self, id: _Optional[str] = ..., arm: _Optional[str] = ...) -> None: ...

@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Decision(_message.Message):
-    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "action", "confidence", "reasoning", "model", "decided_at", "outcome", "outcome_reason", "judged_at", "judged_by", "context_json", "similarity")
+    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "action", "confidence", "reasoning", "model", "decided_at", "outcome", "outcome_reason", "judged_at", "judged_by", "context_json", "similarity", "rollout", "model_propensity", "execution")
     ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -27,6 +27,9 @@ class Decision(_message.Message):
     JUDGED_BY_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
     SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_PROPENSITY_FIELD_NUMBER: _ClassVar[int]
+    EXECUTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     decision_type: str
     agent_id: str
@@ -42,10 +45,13 @@ class Decision(_message.Message):
     judged_by: str
     context_json: bytes
     similarity: float
-    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., outcome: _Optional[str] = ..., outcome_reason: _Optional[str] = ..., judged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., judged_by: _Optional[str] = ..., context_json: _Optional[bytes] = ..., similarity: _Optional[float] = ...) -> None: ...
+    rollout: _common_pb2.RolloutArm
+    model_propensity: float
+    execution: str
+    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., outcome: _Optional[str] = ..., outcome_reason: _Optional[str] = ..., judged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., judged_by: _Optional[str] = ..., context_json: _Optional[bytes] = ..., similarity: _Optional[float] = ..., rollout: _Optional[_Union[_common_pb2.RolloutArm, _Mapping]] = ..., model_propensity: _Optional[float] = ..., execution: _Optional[str] = ...) -> None: ...
 
 class RecordDecisionRequest(_message.Message):
-    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "context_json", "action", "confidence", "reasoning", "model", "embedding", "decided_at")
+    __slots__ = ("id", "decision_type", "agent_id", "subject_id", "context_json", "action", "confidence", "reasoning", "model", "embedding", "decided_at", "rollout", "model_propensity", "execution")
     ID_FIELD_NUMBER: _ClassVar[int]
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +63,9 @@ class RecordDecisionRequest(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     DECIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUT_FIELD_NUMBER: _ClassVar[int]
+    MODEL_PROPENSITY_FIELD_NUMBER: _ClassVar[int]
+    EXECUTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     decision_type: str
     agent_id: str
@@ -68,7 +77,10 @@ class RecordDecisionRequest(_message.Message):
     model: str
     embedding: _containers.RepeatedScalarFieldContainer[float]
     decided_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., context_json: _Optional[bytes] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., embedding: _Optional[_Iterable[float]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    rollout: _common_pb2.RolloutArm
+    model_propensity: float
+    execution: str
+    def __init__(self, id: _Optional[str] = ..., decision_type: _Optional[str] = ..., agent_id: _Optional[str] = ..., subject_id: _Optional[str] = ..., context_json: _Optional[bytes] = ..., action: _Optional[str] = ..., confidence: _Optional[float] = ..., reasoning: _Optional[str] = ..., model: _Optional[str] = ..., embedding: _Optional[_Iterable[float]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rollout: _Optional[_Union[_common_pb2.RolloutArm, _Mapping]] = ..., model_propensity: _Optional[float] = ..., execution: _Optional[str] = ...) -> None: ...
 
 class RecordDecisionResponse(_message.Message):
     __slots__ = ("id", "created")
@@ -187,7 +199,7 @@ class SetOutcomeRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., judged_by: _Optional[str] = ...) -> None: ...
 
 class ListDecisionsRequest(_message.Message):
-    __slots__ = ("decision_type", "outcome", "agent_id", "page", "model", "decided_from", "decided_to")
+    __slots__ = ("decision_type", "outcome", "agent_id", "page", "model", "decided_from", "decided_to", "subject_id", "rollout_id")
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -195,6 +207,8 @@ class ListDecisionsRequest(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DECIDED_FROM_FIELD_NUMBER: _ClassVar[int]
     DECIDED_TO_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUT_ID_FIELD_NUMBER: _ClassVar[int]
     decision_type: str
     outcome: str
     agent_id: str
@@ -202,7 +216,9 @@ class ListDecisionsRequest(_message.Message):
     model: str
     decided_from: _timestamp_pb2.Timestamp
     decided_to: _timestamp_pb2.Timestamp
-    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., agent_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., model: _Optional[str] = ..., decided_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    subject_id: str
+    rollout_id: str
+    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., agent_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., model: _Optional[str] = ..., decided_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subject_id: _Optional[str] = ..., rollout_id: _Optional[str] = ...) -> None: ...
 
 class ListDecisionsResponse(_message.Message):
     __slots__ = ("items", "next_cursor")
@@ -471,3 +487,127 @@ class AgentRefusals(_message.Message):
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
     decisions: int
     def __init__(self, decisions: _Optional[int] = ...) -> None: ...
+
+class CountRolloutArmsRequest(_message.Message):
+    __slots__ = ("rollout_ids",)
+    ROLLOUT_IDS_FIELD_NUMBER: _ClassVar[int]
+    rollout_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, rollout_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ArmCount(_message.Message):
+    __slots__ = ("rollout_id", "arm", "successes", "failures", "unknown", "pending")
+    ROLLOUT_ID_FIELD_NUMBER: _ClassVar[int]
+    ARM_FIELD_NUMBER: _ClassVar[int]
+    SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    rollout_id: str
+    arm: str
+    successes: int
+    failures: int
+    unknown: int
+    pending: int
+    def __init__(self, rollout_id: _Optional[str] = ..., arm: _Optional[str] = ..., successes: _Optional[int] = ..., failures: _Optional[int] = ..., unknown: _Optional[int] = ..., pending: _Optional[int] = ...) -> None: ...
+
+class CountRolloutArmsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ArmCount]
+    def __init__(self, items: _Optional[_Iterable[_Union[ArmCount, _Mapping]]] = ...) -> None: ...
+
+class WeighDecisionsRequest(_message.Message):
+    __slots__ = ("decision_type", "model")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    model: str
+    def __init__(self, decision_type: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
+
+class DecisionWeights(_message.Message):
+    __slots__ = ("decisions", "judged", "unknown", "pending", "logged_successes", "with_propensity", "matched", "sum_w", "sum_w_r", "sum_w2", "sum_w2_r", "sum_inverse_all")
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    LOGGED_SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    WITH_PROPENSITY_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_FIELD_NUMBER: _ClassVar[int]
+    SUM_W_FIELD_NUMBER: _ClassVar[int]
+    SUM_W_R_FIELD_NUMBER: _ClassVar[int]
+    SUM_W2_FIELD_NUMBER: _ClassVar[int]
+    SUM_W2_R_FIELD_NUMBER: _ClassVar[int]
+    SUM_INVERSE_ALL_FIELD_NUMBER: _ClassVar[int]
+    decisions: int
+    judged: int
+    unknown: int
+    pending: int
+    logged_successes: int
+    with_propensity: int
+    matched: int
+    sum_w: float
+    sum_w_r: float
+    sum_w2: float
+    sum_w2_r: float
+    sum_inverse_all: float
+    def __init__(self, decisions: _Optional[int] = ..., judged: _Optional[int] = ..., unknown: _Optional[int] = ..., pending: _Optional[int] = ..., logged_successes: _Optional[int] = ..., with_propensity: _Optional[int] = ..., matched: _Optional[int] = ..., sum_w: _Optional[float] = ..., sum_w_r: _Optional[float] = ..., sum_w2: _Optional[float] = ..., sum_w2_r: _Optional[float] = ..., sum_inverse_all: _Optional[float] = ...) -> None: ...
+
+class CountExecutionsRequest(_message.Message):
+    __slots__ = ("agent_id", "decision_type")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    decision_type: str
+    def __init__(self, agent_id: _Optional[str] = ..., decision_type: _Optional[str] = ...) -> None: ...
+
+class ExecutionCount(_message.Message):
+    __slots__ = ("decision_type", "execution", "successes", "failures", "unknown", "pending")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    EXECUTION_FIELD_NUMBER: _ClassVar[int]
+    SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    execution: str
+    successes: int
+    failures: int
+    unknown: int
+    pending: int
+    def __init__(self, decision_type: _Optional[str] = ..., execution: _Optional[str] = ..., successes: _Optional[int] = ..., failures: _Optional[int] = ..., unknown: _Optional[int] = ..., pending: _Optional[int] = ...) -> None: ...
+
+class CountExecutionsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ExecutionCount]
+    def __init__(self, items: _Optional[_Iterable[_Union[ExecutionCount, _Mapping]]] = ...) -> None: ...
+
+class CountJudgedWindowsRequest(_message.Message):
+    __slots__ = ("window",)
+    WINDOW_FIELD_NUMBER: _ClassVar[int]
+    window: int
+    def __init__(self, window: _Optional[int] = ...) -> None: ...
+
+class JudgedWindow(_message.Message):
+    __slots__ = ("agent_id", "decision_type", "latest_judged", "latest_successes", "previous_judged", "previous_successes", "latest_decided_at")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    LATEST_JUDGED_FIELD_NUMBER: _ClassVar[int]
+    LATEST_SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_JUDGED_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    LATEST_DECIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    decision_type: str
+    latest_judged: int
+    latest_successes: int
+    previous_judged: int
+    previous_successes: int
+    latest_decided_at: _timestamp_pb2.Timestamp
+    def __init__(self, agent_id: _Optional[str] = ..., decision_type: _Optional[str] = ..., latest_judged: _Optional[int] = ..., latest_successes: _Optional[int] = ..., previous_judged: _Optional[int] = ..., previous_successes: _Optional[int] = ..., latest_decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CountJudgedWindowsResponse(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[JudgedWindow]
+    def __init__(self, items: _Optional[_Iterable[_Union[JudgedWindow, _Mapping]]] = ...) -> None: ...

@@ -91,6 +91,26 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.CountAgentRefusalsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.AgentRefusals.FromString,
                 _registered_method=True)
+        self.CountRolloutArms = channel.unary_unary(
+                '/outrider.v1.Decisions/CountRolloutArms',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.CountRolloutArmsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.CountRolloutArmsResponse.FromString,
+                _registered_method=True)
+        self.WeighDecisions = channel.unary_unary(
+                '/outrider.v1.Decisions/WeighDecisions',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.WeighDecisionsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.DecisionWeights.FromString,
+                _registered_method=True)
+        self.CountExecutions = channel.unary_unary(
+                '/outrider.v1.Decisions/CountExecutions',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.CountExecutionsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.CountExecutionsResponse.FromString,
+                _registered_method=True)
+        self.CountJudgedWindows = channel.unary_unary(
+                '/outrider.v1.Decisions/CountJudgedWindows',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsResponse.FromString,
+                _registered_method=True)
         self.RegisterSubject = channel.unary_unary(
                 '/outrider.v1.Decisions/RegisterSubject',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.RegisterSubjectRequest.SerializeToString,
@@ -206,6 +226,39 @@ class DecisionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CountRolloutArms(self, request, context):
+        """For the rollout guard: judged, unknown and pending decisions per arm of
+        each rollout asked for (an index on rollout, arm and outcome answers it).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WeighDecisions(self, request, context):
+        """For the off-policy estimate (DESIGN §10): the sums a self-normalised
+        inverse-propensity estimate of one model's success rate is built from,
+        over one decision type's judged decisions, computed where they are kept.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CountExecutions(self, request, context):
+        """For autonomy evidence: an agent's decisions of a type by how their
+        action was carried out, with their outcomes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CountJudgedWindows(self, request, context):
+        """For the judged-success alert: per agent and decision type, the latest
+        `window` judged decisions by decision time and the `window` before them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RegisterSubject(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -301,6 +354,26 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.CountAgentRefusals,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountAgentRefusalsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.AgentRefusals.SerializeToString,
+            ),
+            'CountRolloutArms': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountRolloutArms,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountRolloutArmsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.CountRolloutArmsResponse.SerializeToString,
+            ),
+            'WeighDecisions': grpc.unary_unary_rpc_method_handler(
+                    servicer.WeighDecisions,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.WeighDecisionsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.DecisionWeights.SerializeToString,
+            ),
+            'CountExecutions': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountExecutions,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountExecutionsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.CountExecutionsResponse.SerializeToString,
+            ),
+            'CountJudgedWindows': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountJudgedWindows,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsResponse.SerializeToString,
             ),
             'RegisterSubject': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterSubject,
@@ -627,6 +700,114 @@ class Decisions:
             '/outrider.v1.Decisions/CountAgentRefusals',
             outrider_dot_v1_dot_decisions__pb2.CountAgentRefusalsRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.AgentRefusals.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountRolloutArms(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/CountRolloutArms',
+            outrider_dot_v1_dot_decisions__pb2.CountRolloutArmsRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.CountRolloutArmsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WeighDecisions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/WeighDecisions',
+            outrider_dot_v1_dot_decisions__pb2.WeighDecisionsRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.DecisionWeights.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountExecutions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/CountExecutions',
+            outrider_dot_v1_dot_decisions__pb2.CountExecutionsRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.CountExecutionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountJudgedWindows(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/CountJudgedWindows',
+            outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsResponse.FromString,
             options,
             channel_credentials,
             insecure,

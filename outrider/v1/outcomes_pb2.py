@@ -22,9 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from outrider.v1 import common_pb2 as outrider_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aoutrider/v1/outcomes.proto\x12\x0boutrider.v1\"s\n\x12RecordFactsRequest\x12\r\n\x05\x65vent\x18\x08 \x01(\x0cJ\x04\x08\x01\x10\x08R\nsubject_idR\x02\x61tR\x06statusR\x0b\x61ssigned_atR\x0c\x64\x65livered_atR\nsla_due_atR\tcancelled\"I\n\x13RecordFactsResponse\x12\x12\n\nsubject_id\x18\x01 \x01(\t\x12\r\n\x05\x66\x61\x63ts\x18\x02 \x01(\x0c\x12\x0f\n\x07\x63hanged\x18\x03 \x01(\x08\"\"\n\x0cSweepRequest\x12\x12\n\nbatch_size\x18\x01 \x01(\x05\"\xa1\x01\n\rSweepResponse\x12\x0e\n\x06judged\x18\x01 \x01(\x05\x12=\n\nby_outcome\x18\x02 \x03(\x0b\x32).outrider.v1.SweepResponse.ByOutcomeEntry\x12\x0f\n\x07scanned\x18\x03 \x01(\x05\x1a\x30\n\x0e\x42yOutcomeEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"q\n\x04Turn\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0b\n\x03ref\x18\x03 \x01(\t\x12\x12\n\x05model\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08trace_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_modelB\x0b\n\t_trace_id\"\xa2\x01\n\x19SubmitConversationRequest\x12\x17\n\x0f\x63onversation_id\x18\x01 \x01(\t\x12 \n\x05turns\x18\x02 \x03(\x0b\x32\x11.outrider.v1.Turn\x12\x12\n\x05skill\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x1a\n\rdecision_type\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_skillB\x10\n\x0e_decision_type\"\xac\x01\n\nTurnCredit\x12\x10\n\x08turn_ref\x18\x01 \x01(\t\x12\x12\n\x05model\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08trace_id\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x0e\n\x06\x63redit\x18\x04 \x01(\t\x12\x12\n\nconfidence\x18\x05 \x01(\x01\x12\x12\n\nepisode_id\x18\x06 \x01(\x05\x12\x12\n\nresolution\x18\x07 \x01(\tB\x08\n\x06_modelB\x0b\n\t_trace_id\"X\n\x1aSubmitConversationResponse\x12(\n\x07\x63redits\x18\x01 \x03(\x0b\x32\x17.outrider.v1.TurnCredit\x12\x10\n\x08\x64\x65\x66\x65rred\x18\x02 \x01(\x05\"=\n\x1dGetConversationMetricsRequest\x12\x12\n\x05model\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_model\"\x98\x02\n\x13\x43onversationMetrics\x12\x10\n\x08\x65pisodes\x18\x01 \x01(\x05\x12\x10\n\x08resolved\x18\x02 \x01(\x05\x12\x11\n\tabandoned\x18\x03 \x01(\x05\x12\x11\n\tambiguous\x18\x04 \x01(\x05\x12\x0f\n\x07ongoing\x18\x05 \x01(\x05\x12\x1e\n\x16\x66irst_turn_resolutions\x18\x06 \x01(\x05\x12\"\n\x1a\x66irst_turn_resolution_rate\x18\x07 \x01(\x01\x12\x1f\n\x17\x61vg_turns_to_resolution\x18\x08 \x01(\x01\x12\x12\n\nchurn_rate\x18\t \x01(\x01\x12\x0f\n\x07pending\x18\n \x01(\x05\x12\x12\n\x05model\x18\x0b \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_model\"i\n\x11GetRoutingRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\r\n\x05skill\x18\x02 \x01(\t\x12\x11\n\x04seed\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\ncandidates\x18\x04 \x03(\tB\x07\n\x05_seed\"\xf7\x01\n\x08ModelArm\x12\r\n\x05model\x18\x01 \x01(\t\x12\x11\n\tsuccesses\x18\x02 \x01(\x01\x12\x10\n\x08\x66\x61ilures\x18\x03 \x01(\x01\x12\r\n\x05\x61lpha\x18\x04 \x01(\x01\x12\x0c\n\x04\x62\x65ta\x18\x05 \x01(\x01\x12\x16\n\x0eposterior_mean\x18\x06 \x01(\x01\x12\x18\n\x10pick_probability\x18\x07 \x01(\x01\x12\x18\n\x10\x63redit_successes\x18\x08 \x01(\x01\x12\x17\n\x0f\x63redit_failures\x18\t \x01(\x01\x12\x1a\n\x12\x64\x65\x63ision_successes\x18\n \x01(\x01\x12\x19\n\x11\x64\x65\x63ision_failures\x18\x0b \x01(\x01\"W\n\x07Routing\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x04\x61rms\x18\x02 \x03(\x0b\x32\x15.outrider.v1.ModelArm\x12\x0c\n\x04pick\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x03\"m\n\x15RecommendModelRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\r\n\x05skill\x18\x02 \x01(\t\x12\x12\n\ncandidates\x18\x03 \x03(\t\x12\x11\n\x04seed\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x07\n\x05_seed\"g\n\x16RecommendModelResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12#\n\x04\x61rms\x18\x02 \x03(\x0b\x32\x15.outrider.v1.ModelArm\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12\x0b\n\x03key\x18\x04 \x01(\t\".\n\x18\x45raseSubjectFactsRequest\x12\x12\n\nsubject_id\x18\x01 \x01(\t\"*\n\x19\x45raseSubjectFactsResponse\x12\r\n\x05\x66\x61\x63ts\x18\x01 \x01(\x03\x32\xe9\x04\n\x08Outcomes\x12P\n\x0bRecordFacts\x12\x1f.outrider.v1.RecordFactsRequest\x1a .outrider.v1.RecordFactsResponse\x12>\n\x05Sweep\x12\x19.outrider.v1.SweepRequest\x1a\x1a.outrider.v1.SweepResponse\x12\x65\n\x12SubmitConversation\x12&.outrider.v1.SubmitConversationRequest\x1a\'.outrider.v1.SubmitConversationResponse\x12\x66\n\x16GetConversationMetrics\x12*.outrider.v1.GetConversationMetricsRequest\x1a .outrider.v1.ConversationMetrics\x12\x42\n\nGetRouting\x12\x1e.outrider.v1.GetRoutingRequest\x1a\x14.outrider.v1.Routing\x12Y\n\x0eRecommendModel\x12\".outrider.v1.RecommendModelRequest\x1a#.outrider.v1.RecommendModelResponse\x12]\n\x0c\x45raseSubject\x12%.outrider.v1.EraseSubjectFactsRequest\x1a&.outrider.v1.EraseSubjectFactsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aoutrider/v1/outcomes.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"s\n\x12RecordFactsRequest\x12\r\n\x05\x65vent\x18\x08 \x01(\x0cJ\x04\x08\x01\x10\x08R\nsubject_idR\x02\x61tR\x06statusR\x0b\x61ssigned_atR\x0c\x64\x65livered_atR\nsla_due_atR\tcancelled\"I\n\x13RecordFactsResponse\x12\x12\n\nsubject_id\x18\x01 \x01(\t\x12\r\n\x05\x66\x61\x63ts\x18\x02 \x01(\x0c\x12\x0f\n\x07\x63hanged\x18\x03 \x01(\x08\"\"\n\x0cSweepRequest\x12\x12\n\nbatch_size\x18\x01 \x01(\x05\"\xa1\x01\n\rSweepResponse\x12\x0e\n\x06judged\x18\x01 \x01(\x05\x12=\n\nby_outcome\x18\x02 \x03(\x0b\x32).outrider.v1.SweepResponse.ByOutcomeEntry\x12\x0f\n\x07scanned\x18\x03 \x01(\x05\x1a\x30\n\x0e\x42yOutcomeEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\x9b\x01\n\x04Turn\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0b\n\x03ref\x18\x03 \x01(\t\x12\x12\n\x05model\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08trace_id\x18\x05 \x01(\tH\x01\x88\x01\x01\x12(\n\x07rollout\x18\x06 \x01(\x0b\x32\x17.outrider.v1.RolloutArmB\x08\n\x06_modelB\x0b\n\t_trace_id\"\xa2\x01\n\x19SubmitConversationRequest\x12\x17\n\x0f\x63onversation_id\x18\x01 \x01(\t\x12 \n\x05turns\x18\x02 \x03(\x0b\x32\x11.outrider.v1.Turn\x12\x12\n\x05skill\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x1a\n\rdecision_type\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x08\n\x06_skillB\x10\n\x0e_decision_type\"\xac\x01\n\nTurnCredit\x12\x10\n\x08turn_ref\x18\x01 \x01(\t\x12\x12\n\x05model\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08trace_id\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x0e\n\x06\x63redit\x18\x04 \x01(\t\x12\x12\n\nconfidence\x18\x05 \x01(\x01\x12\x12\n\nepisode_id\x18\x06 \x01(\x05\x12\x12\n\nresolution\x18\x07 \x01(\tB\x08\n\x06_modelB\x0b\n\t_trace_id\"X\n\x1aSubmitConversationResponse\x12(\n\x07\x63redits\x18\x01 \x03(\x0b\x32\x17.outrider.v1.TurnCredit\x12\x10\n\x08\x64\x65\x66\x65rred\x18\x02 \x01(\x05\"=\n\x1dGetConversationMetricsRequest\x12\x12\n\x05model\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_model\"\x98\x02\n\x13\x43onversationMetrics\x12\x10\n\x08\x65pisodes\x18\x01 \x01(\x05\x12\x10\n\x08resolved\x18\x02 \x01(\x05\x12\x11\n\tabandoned\x18\x03 \x01(\x05\x12\x11\n\tambiguous\x18\x04 \x01(\x05\x12\x0f\n\x07ongoing\x18\x05 \x01(\x05\x12\x1e\n\x16\x66irst_turn_resolutions\x18\x06 \x01(\x05\x12\"\n\x1a\x66irst_turn_resolution_rate\x18\x07 \x01(\x01\x12\x1f\n\x17\x61vg_turns_to_resolution\x18\x08 \x01(\x01\x12\x12\n\nchurn_rate\x18\t \x01(\x01\x12\x0f\n\x07pending\x18\n \x01(\x05\x12\x12\n\x05model\x18\x0b \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_model\"i\n\x11GetRoutingRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\r\n\x05skill\x18\x02 \x01(\t\x12\x11\n\x04seed\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\ncandidates\x18\x04 \x03(\tB\x07\n\x05_seed\"\xf7\x01\n\x08ModelArm\x12\r\n\x05model\x18\x01 \x01(\t\x12\x11\n\tsuccesses\x18\x02 \x01(\x01\x12\x10\n\x08\x66\x61ilures\x18\x03 \x01(\x01\x12\r\n\x05\x61lpha\x18\x04 \x01(\x01\x12\x0c\n\x04\x62\x65ta\x18\x05 \x01(\x01\x12\x16\n\x0eposterior_mean\x18\x06 \x01(\x01\x12\x18\n\x10pick_probability\x18\x07 \x01(\x01\x12\x18\n\x10\x63redit_successes\x18\x08 \x01(\x01\x12\x17\n\x0f\x63redit_failures\x18\t \x01(\x01\x12\x1a\n\x12\x64\x65\x63ision_successes\x18\n \x01(\x01\x12\x19\n\x11\x64\x65\x63ision_failures\x18\x0b \x01(\x01\"W\n\x07Routing\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x04\x61rms\x18\x02 \x03(\x0b\x32\x15.outrider.v1.ModelArm\x12\x0c\n\x04pick\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x03\"m\n\x15RecommendModelRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\r\n\x05skill\x18\x02 \x01(\t\x12\x12\n\ncandidates\x18\x03 \x03(\t\x12\x11\n\x04seed\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x07\n\x05_seed\"\x95\x01\n\x16RecommendModelResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12#\n\x04\x61rms\x18\x02 \x03(\x0b\x32\x15.outrider.v1.ModelArm\x12\x0c\n\x04seed\x18\x03 \x01(\x03\x12\x0b\n\x03key\x18\x04 \x01(\t\x12\x12\n\npropensity\x18\x05 \x01(\x01\x12\x18\n\x10propensity_draws\x18\x06 \x01(\x05\"7\n\x0f\x45valuateRequest\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\"3\n\x08Interval\x12\x0c\n\x04mean\x18\x01 \x01(\x01\x12\x0b\n\x03low\x18\x02 \x01(\x01\x12\x0c\n\x04high\x18\x03 \x01(\x01\"\x88\x01\n\x0cLoggedPolicy\x12\x11\n\tdecisions\x18\x01 \x01(\x03\x12\x0e\n\x06judged\x18\x02 \x01(\x03\x12\x17\n\x0fwith_propensity\x18\x03 \x01(\x03\x12\x11\n\x04mean\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x0f\n\x07unknown\x18\x05 \x01(\x03\x12\x0f\n\x07pending\x18\x06 \x01(\x03\x42\x07\n\x05_mean\"\xef\x01\n\nEvaluation\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x0e\n\x06method\x18\x03 \x01(\t\x12\'\n\x08\x65stimate\x18\x04 \x01(\x0b\x32\x15.outrider.v1.Interval\x12)\n\x06logged\x18\x05 \x01(\x0b\x32\x19.outrider.v1.LoggedPolicy\x12\x0f\n\x07matched\x18\x06 \x01(\x03\x12\x1d\n\x15\x65\x66\x66\x65\x63tive_sample_size\x18\x07 \x01(\x01\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12\x17\n\x0finterval_method\x18\t \x01(\t\"E\n\x1aGetAutonomyEvidenceRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\"\xbc\x01\n\x11\x45xecutionEvidence\x12\x0e\n\x06judged\x18\x01 \x01(\x03\x12\x11\n\tsuccesses\x18\x02 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x03 \x01(\x03\x12\x11\n\x04mean\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x10\n\x03low\x18\x05 \x01(\x01H\x01\x88\x01\x01\x12\x11\n\x04high\x18\x06 \x01(\x01H\x02\x88\x01\x01\x12\x0f\n\x07unknown\x18\x07 \x01(\x03\x12\x0f\n\x07pending\x18\x08 \x01(\x03\x42\x07\n\x05_meanB\x06\n\x04_lowB\x07\n\x05_high\"\xad\x02\n\x10\x41utonomyEvidence\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x15\n\rdecision_type\x18\x02 \x01(\t\x12\x44\n\x0c\x62y_execution\x18\x03 \x03(\x0b\x32..outrider.v1.AutonomyEvidence.ByExecutionEntry\x12\x1b\n\x0e\x61greement_rate\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x16\n\x0erecommendation\x18\x05 \x01(\t\x12\x0e\n\x06reason\x18\x06 \x01(\t\x1aR\n\x10\x42yExecutionEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12-\n\x05value\x18\x02 \x01(\x0b\x32\x1e.outrider.v1.ExecutionEvidence:\x02\x38\x01\x42\x11\n\x0f_agreement_rate\"\x81\x02\n\x05\x41lert\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04rule\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x15\n\rdecision_type\x18\x04 \x01(\t\x12\r\n\x05state\x18\x05 \x01(\t\x12\x0f\n\x07summary\x18\x06 \x01(\t\x12\r\n\x05value\x18\x07 \x01(\x01\x12\x11\n\tthreshold\x18\x08 \x01(\x01\x12.\n\nstarted_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bresolved_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nrollout_id\x18\x0b \x01(\t\"J\n\x11ListAlertsRequest\x12\r\n\x05state\x18\x01 \x01(\t\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"L\n\x12ListAlertsResponse\x12!\n\x05items\x18\x01 \x03(\x0b\x32\x12.outrider.v1.Alert\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\".\n\x18\x45raseSubjectFactsRequest\x12\x12\n\nsubject_id\x18\x01 \x01(\t\"*\n\x19\x45raseSubjectFactsResponse\x12\r\n\x05\x66\x61\x63ts\x18\x01 \x01(\x03\x32\xda\x06\n\x08Outcomes\x12P\n\x0bRecordFacts\x12\x1f.outrider.v1.RecordFactsRequest\x1a .outrider.v1.RecordFactsResponse\x12>\n\x05Sweep\x12\x19.outrider.v1.SweepRequest\x1a\x1a.outrider.v1.SweepResponse\x12\x65\n\x12SubmitConversation\x12&.outrider.v1.SubmitConversationRequest\x1a\'.outrider.v1.SubmitConversationResponse\x12\x66\n\x16GetConversationMetrics\x12*.outrider.v1.GetConversationMetricsRequest\x1a .outrider.v1.ConversationMetrics\x12\x42\n\nGetRouting\x12\x1e.outrider.v1.GetRoutingRequest\x1a\x14.outrider.v1.Routing\x12Y\n\x0eRecommendModel\x12\".outrider.v1.RecommendModelRequest\x1a#.outrider.v1.RecommendModelResponse\x12]\n\x0c\x45raseSubject\x12%.outrider.v1.EraseSubjectFactsRequest\x1a&.outrider.v1.EraseSubjectFactsResponse\x12\x41\n\x08\x45valuate\x12\x1c.outrider.v1.EvaluateRequest\x1a\x17.outrider.v1.Evaluation\x12]\n\x13GetAutonomyEvidence\x12\'.outrider.v1.GetAutonomyEvidenceRequest\x1a\x1d.outrider.v1.AutonomyEvidence\x12M\n\nListAlerts\x12\x1e.outrider.v1.ListAlertsRequest\x1a\x1f.outrider.v1.ListAlertsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,42 +35,66 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_SWEEPRESPONSE_BYOUTCOMEENTRY']._loaded_options = None
   _globals['_SWEEPRESPONSE_BYOUTCOMEENTRY']._serialized_options = b'8\001'
-  _globals['_RECORDFACTSREQUEST']._serialized_start=43
-  _globals['_RECORDFACTSREQUEST']._serialized_end=158
-  _globals['_RECORDFACTSRESPONSE']._serialized_start=160
-  _globals['_RECORDFACTSRESPONSE']._serialized_end=233
-  _globals['_SWEEPREQUEST']._serialized_start=235
-  _globals['_SWEEPREQUEST']._serialized_end=269
-  _globals['_SWEEPRESPONSE']._serialized_start=272
-  _globals['_SWEEPRESPONSE']._serialized_end=433
-  _globals['_SWEEPRESPONSE_BYOUTCOMEENTRY']._serialized_start=385
-  _globals['_SWEEPRESPONSE_BYOUTCOMEENTRY']._serialized_end=433
-  _globals['_TURN']._serialized_start=435
-  _globals['_TURN']._serialized_end=548
-  _globals['_SUBMITCONVERSATIONREQUEST']._serialized_start=551
-  _globals['_SUBMITCONVERSATIONREQUEST']._serialized_end=713
-  _globals['_TURNCREDIT']._serialized_start=716
-  _globals['_TURNCREDIT']._serialized_end=888
-  _globals['_SUBMITCONVERSATIONRESPONSE']._serialized_start=890
-  _globals['_SUBMITCONVERSATIONRESPONSE']._serialized_end=978
-  _globals['_GETCONVERSATIONMETRICSREQUEST']._serialized_start=980
-  _globals['_GETCONVERSATIONMETRICSREQUEST']._serialized_end=1041
-  _globals['_CONVERSATIONMETRICS']._serialized_start=1044
-  _globals['_CONVERSATIONMETRICS']._serialized_end=1324
-  _globals['_GETROUTINGREQUEST']._serialized_start=1326
-  _globals['_GETROUTINGREQUEST']._serialized_end=1431
-  _globals['_MODELARM']._serialized_start=1434
-  _globals['_MODELARM']._serialized_end=1681
-  _globals['_ROUTING']._serialized_start=1683
-  _globals['_ROUTING']._serialized_end=1770
-  _globals['_RECOMMENDMODELREQUEST']._serialized_start=1772
-  _globals['_RECOMMENDMODELREQUEST']._serialized_end=1881
-  _globals['_RECOMMENDMODELRESPONSE']._serialized_start=1883
-  _globals['_RECOMMENDMODELRESPONSE']._serialized_end=1986
-  _globals['_ERASESUBJECTFACTSREQUEST']._serialized_start=1988
-  _globals['_ERASESUBJECTFACTSREQUEST']._serialized_end=2034
-  _globals['_ERASESUBJECTFACTSRESPONSE']._serialized_start=2036
-  _globals['_ERASESUBJECTFACTSRESPONSE']._serialized_end=2078
-  _globals['_OUTCOMES']._serialized_start=2081
-  _globals['_OUTCOMES']._serialized_end=2698
+  _globals['_AUTONOMYEVIDENCE_BYEXECUTIONENTRY']._loaded_options = None
+  _globals['_AUTONOMYEVIDENCE_BYEXECUTIONENTRY']._serialized_options = b'8\001'
+  _globals['_RECORDFACTSREQUEST']._serialized_start=102
+  _globals['_RECORDFACTSREQUEST']._serialized_end=217
+  _globals['_RECORDFACTSRESPONSE']._serialized_start=219
+  _globals['_RECORDFACTSRESPONSE']._serialized_end=292
+  _globals['_SWEEPREQUEST']._serialized_start=294
+  _globals['_SWEEPREQUEST']._serialized_end=328
+  _globals['_SWEEPRESPONSE']._serialized_start=331
+  _globals['_SWEEPRESPONSE']._serialized_end=492
+  _globals['_SWEEPRESPONSE_BYOUTCOMEENTRY']._serialized_start=444
+  _globals['_SWEEPRESPONSE_BYOUTCOMEENTRY']._serialized_end=492
+  _globals['_TURN']._serialized_start=495
+  _globals['_TURN']._serialized_end=650
+  _globals['_SUBMITCONVERSATIONREQUEST']._serialized_start=653
+  _globals['_SUBMITCONVERSATIONREQUEST']._serialized_end=815
+  _globals['_TURNCREDIT']._serialized_start=818
+  _globals['_TURNCREDIT']._serialized_end=990
+  _globals['_SUBMITCONVERSATIONRESPONSE']._serialized_start=992
+  _globals['_SUBMITCONVERSATIONRESPONSE']._serialized_end=1080
+  _globals['_GETCONVERSATIONMETRICSREQUEST']._serialized_start=1082
+  _globals['_GETCONVERSATIONMETRICSREQUEST']._serialized_end=1143
+  _globals['_CONVERSATIONMETRICS']._serialized_start=1146
+  _globals['_CONVERSATIONMETRICS']._serialized_end=1426
+  _globals['_GETROUTINGREQUEST']._serialized_start=1428
+  _globals['_GETROUTINGREQUEST']._serialized_end=1533
+  _globals['_MODELARM']._serialized_start=1536
+  _globals['_MODELARM']._serialized_end=1783
+  _globals['_ROUTING']._serialized_start=1785
+  _globals['_ROUTING']._serialized_end=1872
+  _globals['_RECOMMENDMODELREQUEST']._serialized_start=1874
+  _globals['_RECOMMENDMODELREQUEST']._serialized_end=1983
+  _globals['_RECOMMENDMODELRESPONSE']._serialized_start=1986
+  _globals['_RECOMMENDMODELRESPONSE']._serialized_end=2135
+  _globals['_EVALUATEREQUEST']._serialized_start=2137
+  _globals['_EVALUATEREQUEST']._serialized_end=2192
+  _globals['_INTERVAL']._serialized_start=2194
+  _globals['_INTERVAL']._serialized_end=2245
+  _globals['_LOGGEDPOLICY']._serialized_start=2248
+  _globals['_LOGGEDPOLICY']._serialized_end=2384
+  _globals['_EVALUATION']._serialized_start=2387
+  _globals['_EVALUATION']._serialized_end=2626
+  _globals['_GETAUTONOMYEVIDENCEREQUEST']._serialized_start=2628
+  _globals['_GETAUTONOMYEVIDENCEREQUEST']._serialized_end=2697
+  _globals['_EXECUTIONEVIDENCE']._serialized_start=2700
+  _globals['_EXECUTIONEVIDENCE']._serialized_end=2888
+  _globals['_AUTONOMYEVIDENCE']._serialized_start=2891
+  _globals['_AUTONOMYEVIDENCE']._serialized_end=3192
+  _globals['_AUTONOMYEVIDENCE_BYEXECUTIONENTRY']._serialized_start=3091
+  _globals['_AUTONOMYEVIDENCE_BYEXECUTIONENTRY']._serialized_end=3173
+  _globals['_ALERT']._serialized_start=3195
+  _globals['_ALERT']._serialized_end=3452
+  _globals['_LISTALERTSREQUEST']._serialized_start=3454
+  _globals['_LISTALERTSREQUEST']._serialized_end=3528
+  _globals['_LISTALERTSRESPONSE']._serialized_start=3530
+  _globals['_LISTALERTSRESPONSE']._serialized_end=3606
+  _globals['_ERASESUBJECTFACTSREQUEST']._serialized_start=3608
+  _globals['_ERASESUBJECTFACTSREQUEST']._serialized_end=3654
+  _globals['_ERASESUBJECTFACTSRESPONSE']._serialized_start=3656
+  _globals['_ERASESUBJECTFACTSRESPONSE']._serialized_end=3698
+  _globals['_OUTCOMES']._serialized_start=3701
+  _globals['_OUTCOMES']._serialized_end=4559
 # @@protoc_insertion_point(module_scope)

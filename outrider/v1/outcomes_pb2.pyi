@@ -1,3 +1,7 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from outrider.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -46,18 +50,20 @@ class SweepResponse(_message.Message):
     def __init__(self, judged: _Optional[int] = ..., by_outcome: _Optional[_Mapping[str, int]] = ..., scanned: _Optional[int] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("role", "text", "ref", "model", "trace_id")
+    __slots__ = ("role", "text", "ref", "model", "trace_id", "rollout")
     ROLE_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     REF_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     TRACE_ID_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUT_FIELD_NUMBER: _ClassVar[int]
     role: str
     text: str
     ref: str
     model: str
     trace_id: str
-    def __init__(self, role: _Optional[str] = ..., text: _Optional[str] = ..., ref: _Optional[str] = ..., model: _Optional[str] = ..., trace_id: _Optional[str] = ...) -> None: ...
+    rollout: _common_pb2.RolloutArm
+    def __init__(self, role: _Optional[str] = ..., text: _Optional[str] = ..., ref: _Optional[str] = ..., model: _Optional[str] = ..., trace_id: _Optional[str] = ..., rollout: _Optional[_Union[_common_pb2.RolloutArm, _Mapping]] = ...) -> None: ...
 
 class SubmitConversationRequest(_message.Message):
     __slots__ = ("conversation_id", "turns", "skill", "decision_type")
@@ -192,16 +198,169 @@ class RecommendModelRequest(_message.Message):
     def __init__(self, decision_type: _Optional[str] = ..., skill: _Optional[str] = ..., candidates: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class RecommendModelResponse(_message.Message):
-    __slots__ = ("model", "arms", "seed", "key")
+    __slots__ = ("model", "arms", "seed", "key", "propensity", "propensity_draws")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     ARMS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     KEY_FIELD_NUMBER: _ClassVar[int]
+    PROPENSITY_FIELD_NUMBER: _ClassVar[int]
+    PROPENSITY_DRAWS_FIELD_NUMBER: _ClassVar[int]
     model: str
     arms: _containers.RepeatedCompositeFieldContainer[ModelArm]
     seed: int
     key: str
-    def __init__(self, model: _Optional[str] = ..., arms: _Optional[_Iterable[_Union[ModelArm, _Mapping]]] = ..., seed: _Optional[int] = ..., key: _Optional[str] = ...) -> None: ...
+    propensity: float
+    propensity_draws: int
+    def __init__(self, model: _Optional[str] = ..., arms: _Optional[_Iterable[_Union[ModelArm, _Mapping]]] = ..., seed: _Optional[int] = ..., key: _Optional[str] = ..., propensity: _Optional[float] = ..., propensity_draws: _Optional[int] = ...) -> None: ...
+
+class EvaluateRequest(_message.Message):
+    __slots__ = ("decision_type", "model")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    model: str
+    def __init__(self, decision_type: _Optional[str] = ..., model: _Optional[str] = ...) -> None: ...
+
+class Interval(_message.Message):
+    __slots__ = ("mean", "low", "high")
+    MEAN_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    mean: float
+    low: float
+    high: float
+    def __init__(self, mean: _Optional[float] = ..., low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
+
+class LoggedPolicy(_message.Message):
+    __slots__ = ("decisions", "judged", "with_propensity", "mean", "unknown", "pending")
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    JUDGED_FIELD_NUMBER: _ClassVar[int]
+    WITH_PROPENSITY_FIELD_NUMBER: _ClassVar[int]
+    MEAN_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    decisions: int
+    judged: int
+    with_propensity: int
+    mean: float
+    unknown: int
+    pending: int
+    def __init__(self, decisions: _Optional[int] = ..., judged: _Optional[int] = ..., with_propensity: _Optional[int] = ..., mean: _Optional[float] = ..., unknown: _Optional[int] = ..., pending: _Optional[int] = ...) -> None: ...
+
+class Evaluation(_message.Message):
+    __slots__ = ("decision_type", "model", "method", "estimate", "logged", "matched", "effective_sample_size", "reason", "interval_method")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATE_FIELD_NUMBER: _ClassVar[int]
+    LOGGED_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_FIELD_NUMBER: _ClassVar[int]
+    EFFECTIVE_SAMPLE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    INTERVAL_METHOD_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    model: str
+    method: str
+    estimate: Interval
+    logged: LoggedPolicy
+    matched: int
+    effective_sample_size: float
+    reason: str
+    interval_method: str
+    def __init__(self, decision_type: _Optional[str] = ..., model: _Optional[str] = ..., method: _Optional[str] = ..., estimate: _Optional[_Union[Interval, _Mapping]] = ..., logged: _Optional[_Union[LoggedPolicy, _Mapping]] = ..., matched: _Optional[int] = ..., effective_sample_size: _Optional[float] = ..., reason: _Optional[str] = ..., interval_method: _Optional[str] = ...) -> None: ...
+
+class GetAutonomyEvidenceRequest(_message.Message):
+    __slots__ = ("agent_id", "decision_type")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    decision_type: str
+    def __init__(self, agent_id: _Optional[str] = ..., decision_type: _Optional[str] = ...) -> None: ...
+
+class ExecutionEvidence(_message.Message):
+    __slots__ = ("judged", "successes", "failures", "mean", "low", "high", "unknown", "pending")
+    JUDGED_FIELD_NUMBER: _ClassVar[int]
+    SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    MEAN_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    judged: int
+    successes: int
+    failures: int
+    mean: float
+    low: float
+    high: float
+    unknown: int
+    pending: int
+    def __init__(self, judged: _Optional[int] = ..., successes: _Optional[int] = ..., failures: _Optional[int] = ..., mean: _Optional[float] = ..., low: _Optional[float] = ..., high: _Optional[float] = ..., unknown: _Optional[int] = ..., pending: _Optional[int] = ...) -> None: ...
+
+class AutonomyEvidence(_message.Message):
+    __slots__ = ("agent_id", "decision_type", "by_execution", "agreement_rate", "recommendation", "reason")
+    class ByExecutionEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ExecutionEvidence
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ExecutionEvidence, _Mapping]] = ...) -> None: ...
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    BY_EXECUTION_FIELD_NUMBER: _ClassVar[int]
+    AGREEMENT_RATE_FIELD_NUMBER: _ClassVar[int]
+    RECOMMENDATION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    decision_type: str
+    by_execution: _containers.MessageMap[str, ExecutionEvidence]
+    agreement_rate: float
+    recommendation: str
+    reason: str
+    def __init__(self, agent_id: _Optional[str] = ..., decision_type: _Optional[str] = ..., by_execution: _Optional[_Mapping[str, ExecutionEvidence]] = ..., agreement_rate: _Optional[float] = ..., recommendation: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class Alert(_message.Message):
+    __slots__ = ("id", "rule", "agent_id", "decision_type", "state", "summary", "value", "threshold", "started_at", "resolved_at", "rollout_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    RESOLVED_AT_FIELD_NUMBER: _ClassVar[int]
+    ROLLOUT_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    rule: str
+    agent_id: str
+    decision_type: str
+    state: str
+    summary: str
+    value: float
+    threshold: float
+    started_at: _timestamp_pb2.Timestamp
+    resolved_at: _timestamp_pb2.Timestamp
+    rollout_id: str
+    def __init__(self, id: _Optional[str] = ..., rule: _Optional[str] = ..., agent_id: _Optional[str] = ..., decision_type: _Optional[str] = ..., state: _Optional[str] = ..., summary: _Optional[str] = ..., value: _Optional[float] = ..., threshold: _Optional[float] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resolved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rollout_id: _Optional[str] = ...) -> None: ...
+
+class ListAlertsRequest(_message.Message):
+    __slots__ = ("state", "page")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    state: str
+    page: _common_pb2.PageRequest
+    def __init__(self, state: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListAlertsResponse(_message.Message):
+    __slots__ = ("items", "next_cursor")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Alert]
+    next_cursor: str
+    def __init__(self, items: _Optional[_Iterable[_Union[Alert, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
 class EraseSubjectFactsRequest(_message.Message):
     __slots__ = ("subject_id",)

@@ -71,6 +71,21 @@ class OutcomesStub:
                 request_serializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsResponse.FromString,
                 _registered_method=True)
+        self.Evaluate = channel.unary_unary(
+                '/outrider.v1.Outcomes/Evaluate',
+                request_serializer=outrider_dot_v1_dot_outcomes__pb2.EvaluateRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_outcomes__pb2.Evaluation.FromString,
+                _registered_method=True)
+        self.GetAutonomyEvidence = channel.unary_unary(
+                '/outrider.v1.Outcomes/GetAutonomyEvidence',
+                request_serializer=outrider_dot_v1_dot_outcomes__pb2.GetAutonomyEvidenceRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_outcomes__pb2.AutonomyEvidence.FromString,
+                _registered_method=True)
+        self.ListAlerts = channel.unary_unary(
+                '/outrider.v1.Outcomes/ListAlerts',
+                request_serializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsResponse.FromString,
+                _registered_method=True)
 
 
 class OutcomesServicer:
@@ -123,6 +138,27 @@ class OutcomesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Evaluate(self, request, context):
+        """The off-policy estimate of a model pin (DESIGN §10).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAutonomyEvidence(self, request, context):
+        """Judged success by how actions were carried out, and what it says about
+        turning autonomy on (DESIGN §10).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAlerts(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OutcomesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -160,6 +196,21 @@ def add_OutcomesServicer_to_server(servicer, server):
                     servicer.EraseSubject,
                     request_deserializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsResponse.SerializeToString,
+            ),
+            'Evaluate': grpc.unary_unary_rpc_method_handler(
+                    servicer.Evaluate,
+                    request_deserializer=outrider_dot_v1_dot_outcomes__pb2.EvaluateRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_outcomes__pb2.Evaluation.SerializeToString,
+            ),
+            'GetAutonomyEvidence': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAutonomyEvidence,
+                    request_deserializer=outrider_dot_v1_dot_outcomes__pb2.GetAutonomyEvidenceRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_outcomes__pb2.AutonomyEvidence.SerializeToString,
+            ),
+            'ListAlerts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAlerts,
+                    request_deserializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -353,6 +404,87 @@ class Outcomes:
             '/outrider.v1.Outcomes/EraseSubject',
             outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsRequest.SerializeToString,
             outrider_dot_v1_dot_outcomes__pb2.EraseSubjectFactsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Evaluate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Outcomes/Evaluate',
+            outrider_dot_v1_dot_outcomes__pb2.EvaluateRequest.SerializeToString,
+            outrider_dot_v1_dot_outcomes__pb2.Evaluation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAutonomyEvidence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Outcomes/GetAutonomyEvidence',
+            outrider_dot_v1_dot_outcomes__pb2.GetAutonomyEvidenceRequest.SerializeToString,
+            outrider_dot_v1_dot_outcomes__pb2.AutonomyEvidence.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAlerts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Outcomes/ListAlerts',
+            outrider_dot_v1_dot_outcomes__pb2.ListAlertsRequest.SerializeToString,
+            outrider_dot_v1_dot_outcomes__pb2.ListAlertsResponse.FromString,
             options,
             channel_credentials,
             insecure,

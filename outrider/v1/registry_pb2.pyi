@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Agent(_message.Message):
-    __slots__ = ("id", "name", "runtime", "purpose", "status", "has_autonomy_gate", "autonomous", "model", "skill_count", "tool_count", "wake_on", "class_ref", "status_note", "writes_to")
+    __slots__ = ("id", "name", "runtime", "purpose", "status", "has_autonomy_gate", "autonomous", "model", "skill_count", "tool_count", "wake_on", "class_ref", "status_note", "writes_to", "autonomy_guard")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     RUNTIME_FIELD_NUMBER: _ClassVar[int]
@@ -26,6 +26,7 @@ class Agent(_message.Message):
     CLASS_REF_FIELD_NUMBER: _ClassVar[int]
     STATUS_NOTE_FIELD_NUMBER: _ClassVar[int]
     WRITES_TO_FIELD_NUMBER: _ClassVar[int]
+    AUTONOMY_GUARD_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     runtime: str
@@ -40,7 +41,8 @@ class Agent(_message.Message):
     class_ref: str
     status_note: str
     writes_to: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., runtime: _Optional[str] = ..., purpose: _Optional[str] = ..., status: _Optional[str] = ..., has_autonomy_gate: _Optional[bool] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., skill_count: _Optional[int] = ..., tool_count: _Optional[int] = ..., wake_on: _Optional[str] = ..., class_ref: _Optional[str] = ..., status_note: _Optional[str] = ..., writes_to: _Optional[str] = ...) -> None: ...
+    autonomy_guard: bool
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., runtime: _Optional[str] = ..., purpose: _Optional[str] = ..., status: _Optional[str] = ..., has_autonomy_gate: _Optional[bool] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., skill_count: _Optional[int] = ..., tool_count: _Optional[int] = ..., wake_on: _Optional[str] = ..., class_ref: _Optional[str] = ..., status_note: _Optional[str] = ..., writes_to: _Optional[str] = ..., autonomy_guard: _Optional[bool] = ...) -> None: ...
 
 class Tool(_message.Message):
     __slots__ = ("name", "description", "kind", "target", "input_schema_json", "requires_confirmation", "implemented_at", "executor", "owner_agents", "requires_confirmation_by_agent", "base_url_key", "http_path")
@@ -184,18 +186,20 @@ class AgentDetail(_message.Message):
     def __init__(self, agent: _Optional[_Union[Agent, _Mapping]] = ..., skills: _Optional[_Iterable[_Union[Skill, _Mapping]]] = ..., tools: _Optional[_Iterable[_Union[Tool, _Mapping]]] = ..., surfaces: _Optional[_Iterable[_Union[Surface, _Mapping]]] = ...) -> None: ...
 
 class UpdateAgentRequest(_message.Message):
-    __slots__ = ("id", "autonomous", "model", "confirm", "unknown_fields")
+    __slots__ = ("id", "autonomous", "model", "autonomy_guard", "confirm", "unknown_fields")
     ID_FIELD_NUMBER: _ClassVar[int]
     AUTONOMOUS_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
+    AUTONOMY_GUARD_FIELD_NUMBER: _ClassVar[int]
     CONFIRM_FIELD_NUMBER: _ClassVar[int]
     UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     autonomous: bool
     model: str
+    autonomy_guard: bool
     confirm: str
     unknown_fields: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., confirm: _Optional[str] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., autonomous: _Optional[bool] = ..., model: _Optional[str] = ..., autonomy_guard: _Optional[bool] = ..., confirm: _Optional[str] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListSkillsRequest(_message.Message):
     __slots__ = ("agent_id",)
@@ -346,3 +350,155 @@ class WatchSnapshotRequest(_message.Message):
     IF_NONE_MATCH_FIELD_NUMBER: _ClassVar[int]
     if_none_match: str
     def __init__(self, if_none_match: _Optional[str] = ...) -> None: ...
+
+class RolloutGuard(_message.Message):
+    __slots__ = ("max_drop", "confidence", "min_judged")
+    MAX_DROP_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    MIN_JUDGED_FIELD_NUMBER: _ClassVar[int]
+    max_drop: float
+    confidence: float
+    min_judged: int
+    def __init__(self, max_drop: _Optional[float] = ..., confidence: _Optional[float] = ..., min_judged: _Optional[int] = ...) -> None: ...
+
+class ArmEvidence(_message.Message):
+    __slots__ = ("judged", "successes", "failures", "unknown", "pending", "mean", "low", "high")
+    JUDGED_FIELD_NUMBER: _ClassVar[int]
+    SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    MEAN_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    judged: float
+    successes: float
+    failures: float
+    unknown: int
+    pending: int
+    mean: float
+    low: float
+    high: float
+    def __init__(self, judged: _Optional[float] = ..., successes: _Optional[float] = ..., failures: _Optional[float] = ..., unknown: _Optional[int] = ..., pending: _Optional[int] = ..., mean: _Optional[float] = ..., low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
+
+class RolloutEvent(_message.Message):
+    __slots__ = ("event", "percent", "at", "by", "p_harm", "reason")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    PERCENT_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    P_HARM_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    event: str
+    percent: int
+    at: _timestamp_pb2.Timestamp
+    by: str
+    p_harm: float
+    reason: str
+    def __init__(self, event: _Optional[str] = ..., percent: _Optional[int] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., by: _Optional[str] = ..., p_harm: _Optional[float] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class Rollout(_message.Message):
+    __slots__ = ("id", "agent_id", "decision_type", "change_json", "baseline_json", "steps", "step", "percent", "state", "guard", "control", "candidate", "p_harm", "reason", "created_by", "created_at", "updated_at", "history")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_JSON_FIELD_NUMBER: _ClassVar[int]
+    BASELINE_JSON_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    PERCENT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    GUARD_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_FIELD_NUMBER: _ClassVar[int]
+    P_HARM_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    agent_id: str
+    decision_type: str
+    change_json: bytes
+    baseline_json: bytes
+    steps: _containers.RepeatedScalarFieldContainer[int]
+    step: int
+    percent: int
+    state: str
+    guard: RolloutGuard
+    control: ArmEvidence
+    candidate: ArmEvidence
+    p_harm: float
+    reason: str
+    created_by: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    history: _containers.RepeatedCompositeFieldContainer[RolloutEvent]
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., decision_type: _Optional[str] = ..., change_json: _Optional[bytes] = ..., baseline_json: _Optional[bytes] = ..., steps: _Optional[_Iterable[int]] = ..., step: _Optional[int] = ..., percent: _Optional[int] = ..., state: _Optional[str] = ..., guard: _Optional[_Union[RolloutGuard, _Mapping]] = ..., control: _Optional[_Union[ArmEvidence, _Mapping]] = ..., candidate: _Optional[_Union[ArmEvidence, _Mapping]] = ..., p_harm: _Optional[float] = ..., reason: _Optional[str] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., history: _Optional[_Iterable[_Union[RolloutEvent, _Mapping]]] = ...) -> None: ...
+
+class CreateRolloutRequest(_message.Message):
+    __slots__ = ("agent_id", "decision_type", "change_json", "steps", "guard_json", "unknown_fields")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_JSON_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    GUARD_JSON_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELDS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    decision_type: str
+    change_json: bytes
+    steps: _containers.RepeatedScalarFieldContainer[int]
+    guard_json: bytes
+    unknown_fields: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, agent_id: _Optional[str] = ..., decision_type: _Optional[str] = ..., change_json: _Optional[bytes] = ..., steps: _Optional[_Iterable[int]] = ..., guard_json: _Optional[bytes] = ..., unknown_fields: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ListRolloutsRequest(_message.Message):
+    __slots__ = ("agent_id", "state", "page")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    state: str
+    page: _common_pb2.PageRequest
+    def __init__(self, agent_id: _Optional[str] = ..., state: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListRolloutsResponse(_message.Message):
+    __slots__ = ("items", "next_cursor")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[Rollout]
+    next_cursor: str
+    def __init__(self, items: _Optional[_Iterable[_Union[Rollout, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class GetRolloutRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class RolloutActionRequest(_message.Message):
+    __slots__ = ("id", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    reason: str
+    def __init__(self, id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class JudgeRolloutRequest(_message.Message):
+    __slots__ = ("id", "verdict", "step", "control", "candidate", "p_harm", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    CONTROL_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_FIELD_NUMBER: _ClassVar[int]
+    P_HARM_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    verdict: str
+    step: int
+    control: ArmEvidence
+    candidate: ArmEvidence
+    p_harm: float
+    reason: str
+    def __init__(self, id: _Optional[str] = ..., verdict: _Optional[str] = ..., step: _Optional[int] = ..., control: _Optional[_Union[ArmEvidence, _Mapping]] = ..., candidate: _Optional[_Union[ArmEvidence, _Mapping]] = ..., p_harm: _Optional[float] = ..., reason: _Optional[str] = ...) -> None: ...

@@ -91,6 +91,41 @@ class RegistryStub:
                 request_serializer=outrider_dot_v1_dot_registry__pb2.AppendAuditRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_registry__pb2.AuditRow.FromString,
                 _registered_method=True)
+        self.CreateRollout = channel.unary_unary(
+                '/outrider.v1.Registry/CreateRollout',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.CreateRolloutRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+                _registered_method=True)
+        self.ListRollouts = channel.unary_unary(
+                '/outrider.v1.Registry/ListRollouts',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.ListRolloutsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.ListRolloutsResponse.FromString,
+                _registered_method=True)
+        self.GetRollout = channel.unary_unary(
+                '/outrider.v1.Registry/GetRollout',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.GetRolloutRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+                _registered_method=True)
+        self.PauseRollout = channel.unary_unary(
+                '/outrider.v1.Registry/PauseRollout',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+                _registered_method=True)
+        self.ResumeRollout = channel.unary_unary(
+                '/outrider.v1.Registry/ResumeRollout',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+                _registered_method=True)
+        self.AbortRollout = channel.unary_unary(
+                '/outrider.v1.Registry/AbortRollout',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+                _registered_method=True)
+        self.JudgeRollout = channel.unary_unary(
+                '/outrider.v1.Registry/JudgeRollout',
+                request_serializer=outrider_dot_v1_dot_registry__pb2.JudgeRolloutRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+                _registered_method=True)
 
 
 class RegistryServicer:
@@ -168,6 +203,53 @@ class RegistryServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateRollout(self, request, context):
+        """Guarded rollouts (DESIGN §9): a change reaches a share of subjects and
+        judged outcomes decide whether it goes on. Creating, pausing, resuming
+        and aborting are a person's (role 1); JudgeRollout is the rollout
+        guard's (the outcomes context's service identity), audited as
+        `rollout-guard`. Every state change and its audit row commit together.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRollouts(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRollout(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseRollout(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeRollout(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AbortRollout(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def JudgeRollout(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RegistryServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -225,6 +307,41 @@ def add_RegistryServicer_to_server(servicer, server):
                     servicer.AppendAudit,
                     request_deserializer=outrider_dot_v1_dot_registry__pb2.AppendAuditRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_registry__pb2.AuditRow.SerializeToString,
+            ),
+            'CreateRollout': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateRollout,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.CreateRolloutRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.Rollout.SerializeToString,
+            ),
+            'ListRollouts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRollouts,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.ListRolloutsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.ListRolloutsResponse.SerializeToString,
+            ),
+            'GetRollout': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRollout,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.GetRolloutRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.Rollout.SerializeToString,
+            ),
+            'PauseRollout': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseRollout,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.Rollout.SerializeToString,
+            ),
+            'ResumeRollout': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeRollout,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.Rollout.SerializeToString,
+            ),
+            'AbortRollout': grpc.unary_unary_rpc_method_handler(
+                    servicer.AbortRollout,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.Rollout.SerializeToString,
+            ),
+            'JudgeRollout': grpc.unary_unary_rpc_method_handler(
+                    servicer.JudgeRollout,
+                    request_deserializer=outrider_dot_v1_dot_registry__pb2.JudgeRolloutRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_registry__pb2.Rollout.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -526,6 +643,195 @@ class Registry:
             '/outrider.v1.Registry/AppendAudit',
             outrider_dot_v1_dot_registry__pb2.AppendAuditRequest.SerializeToString,
             outrider_dot_v1_dot_registry__pb2.AuditRow.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateRollout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/CreateRollout',
+            outrider_dot_v1_dot_registry__pb2.CreateRolloutRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRollouts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/ListRollouts',
+            outrider_dot_v1_dot_registry__pb2.ListRolloutsRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.ListRolloutsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRollout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/GetRollout',
+            outrider_dot_v1_dot_registry__pb2.GetRolloutRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PauseRollout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/PauseRollout',
+            outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeRollout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/ResumeRollout',
+            outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AbortRollout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/AbortRollout',
+            outrider_dot_v1_dot_registry__pb2.RolloutActionRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JudgeRollout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Registry/JudgeRollout',
+            outrider_dot_v1_dot_registry__pb2.JudgeRolloutRequest.SerializeToString,
+            outrider_dot_v1_dot_registry__pb2.Rollout.FromString,
             options,
             channel_credentials,
             insecure,

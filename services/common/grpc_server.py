@@ -136,6 +136,14 @@ async def _raise_failure(error: Exception, context: grpc.aio.ServicerContext) ->
     await context.abort(grpc.StatusCode.INTERNAL, "internal error")
 
 
+async def not_served(context: grpc.aio.ServicerContext, method: str) -> NoReturn:
+    """UNIMPLEMENTED for a method its contract declares and this context does
+    not serve yet: a clean status a caller can test for, where the generated
+    servicer's NotImplementedError would reach the caller as an internal error."""
+    context.set_trailing_metadata(((ERROR_CODE_KEY, grpc.StatusCode.UNIMPLEMENTED.name),))
+    await context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method} is not served by this release")
+
+
 async def _refuse(refusal: Refusal, context: grpc.aio.ServicerContext) -> NoReturn:
     status = (
         grpc.StatusCode.UNAUTHENTICATED if refusal.status == "unauthenticated" else grpc.StatusCode.PERMISSION_DENIED

@@ -17,7 +17,7 @@ from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2
+from outrider.v1 import common_pb2, decisions_pb2, outcomes_pb2, registry_pb2
 from outrider.wire import MalformedJson, json_bytes, json_object, timestamp, timestamp_fields
 from services.common import callers, guards, paging
 from services.common.errors import DomainError, InvalidArgument
@@ -124,6 +124,7 @@ def draft_from_proto(request: decisions_pb2.RecordDecisionRequest) -> DecisionDr
         context=context_from_proto(request.context_json),
         embedding=embedding_from_proto(request.embedding),
         decided_at=_instant(request.decided_at, request.HasField("decided_at"), "decided_at"),
+        rollout=(request.rollout.id, request.rollout.arm) if request.HasField("rollout") else None,
     )
 
 
@@ -208,6 +209,8 @@ def listing_from_proto(request: decisions_pb2.ListDecisionsRequest) -> DecisionL
         decided_to=decided_to,
         after=after,
         limit=limit,
+        subject_id=request.subject_id or None,
+        rollout_id=_uuid(request.rollout_id, "rollout_id") if request.rollout_id else None,
     )
 
 
@@ -272,7 +275,34 @@ def _decision_fields(row: DecisionRow) -> dict[str, Any]:
         "judged_by": row.judged_by or "",
         "similarity": row.similarity or 0.0,
         "context_json": row.context_json or b"",
+        "rollout": _rollout_arm(row),
     }
+
+
+def _rollout_arm(row: DecisionRow) -> common_pb2.RolloutArm | None:
+    if row.rollout_id is None or row.rollout_arm is None:
+        return None
+    return common_pb2.RolloutArm(id=str(row.rollout_id), arm=row.rollout_arm)
+
+
+def counted_rollouts_from_proto(request: decisions_pb2.CountRolloutArmsRequest) -> list[uuid.UUID]:
+    return rules.counted_rollouts(list(request.rollout_ids))
+
+
+def arm_counts_to_proto(counts: Iterable[rules.ArmCount]) -> decisions_pb2.CountRolloutArmsResponse:
+    return decisions_pb2.CountRolloutArmsResponse(
+        items=[
+            decisions_pb2.ArmCount(
+                rollout_id=str(count.rollout_id),
+                arm=count.arm.value,
+                successes=count.successes,
+                failures=count.failures,
+                unknown=count.unknown,
+                pending=count.pending,
+            )
+            for count in counts
+        ]
+    )
 
 
 def decision_to_proto(row: DecisionRow) -> decisions_pb2.Decision:

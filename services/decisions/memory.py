@@ -154,8 +154,17 @@ async def list_decisions(engine: AsyncEngine, listing: DecisionListing) -> tuple
             model=listing.model,
             decided_from=listing.decided_from,
             decided_to=listing.decided_to,
+            subject_id=listing.subject_id,
+            rollout_id=listing.rollout_id,
         )
     return paging.one_page(rows, listing.limit, lambda row: (row.decided_at, row.id))
+
+
+async def count_rollout_arms(engine: AsyncEngine, rollout_ids: Sequence[uuid.UUID]) -> list[rules.ArmCount]:
+    """Every arm of every rollout asked for, with what its decisions came to so far."""
+    async with engine.connect() as conn:
+        rows = await store.count_rollout_arms(conn, rollout_ids=rollout_ids)
+    return rules.arm_counts(rollout_ids, ((row.rollout_id, row.arm, row.outcome, row.count) for row in rows))
 
 
 async def detail(engine: AsyncEngine, precedents: PrecedentSearch, query: DetailQuery) -> DecisionDetail:

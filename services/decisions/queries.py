@@ -67,6 +67,8 @@ class DecisionListing:
     decided_to: datetime | None
     after: PageKey | None
     limit: int
+    subject_id: str | None = None
+    rollout_id: uuid.UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,6 +110,98 @@ class NewDecision:
     # The caller's idempotency key: a retry with the same id is the same
     # decision, not a second one.
     id: uuid.UUID | None = None
+    # The rollout arm the decision was made under; None outside a rollout.
+    rollout: RolloutTag | None = None
+
+
+class Arm(StrEnum):
+    CONTROL = "control"
+    CANDIDATE = "candidate"
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutTag:
+    """A decision's arm of one rollout: the guard counts it for that arm only."""
+
+    rollout_id: uuid.UUID
+    arm: Arm
+
+
+def checked_rollout(rollout: tuple[str, str] | None) -> RolloutTag | None:
+    """The (id, arm) a decision was sent with, held to its shape; None when not sent.
+
+    Whether the rollout exists is not checked here: the registry owns it, and
+    a decision is recorded even while the registry is away. A decision
+    tagged with a rollout that never existed is counted for nothing.
+    """
+    if rollout is None:
+        return None
+    rollout_id, arm = rollout
+    try:
+        parsed = uuid.UUID(rollout_id)
+    except ValueError:
+        raise InvalidDecision("rollout.id", "must be the rollout's UUID") from None
+    try:
+        return RolloutTag(rollout_id=parsed, arm=Arm(arm))
+    except ValueError:
+        raise InvalidDecision("rollout.arm", f"must be one of {', '.join(Arm)}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class ArmCount:
+    """What one arm's decisions came to: judged ones by outcome, and those not judged yet."""
+
+    rollout_id: uuid.UUID
+    arm: Arm
+    successes: int = 0
+    failures: int = 0
+    unknown: int = 0
+    pending: int = 0
+
+
+# One guard pass asks for every running rollout at once; more than this is
+# not a fleet's rollouts but a caller looping.
+MAX_COUNTED_ROLLOUTS = 1000
+
+
+def counted_rollouts(ids: Sequence[str]) -> list[uuid.UUID]:
+    """The rollouts whose arms are asked for, each a UUID, each once."""
+    check_batch("rollout_ids", len(ids), MAX_COUNTED_ROLLOUTS)
+    counted: dict[uuid.UUID, None] = {}
+    for index, value in enumerate(ids):
+        try:
+            counted[uuid.UUID(value)] = None
+        except ValueError:
+            raise InvalidDecision(f"rollout_ids[{index}]", "must be a rollout's UUID") from None
+    return list(counted)
+
+
+_ARM_TALLY: dict[str | None, str] = {
+    Outcome.SUCCESS: "successes",
+    Outcome.FAILURE: "failures",
+    Outcome.UNKNOWN: "unknown",
+    None: "pending",
+}
+
+
+def arm_counts(
+    rollout_ids: Sequence[uuid.UUID], rows: Iterable[tuple[uuid.UUID, str, str | None, int]]
+) -> list[ArmCount]:
+    """Both arms of every rollout asked for, in the order asked, from (rollout, arm, outcome, count) rows.
+
+    An arm no decision has reached yet is there with zeros: a missing arm
+    would read as "not asked" to the guard, not as "nothing judged".
+    """
+    tallies = {
+        (rollout_id, arm): dict.fromkeys(("successes", "failures", "unknown", "pending"), 0)
+        for rollout_id in rollout_ids
+        for arm in Arm
+    }
+    for rollout_id, arm, outcome, count in rows:
+        tally = tallies.get((rollout_id, Arm(arm)))
+        if tally is not None:
+            tally[_ARM_TALLY[outcome]] += count
+    return [ArmCount(rollout_id=rollout_id, arm=arm, **tally) for (rollout_id, arm), tally in tallies.items()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +223,8 @@ class DecisionDraft:
     context: Mapping[str, Any] | None
     embedding: tuple[float, ...]
     decided_at: datetime | None
+    # (rollout id, arm) as sent; None when the decision carries no rollout.
+    rollout: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +298,7 @@ def new_decision(
     embedding: object = None,
     id: object = None,
     decided_at: object = None,
+    rollout: tuple[str, str] | None = None,
 ) -> NewDecision:
     """Validate one record request; the first broken rule raises InvalidDecision.
 
@@ -225,6 +320,7 @@ def new_decision(
         reasoning=_optional_text("reasoning", reasoning, MAX_REASONING_CHARS),
         model=_optional_text("model", model, MAX_TEXT_CHARS),
         embedding=_embedding(embedding, embedding_dimension),
+        rollout=checked_rollout(rollout),
     )
 
 
@@ -247,6 +343,7 @@ def decision_to_record(draft: DecisionDraft, *, now: datetime, embedding_dimensi
         context=draft.context,
         embedding=draft.embedding,
         decided_at=draft.decided_at,
+        rollout=draft.rollout,
         now=now,
         embedding_dimension=embedding_dimension,
     )

@@ -41,6 +41,12 @@ ACCESS = {
     # A person's request to erase a subject's data: role 1 only.
     "EraseSubject": Access.WRITE,
     "CountAgentRefusals": Access.SERVICE,
+    # Counts the outcomes context reads: the rollout guard's per arm, the
+    # off-policy estimate's weights, autonomy evidence and the alert windows.
+    "CountRolloutArms": Access.SERVICE,
+    "WeighDecisions": Access.SERVICE,
+    "CountExecutions": Access.SERVICE,
+    "CountJudgedWindows": Access.SERVICE,
 }
 USES_NATS = False
 

@@ -15,7 +15,7 @@ from outrider.rpc import batches
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from services.common import callers
 from services.common.errors import DomainError
-from services.common.grpc_server import answerable
+from services.common.grpc_server import answerable, not_served
 from services.common.runtime import Runtime
 from services.decisions import codec, memory, precedent, rules
 from services.decisions.clients import OutcomesClient, RegistryClient
@@ -223,3 +223,39 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             self._engine, codec.erasure_from_proto(request), outcomes=self._outcomes, registry=self._registry
         )
         return codec.erased_to_proto(erasure)
+
+    async def CountRolloutArms(
+        self,
+        request: decisions_pb2.CountRolloutArmsRequest,
+        context: grpc.aio.ServicerContext[
+            decisions_pb2.CountRolloutArmsRequest, decisions_pb2.CountRolloutArmsResponse
+        ],
+    ) -> decisions_pb2.CountRolloutArmsResponse:
+        counts = await memory.count_rollout_arms(self._engine, codec.counted_rollouts_from_proto(request))
+        return codec.arm_counts_to_proto(counts)
+
+    # Declared by the contract for the off-policy estimate, autonomy evidence
+    # and alerts (DESIGN §10), and not served yet.
+
+    async def WeighDecisions(
+        self,
+        request: decisions_pb2.WeighDecisionsRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.WeighDecisionsRequest, decisions_pb2.DecisionWeights],
+    ) -> decisions_pb2.DecisionWeights:
+        await not_served(context, "WeighDecisions")
+
+    async def CountExecutions(
+        self,
+        request: decisions_pb2.CountExecutionsRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.CountExecutionsRequest, decisions_pb2.CountExecutionsResponse],
+    ) -> decisions_pb2.CountExecutionsResponse:
+        await not_served(context, "CountExecutions")
+
+    async def CountJudgedWindows(
+        self,
+        request: decisions_pb2.CountJudgedWindowsRequest,
+        context: grpc.aio.ServicerContext[
+            decisions_pb2.CountJudgedWindowsRequest, decisions_pb2.CountJudgedWindowsResponse
+        ],
+    ) -> decisions_pb2.CountJudgedWindowsResponse:
+        await not_served(context, "CountJudgedWindows")

@@ -49,6 +49,10 @@ class DecisionRow:
     # it only to print it again cost more than the rest of the row.
     context_json: bytes | None = None
     similarity: float | None = None
+    # The rollout arm it was made under; None outside a rollout. Read by the
+    # listing and single reads, not by precedent search.
+    rollout_id: uuid.UUID | None = None
+    rollout_arm: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,18 @@ _COLUMNS = """
 """
 
 
+# What a read of one decision or a listing returns: the columns above and the rollout arm.
+_READ_COLUMNS = f"{_COLUMNS}, rollout_id, rollout_arm"
+
+
+@dataclass(frozen=True, slots=True)
+class ArmCountRow:
+    rollout_id: uuid.UUID
+    arm: str
+    outcome: str | None
+    count: int
+
+
 def _decision(row: Any) -> DecisionRow:
     return DecisionRow(**row._mapping)
 
@@ -100,7 +116,7 @@ async def embedding_dimension(conn: AsyncConnection) -> int:
 async def get_decision(conn: AsyncConnection, *, id: uuid.UUID, lock: bool = False) -> DecisionRow | None:
     row = (
         await conn.execute(
-            text(f"select {_COLUMNS} from decisions where id = :id{' for update' if lock else ''}"),
+            text(f"select {_READ_COLUMNS} from decisions where id = :id{' for update' if lock else ''}"),
             {"id": id},
         )
     ).first()
@@ -148,7 +164,7 @@ async def set_outcome(
                 update decisions
                    set outcome = :outcome, outcome_reason = :reason, judged_at = now(), judged_by = :judged_by
                  where id = :id
-                returning {_COLUMNS}
+                returning {_READ_COLUMNS}
                 """
             ),
             {"id": id, "outcome": outcome, "reason": reason, "judged_by": judged_by},
@@ -234,10 +250,18 @@ async def list_decisions(
     model: str | None = None,
     decided_from: datetime | None = None,
     decided_to: datetime | None = None,
+    subject_id: str | None = None,
+    rollout_id: uuid.UUID | None = None,
 ) -> list[DecisionRow]:
     """Newest first, keyset on (decided_at, id). Never reads `context`."""
     where: list[str] = []
     params: dict[str, Any] = {"limit": limit}
+    if subject_id:
+        where.append("subject_id = :subject_id")
+        params["subject_id"] = subject_id
+    if rollout_id is not None:
+        where.append("rollout_id = :rollout_id")
+        params["rollout_id"] = rollout_id
     if model:
         where.append("model = :model")
         params["model"] = model
@@ -263,7 +287,7 @@ async def list_decisions(
         params["after_at"], params["after_id"] = after.decided_at, after.id
     clause = f"where {' and '.join(where)}" if where else ""
     rows = await conn.execute(
-        text(f"select {_COLUMNS} from decisions {clause} order by decided_at desc, id desc limit :limit"),
+        text(f"select {_READ_COLUMNS} from decisions {clause} order by decided_at desc, id desc limit :limit"),
         params,
     )
     return [_decision(row) for row in rows]
@@ -504,9 +528,10 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
     rows = await conn.fetch(
         """
         insert into decisions (id, decision_type, agent_id, subject_id, context, action,
-                               confidence, reasoning, model, embedding, decided_at)
+                               confidence, reasoning, model, embedding, decided_at, rollout_id, rollout_arm)
         select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[],
-                             $7::float8[], $8::text[], $9::text[], $10::vector[], $11::timestamptz[])
+                             $7::float8[], $8::text[], $9::text[], $10::vector[], $11::timestamptz[],
+                             $12::uuid[], $13::text[])
         on conflict (id) do nothing
         returning id
         """,
@@ -521,8 +546,26 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
         [r.decision.model for r in recordings],
         [r.embedding for r in recordings],
         [r.decision.decided_at for r in recordings],
+        [r.decision.rollout.rollout_id if r.decision.rollout else None for r in recordings],
+        [r.decision.rollout.arm.value if r.decision.rollout else None for r in recordings],
     )
     return {row[0] for row in rows}
+
+
+async def count_rollout_arms(conn: AsyncConnection, *, rollout_ids: Sequence[uuid.UUID]) -> list[ArmCountRow]:
+    """Decisions per rollout, arm and outcome (null for pending), from decisions_rollout_arms alone."""
+    rows = await conn.execute(
+        text(
+            """
+            select rollout_id, rollout_arm as arm, outcome, count(*) as count
+              from decisions
+             where rollout_id = any(cast(:ids as uuid[]))
+             group by rollout_id, rollout_arm, outcome
+            """
+        ),
+        {"ids": list(rollout_ids)},
+    )
+    return [ArmCountRow(**row._mapping) for row in rows]
 
 
 async def recorded_identities(

@@ -32,6 +32,10 @@ ACCESS = {
     # Part of the decisions context's erasure of a subject, for a role-1 person.
     "EraseSubject": Access.WRITE,
     "GetRetention": Access.SERVICE,
+    # Staff reads (DESIGN §10).
+    "Evaluate": Access.READ,
+    "GetAutonomyEvidence": Access.READ,
+    "ListAlerts": Access.READ,
 }
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0

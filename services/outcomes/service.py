@@ -9,6 +9,7 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
+from services.common.grpc_server import not_served
 from services.outcomes import codec, erasure, intake, ledger
 from services.outcomes.router import Router
 from services.outcomes.sweeper import Sweeper
@@ -64,3 +65,18 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
         self, request: outcomes_pb2.EraseSubjectFactsRequest, context: Context
     ) -> outcomes_pb2.EraseSubjectFactsResponse:
         return codec.erased_facts_response(await erasure.erase_subject(self._engine, codec.erased_subject(request)))
+
+    # Declared by the contract (DESIGN §10) and not served yet.
+
+    async def Evaluate(self, request: outcomes_pb2.EvaluateRequest, context: Context) -> outcomes_pb2.Evaluation:
+        await not_served(context, "Evaluate")
+
+    async def GetAutonomyEvidence(
+        self, request: outcomes_pb2.GetAutonomyEvidenceRequest, context: Context
+    ) -> outcomes_pb2.AutonomyEvidence:
+        await not_served(context, "GetAutonomyEvidence")
+
+    async def ListAlerts(
+        self, request: outcomes_pb2.ListAlertsRequest, context: Context
+    ) -> outcomes_pb2.ListAlertsResponse:
+        await not_served(context, "ListAlerts")

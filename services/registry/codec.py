@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any, Final
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import registry_pb2
-from outrider.wire import MalformedJson, json_bytes, json_value
+from outrider.wire import MalformedJson, json_bytes, json_value, timestamp
 from services.common import callers, guards, paging
 from services.common.errors import InvalidArgument, PermissionDenied
 from services.registry import rules
 from services.registry.inventory import Surface
 from services.registry.reads import AgentDetail, ConfirmedTool
+from services.registry.rollouts import rules as rollout_rules
+from services.registry.rollouts.changes import RolloutDraft
+from services.registry.rollouts.store import RolloutRow
 from services.registry.rules import AppendedChange, Tool
 from services.registry.snapshot import EncodedSnapshot
 from services.registry.store import Actor, AgentRow, AuditRow, SkillRow
@@ -306,3 +311,122 @@ def audit_position(parts: list[str]) -> int:
     if value < 1:
         raise ValueError("audit row ids start at 1")
     return value
+
+
+# ─── Rollouts ──────────────────────────────────────────────────────────────
+
+
+def _evidence_to_proto(evidence: rollout_rules.ArmEvidence) -> registry_pb2.ArmEvidence:
+    return registry_pb2.ArmEvidence(**asdict(evidence))
+
+
+def _event_to_proto(event: rollout_rules.RolloutEvent) -> registry_pb2.RolloutEvent:
+    return registry_pb2.RolloutEvent(
+        event=event.event,
+        percent=event.percent,
+        at=timestamp(event.at),
+        by=event.by,
+        p_harm=event.p_harm,
+        reason=event.reason,
+    )
+
+
+def rollout_to_proto(row: RolloutRow) -> registry_pb2.Rollout:
+    rollout = row.rollout
+    return registry_pb2.Rollout(
+        id=rollout.id,
+        agent_id=rollout.agent_id,
+        decision_type=rollout.decision_type,
+        change_json=json_bytes(dict(rollout.change)),
+        baseline_json=json_bytes(dict(rollout.baseline)),
+        steps=list(rollout.steps),
+        step=rollout.step,
+        percent=rollout.percent,
+        state=rollout.state.value,
+        guard=registry_pb2.RolloutGuard(**asdict(rollout.guard)),
+        control=_evidence_to_proto(rollout.control),
+        candidate=_evidence_to_proto(rollout.candidate),
+        p_harm=rollout.p_harm,
+        reason=rollout.reason,
+        created_by=row.created_by,
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
+        history=[_event_to_proto(event) for event in row.history],
+    )
+
+
+def rollouts_response(rows: Iterable[RolloutRow], next_cursor: str) -> registry_pb2.ListRolloutsResponse:
+    return registry_pb2.ListRolloutsResponse(items=[rollout_to_proto(row) for row in rows], next_cursor=next_cursor)
+
+
+def rollout_draft(request: registry_pb2.CreateRolloutRequest) -> RolloutDraft:
+    """A rollout as requested; an empty change is a change not sent, which the rules name."""
+    change = _json(request.change_json, "change") if request.change_json else None
+    guard = _json(request.guard_json, "guard") if request.guard_json else None
+    return RolloutDraft(
+        agent_id=request.agent_id,
+        decision_type=request.decision_type,
+        change=change,
+        steps=list(request.steps),
+        guard=guard,
+        unknown=list(request.unknown_fields),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutFilter:
+    """What a rollout listing is narrowed to; None is no filter."""
+
+    agent_id: str | None
+    state: rollout_rules.RolloutState | None
+    limit: int
+    after: tuple[datetime, uuid.UUID] | None
+
+
+def rollout_filter(request: registry_pb2.ListRolloutsRequest) -> RolloutFilter:
+    state = None
+    if request.state:
+        try:
+            state = rollout_rules.RolloutState(request.state)
+        except ValueError:
+            raise InvalidArgument(
+                f"unknown rollout state {request.state!r}",
+                field="state",
+                details={"state": f"must be one of {', '.join(rollout_rules.RolloutState)}"},
+            ) from None
+    return RolloutFilter(
+        agent_id=request.agent_id or None,
+        state=state,
+        limit=paging.page_limit(request.page.limit),
+        after=paging.decode_cursor(request.page.cursor, paging.instant_and_uuid),
+    )
+
+
+def rollout_position(row: RolloutRow) -> tuple[object, ...]:
+    return (row.created_at, row.rollout.id)
+
+
+def _evidence(message: registry_pb2.ArmEvidence) -> rollout_rules.ArmEvidence:
+    return rollout_rules.ArmEvidence(
+        judged=message.judged,
+        successes=message.successes,
+        failures=message.failures,
+        unknown=message.unknown,
+        pending=message.pending,
+        mean=message.mean,
+        low=message.low,
+        high=message.high,
+    )
+
+
+def judgement(request: registry_pb2.JudgeRolloutRequest) -> rollout_rules.Judgement:
+    """The guard's verdict, from the platform itself and no one else (rules.check_guard_caller)."""
+    rollout_rules.check_guard_caller(person=callers.principal() is not None, engine=callers.engine_name())
+    return rollout_rules.Judgement(
+        verdict=rollout_rules.parse_verdict(request.verdict),
+        step=request.step,
+        control=_evidence(request.control),
+        candidate=_evidence(request.candidate),
+        p_harm=request.p_harm,
+        reason=request.reason,
+    )

@@ -21,6 +21,7 @@ import asyncpg
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.registry import snapshot, store
+from services.registry.rollouts import store as rollout_store
 from services.registry.snapshot import EncodedSnapshot
 
 _log = logging.getLogger(__name__)
@@ -47,7 +48,8 @@ async def read_snapshot(engine: AsyncEngine) -> EncodedSnapshot:
             agents = [row.agent for row in await store.list_agents(conn)]
             skills = [row.skill for row in await store.list_skills(conn)]
             tools = await store.list_tools(conn)
-    return snapshot.encode(snapshot.build_document(agents, skills, tools))
+            rollouts = await rollout_store.active_rollouts(conn)
+    return snapshot.encode(snapshot.build_document(agents, skills, tools, rollouts))
 
 
 class SnapshotHub:

@@ -778,10 +778,10 @@ def _field_names(record: type) -> frozenset[str]:
 # ─── Listing filters ───────────────────────────────────────────────────────
 
 # Entities whose changes another context makes and the registry only
-# records (AppendAudit). Agents and skills change here, each with its audit
+# records (AppendAudit). Agents, skills and rollouts change here, each with its audit
 # rows in the same transaction, so no other context may write rows for them.
 APPENDED_AUDIT_ENTITIES: Final = ("subject",)
-AUDIT_ENTITIES: Final = ("agent", "skill", *APPENDED_AUDIT_ENTITIES)
+AUDIT_ENTITIES: Final = ("agent", "skill", "rollout", *APPENDED_AUDIT_ENTITIES)
 # An id or field name is a key, not a document.
 MAX_AUDIT_KEY_CHARS: Final = 256
 

@@ -32,6 +32,16 @@ ACCESS = {
     "UpdateSkill": Access.WRITE,
     # Another context's change, audited here for the person it acts for.
     "AppendAudit": Access.WRITE,
+    # Rollouts: a person starts, pauses, resumes and aborts them; the rollout
+    # guard (the platform itself, acting for nobody) gives the verdicts and
+    # reads them with the same credential.
+    "CreateRollout": Access.WRITE,
+    "ListRollouts": Access.READ,
+    "GetRollout": Access.READ,
+    "PauseRollout": Access.WRITE,
+    "ResumeRollout": Access.WRITE,
+    "AbortRollout": Access.WRITE,
+    "JudgeRollout": Access.SERVICE,
 }
 USES_NATS = False
 

@@ -19,6 +19,9 @@ from services.common import paging
 from services.common.settings import Settings
 from services.registry import changes, codec, reads, rules, store
 from services.registry.live import SnapshotHub
+from services.registry.rollouts import changes as rollout_changes
+from services.registry.rollouts import store as rollout_store
+from services.registry.rollouts.rules import rollout_not_found
 from services.registry.snapshot import EncodedSnapshot
 
 # What every method is handed; only WatchSnapshot uses it, to send its headers.
@@ -126,6 +129,67 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
         async with self._engine.begin() as conn:
             row = await store.append_audit(conn, change=change, actor=actor)
         return codec.audit_to_proto(row)
+
+    # ─── Rollouts ──────────────────────────────────────────────────────────
+
+    async def CreateRollout(self, request: registry_pb2.CreateRolloutRequest, context: Context) -> registry_pb2.Rollout:
+        actor = codec.actor()
+        draft = codec.rollout_draft(request)
+        async with self._engine.begin() as conn:
+            row = await rollout_changes.create_rollout(
+                conn, draft=draft, allowed_models=self._settings.allowed_models, actor=actor
+            )
+        self._hub.request_rebuild()
+        return codec.rollout_to_proto(row)
+
+    async def ListRollouts(
+        self, request: registry_pb2.ListRolloutsRequest, context: Context
+    ) -> registry_pb2.ListRolloutsResponse:
+        narrowed = codec.rollout_filter(request)
+        async with self._engine.connect() as conn:
+            if narrowed.agent_id is not None and await store.get_agent(conn, agent_id=narrowed.agent_id) is None:
+                raise rules.agent_not_found(narrowed.agent_id, "agent_id")
+            rows = await rollout_store.list_rollouts(
+                conn, agent_id=narrowed.agent_id, state=narrowed.state, after=narrowed.after, limit=narrowed.limit + 1
+            )
+        page, cursor = paging.one_page(rows, narrowed.limit, codec.rollout_position)
+        return codec.rollouts_response(page, cursor)
+
+    async def GetRollout(self, request: registry_pb2.GetRolloutRequest, context: Context) -> registry_pb2.Rollout:
+        async with self._engine.connect() as conn:
+            row = await rollout_store.get_rollout(conn, rollout_id=request.id, history=True)
+        if row is None:
+            raise rollout_not_found(request.id)
+        return codec.rollout_to_proto(row)
+
+    async def PauseRollout(self, request: registry_pb2.RolloutActionRequest, context: Context) -> registry_pb2.Rollout:
+        return await self._act(request, "pause")
+
+    async def ResumeRollout(self, request: registry_pb2.RolloutActionRequest, context: Context) -> registry_pb2.Rollout:
+        return await self._act(request, "resume")
+
+    async def AbortRollout(self, request: registry_pb2.RolloutActionRequest, context: Context) -> registry_pb2.Rollout:
+        return await self._act(request, "abort")
+
+    async def JudgeRollout(self, request: registry_pb2.JudgeRolloutRequest, context: Context) -> registry_pb2.Rollout:
+        judgement = codec.judgement(request)
+        async with self._engine.begin() as conn:
+            row, moved = await rollout_changes.judge(
+                conn, rollout_id=request.id, judgement=judgement, allowed_models=self._settings.allowed_models
+            )
+        if moved:
+            self._hub.request_rebuild()
+        return codec.rollout_to_proto(row)
+
+    async def _act(self, request: registry_pb2.RolloutActionRequest, action: str) -> registry_pb2.Rollout:
+        actor = codec.actor()
+        async with self._engine.begin() as conn:
+            row, moved = await rollout_changes.act(
+                conn, rollout_id=request.id, action=action, reason=request.reason, actor=actor
+            )
+        if moved:
+            self._hub.request_rebuild()
+        return codec.rollout_to_proto(row)
 
     # ─── Snapshot ──────────────────────────────────────────────────────────
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from services.registry.rollouts.rules import ACTIVE_STATES, Rollout
 from services.registry.rules import Agent, Skill, Tool, ToolKind, requires_confirmation
 
 # Bumped when the document's shape changes in a way old engines cannot read.
@@ -46,8 +47,16 @@ def tool_requires_confirmation(tool: Tool, by_agent: Mapping[str, bool]) -> bool
     return any(by_agent.values())
 
 
-def build_document(agents: Iterable[Agent], skills: Iterable[Skill], tools: Iterable[Tool]) -> dict[str, Any]:
-    """What the engine obeys: switches, thresholds, autonomy, models and which tools wait for a human."""
+def build_document(
+    agents: Iterable[Agent], skills: Iterable[Skill], tools: Iterable[Tool], rollouts: Iterable[Rollout] = ()
+) -> dict[str, Any]:
+    """What the engine obeys: switches, thresholds, autonomy, models, which
+    tools wait for a human, and the rollouts whose candidates some subjects get.
+
+    A halted, aborted or completed rollout is left out: every subject is on
+    the baseline again (or the change is the baseline now), and an engine
+    that still saw it would keep assigning subjects to a candidate that ended.
+    """
     agents_by_id = {agent.id: agent for agent in agents}
     skill_list = sorted(skills, key=lambda skill: skill.id)
     users: dict[str, set[str]] = {}
@@ -64,7 +73,7 @@ def build_document(agents: Iterable[Agent], skills: Iterable[Skill], tools: Iter
             "requires_confirmation": tool_requires_confirmation(tool, by_agent),
             "requires_confirmation_by_agent": by_agent,
         }
-    return {
+    document: dict[str, Any] = {
         "format": DOCUMENT_FORMAT,
         "agents": {
             agent.id: {
@@ -89,6 +98,23 @@ def build_document(agents: Iterable[Agent], skills: Iterable[Skill], tools: Iter
         },
         "tools": tool_entries,
     }
+    in_progress = [
+        {
+            "id": rollout.id,
+            "agent_id": rollout.agent_id,
+            "decision_type": rollout.decision_type,
+            "percent": rollout.percent,
+            "change": dict(rollout.change),
+        }
+        for rollout in sorted(rollouts, key=lambda rollout: rollout.id)
+        if rollout.state in ACTIVE_STATES
+    ]
+    # Absent rather than empty: a registry with no rollout keeps the very
+    # document (and etag) it had before rollouts existed, so an upgrade does
+    # not send every engine the whole snapshot again for nothing.
+    if in_progress:
+        document["rollouts"] = in_progress
+    return document
 
 
 def encode(document: Mapping[str, Any]) -> EncodedSnapshot:

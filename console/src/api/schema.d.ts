@@ -209,6 +209,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/rollouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Rollouts, newest first, optionally of one agent or in one state */
+        get: operations["list_rollouts_admin_ai_rollouts_get"];
+        put?: never;
+        /** Roll a change out to a share of subjects, guarded by judged outcomes */
+        post: operations["create_rollout_admin_ai_rollouts_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/rollouts/{rollout_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One rollout with its arms, its guard's last look and its history */
+        get: operations["get_rollout_admin_ai_rollouts__rollout_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/rollouts/{rollout_id}/abort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Abort a rollout: every subject is back on the baseline at once */
+        post: operations["abort_rollout_admin_ai_rollouts__rollout_id__abort_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/rollouts/{rollout_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a running rollout: its share stays as it is, the guard no longer advances it */
+        post: operations["pause_rollout_admin_ai_rollouts__rollout_id__pause_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/rollouts/{rollout_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused rollout */
+        post: operations["resume_rollout_admin_ai_rollouts__rollout_id__resume_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/routing": {
         parameters: {
             query?: never;
@@ -731,6 +817,37 @@ export interface components {
          * @enum {string}
          */
         AgentStatus: "live" | "partial" | "simulation" | "broken" | "unmerged" | "retired";
+        /**
+         * ArmEvidence
+         * @description What the guard last counted for one arm; mean, low and high describe its Beta(1, 1) posterior (95 %).
+         */
+        ArmEvidence: {
+            /** Failures */
+            failures: number;
+            /** High */
+            high: number;
+            /**
+             * Judged
+             * @description successes plus failures (episode credit may be fractional)
+             */
+            judged: number;
+            /** Low */
+            low: number;
+            /** Mean */
+            mean: number;
+            /**
+             * Pending
+             * @description not judged yet
+             */
+            pending: number;
+            /** Successes */
+            successes: number;
+            /**
+             * Unknown
+             * @description judged unknown: counted apart, never as a success or a failure
+             */
+            unknown: number;
+        };
         /** AuditPage */
         AuditPage: {
             /** Items */
@@ -875,6 +992,8 @@ export interface components {
             outcome_reason: string | null;
             /** Reasoning */
             reasoning: string | null;
+            /** @description the rollout arm it was made under; null outside a rollout */
+            rollout: components["schemas"]["RolloutArm"] | null;
             /** Subject Id */
             subject_id: string;
         };
@@ -943,6 +1062,8 @@ export interface components {
             precedents: components["schemas"]["NearDecision"][];
             /** Reasoning */
             reasoning: string | null;
+            /** @description the rollout arm it was made under; null outside a rollout */
+            rollout: components["schemas"]["RolloutArm"] | null;
             /** Subject Id */
             subject_id: string;
         };
@@ -994,6 +1115,8 @@ export interface components {
             model?: string;
             /** Reasoning */
             reasoning?: string;
+            /** @description the arm of a running rollout the subject was assigned to (DESIGN §9) */
+            rollout?: components["schemas"]["RolloutArmIn"];
             /**
              * Subject Id
              * @description what the decision is about, e.g. a booking id
@@ -1590,6 +1713,215 @@ export interface components {
                 [key: string]: components["schemas"]["SnapshotTool"];
             };
         };
+        /** Rollout */
+        Rollout: {
+            /** Agent Id */
+            agent_id: string;
+            arms: components["schemas"]["RolloutArms"];
+            /**
+             * Baseline
+             * @description what control keeps, in the shape of the change
+             */
+            baseline: {
+                [key: string]: unknown;
+            };
+            /**
+             * Change
+             * @description {model}, {autonomous} or {skill_id, thresholds?, enabled?}
+             */
+            change: {
+                [key: string]: unknown;
+            };
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string | null;
+            /** Created By */
+            created_by: string;
+            /** Decision Type */
+            decision_type: string;
+            guard: components["schemas"]["RolloutGuard"];
+            /**
+             * History
+             * @description state changes and the guard's observations, oldest first; read one rollout for them, a listing leaves them empty
+             */
+            history: components["schemas"]["RolloutEvent"][];
+            /** Id */
+            id: string;
+            /**
+             * P Harm
+             * @description P(candidate < control − max_drop) at the guard's last look
+             */
+            p_harm: number | null;
+            /**
+             * Percent
+             * @description the candidate arm's share of subjects; 0 once halted or aborted
+             */
+            percent: number;
+            /**
+             * Reason
+             * @description why the rollout is where it is: the guard's verdict or the person's words
+             */
+            reason: string;
+            state: components["schemas"]["RolloutState"];
+            /**
+             * Step
+             * @description index into steps of the share in force
+             */
+            step: number;
+            /** Steps */
+            steps: number[];
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string | null;
+        };
+        /** RolloutAction */
+        RolloutAction: {
+            /**
+             * Reason
+             * @description kept on the rollout and in its history
+             */
+            reason?: string;
+        };
+        /** RolloutArm */
+        RolloutArm: {
+            /**
+             * Arm
+             * @enum {string}
+             */
+            arm: "control" | "candidate";
+            /** Id */
+            id: string;
+        };
+        /** RolloutArmIn */
+        RolloutArmIn: {
+            /**
+             * Arm
+             * @enum {string}
+             */
+            arm: "control" | "candidate";
+            /**
+             * Id
+             * @description the rollout's UUID, from the registry snapshot
+             */
+            id: string;
+        };
+        /** RolloutArms */
+        RolloutArms: {
+            candidate: components["schemas"]["ArmEvidence"];
+            control: components["schemas"]["ArmEvidence"];
+        };
+        /**
+         * RolloutDraft
+         * @description A change rolled out to a share of subjects; the change is checked as the direct PATCH checks it.
+         * @example {
+         *       "agent_id": "EXCEPTION_AGENT",
+         *       "change": {
+         *         "model": "claude-opus-5-5"
+         *       },
+         *       "decision_type": "stall_response"
+         *     }
+         */
+        RolloutDraft: {
+            /** Agent Id */
+            agent_id: string;
+            /**
+             * Change
+             * @description exactly one of {model}, {autonomous, confirm}, {skill_id, thresholds?, enabled?}
+             */
+            change: {
+                [key: string]: unknown;
+            };
+            /** Decision Type */
+            decision_type: string;
+            guard?: components["schemas"]["RolloutGuardIn"];
+            /**
+             * Steps
+             * @description shares in percent, strictly increasing, ending at 100; none means [5, 25, 50, 100]
+             */
+            steps?: number[];
+        };
+        /** RolloutEvent */
+        RolloutEvent: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string | null;
+            /**
+             * By
+             * @description the person's email, or rollout-guard
+             */
+            by: string;
+            /**
+             * Event
+             * @enum {string}
+             */
+            event: "started" | "advanced" | "paused" | "resumed" | "halted" | "aborted" | "completed" | "observed";
+            /** P Harm */
+            p_harm: number | null;
+            /** Percent */
+            percent: number;
+            /** Reason */
+            reason: string;
+        };
+        /** RolloutGuard */
+        RolloutGuard: {
+            /**
+             * Confidence
+             * @description the posterior probability at which the guard halts or advances
+             */
+            confidence: number;
+            /**
+             * Max Drop
+             * @description the candidate may be at most this much worse than control
+             */
+            max_drop: number;
+            /**
+             * Min Judged
+             * @description judged decisions each arm needs before the guard advances a step
+             */
+            min_judged: number;
+        };
+        /**
+         * RolloutGuardIn
+         * @description Each omitted setting takes its default.
+         */
+        RolloutGuardIn: {
+            /**
+             * Confidence
+             * @example 0.95
+             */
+            confidence?: number;
+            /**
+             * Max Drop
+             * @example 0.05
+             */
+            max_drop?: number;
+            /**
+             * Min Judged
+             * @example 50
+             */
+            min_judged?: number;
+        };
+        /** RolloutPage */
+        RolloutPage: {
+            /** Items */
+            items: components["schemas"]["Rollout"][];
+            /**
+             * Next Cursor
+             * @description pass as ?cursor= for the next page; null on the last page
+             */
+            next_cursor: string | null;
+        };
+        /**
+         * RolloutState
+         * @enum {string}
+         */
+        RolloutState: "running" | "paused" | "halted" | "aborted" | "completed";
         /** Routing */
         Routing: {
             /** Arms */
@@ -1986,7 +2318,7 @@ export interface components {
             agent_id: string;
             /**
              * Change
-             * @description the change rolled out: {model}, {autonomous, confirm} or {skill_id, thresholds?, enabled?}
+             * @description the candidate arm's change: {model}, {autonomous} or {skill_id, thresholds?, enabled?}
              */
             change: {
                 [key: string]: unknown;
@@ -2502,8 +2834,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only changes to this kind of thing */
-                entity?: ("agent" | "skill" | "subject") | null;
-                /** @description only changes to this agent, skill or subject */
+                entity?: ("agent" | "skill" | "rollout" | "subject") | null;
+                /** @description only changes to this agent, skill, rollout or subject */
                 entity_id?: string;
                 /** @description only changes by this person (their sub or email) */
                 actor?: string;
@@ -2639,6 +2971,10 @@ export interface operations {
                 decided_from?: string | null;
                 /** @description decided before (RFC 3339 with offset) */
                 decided_to?: string | null;
+                /** @description only decisions about this subject */
+                subject_id?: string;
+                /** @description only decisions made under this rollout, either arm */
+                rollout_id?: string;
                 /** @description the next_cursor of the previous page */
                 cursor?: string;
                 /** @description items per page */
@@ -3166,6 +3502,505 @@ export interface operations {
             };
             /** @description the thing named does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_rollouts_admin_ai_rollouts_get: {
+        parameters: {
+            query?: {
+                /** @description only this agent's rollouts */
+                agent_id?: string;
+                /** @description only rollouts in this state */
+                state?: components["schemas"]["RolloutState"] | null;
+                /** @description the next_cursor of the previous page */
+                cursor?: string;
+                /** @description items per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolloutPage"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    create_rollout_admin_ai_rollouts_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RolloutDraft"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the current state refuses the change (stale version, already judged, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_rollout_admin_ai_rollouts__rollout_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the rollout's UUID */
+                rollout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    abort_rollout_admin_ai_rollouts__rollout_id__abort_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the rollout's UUID */
+                rollout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RolloutAction"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the current state refuses the change (stale version, already judged, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    pause_rollout_admin_ai_rollouts__rollout_id__pause_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the rollout's UUID */
+                rollout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RolloutAction"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the current state refuses the change (stale version, already judged, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resume_rollout_admin_ai_rollouts__rollout_id__resume_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the rollout's UUID */
+                rollout_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RolloutAction"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the current state refuses the change (stale version, already judged, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the body is over the size limit; `details.limit_bytes` says the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

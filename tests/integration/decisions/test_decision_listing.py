@@ -75,6 +75,7 @@ async def test_listing_pages_newest_first_and_never_carries_context(settings, te
         "outcome_reason",
         "judged_at",
         "judged_by",
+        "rollout",
     }
     assert items[0]["decided_at"].endswith("+00:00")
     rows = filtered.json()["items"]

@@ -59,4 +59,4 @@ def test_each_key_is_checked_by_name(name, value):
 def test_the_audit_listing_filters_on_subjects_too():
     check_audit_entity("subject")
     with pytest.raises(InvalidRegistryChange):
-        check_audit_entity("rollout")
+        check_audit_entity("tenant")

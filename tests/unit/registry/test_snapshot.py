@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from services.registry.inventory import Inventory, load_inventory
+from services.registry.rollouts.rules import GuardSettings, Rollout, RolloutState
 from services.registry.snapshot import (
     DOCUMENT_FORMAT,
     build_document,
@@ -94,3 +95,42 @@ def test_the_document_reflects_autonomy_per_agent(inventory: Inventory) -> None:
         "EXCEPTION_AGENT": False,
     }
     assert tools["notify_customer"]["requires_confirmation"] is True
+
+
+def _rollout(rollout_id: str, state: str, percent: int = 25) -> Rollout:
+    return Rollout(
+        id=rollout_id,
+        agent_id="EXCEPTION_AGENT",
+        decision_type="stall_response",
+        change={"model": "claude-opus-5-5"},
+        baseline={"model": None},
+        steps=(5, 25, 50, 100),
+        step=1,
+        percent=percent,
+        state=RolloutState(state),
+        guard=GuardSettings(),
+    )
+
+
+def test_the_document_carries_running_and_paused_rollouts_only(inventory: Inventory) -> None:
+    rollouts = [_rollout(f"r-{state}", state) for state in ("running", "paused", "halted", "aborted", "completed")]
+    document = build_document(inventory.agents, inventory.skills, inventory.tools, reversed(rollouts))
+    assert document["rollouts"] == [
+        {
+            "id": rollout_id,
+            "agent_id": "EXCEPTION_AGENT",
+            "decision_type": "stall_response",
+            "percent": 25,
+            "change": {"model": "claude-opus-5-5"},
+        }
+        for rollout_id in ("r-paused", "r-running")
+    ]
+    ended = [rollout for rollout in rollouts if rollout.state.value not in ("running", "paused")]
+    assert build_document(inventory.agents, inventory.skills, inventory.tools, ended) == document_of(inventory)
+
+
+def test_the_etag_changes_when_a_rollout_moves(inventory: Inventory) -> None:
+    def etag(*rollouts) -> str:
+        return encode(build_document(inventory.agents, inventory.skills, inventory.tools, rollouts)).etag
+
+    assert len({etag(), etag(_rollout("r-1", "running")), etag(_rollout("r-1", "running", percent=50))}) == 3
