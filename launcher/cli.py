@@ -221,17 +221,37 @@ def cmd_health(args: argparse.Namespace) -> int:
     return asyncio.run(check())
 
 
+def _whole_hours(text: str) -> int:
+    hours = int(text) if text.lstrip("-").isdigit() else 0
+    if hours < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of hours, at least 1, not {text!r}")
+    return hours
+
+
 def cmd_token(args: argparse.Namespace) -> int:
     from datetime import timedelta
 
     from gateway.auth import issue_token, verify_token
     from gateway.console import LINK_TTL_S, sign_in_link
     from gateway.errors import ApiError
+    from services.common.callers import STAFF_ROLES, WRITER_ROLE
 
+    # A sign-in link defaults to role 1, as the one `outrider up` prints; a
+    # bare token says which role it is for, since it is usually scripted.
+    role = args.role if args.role is not None else WRITER_ROLE if args.console else None
+    # Only the roles the console admits: a token for any other would be
+    # minted and then refused on every page.
+    if role not in STAFF_ROLES:
+        problem = "is required" if role is None else f"{role} is no console role"
+        roles = ", ".join(map(str, sorted(STAFF_ROLES)))
+        print(
+            f"outrider token: --role {problem}: one of {roles} (1 = admin, 3 or 4 = read-only staff)", file=sys.stderr
+        )
+        return 2
     settings = _settings()
     ttl_s = args.ttl_hours * 3600 if args.ttl_hours is not None else (LINK_TTL_S if args.console else 12 * 3600)
     token = issue_token(
-        settings.jwt_secret, sub=args.sub, role=args.role, tenant_id=args.tenant, email=args.email, ttl_s=ttl_s
+        settings.jwt_secret, sub=args.sub, role=role, tenant_id=args.tenant, email=args.email, ttl_s=ttl_s
     )
     # Checked as the gateway will check it, so a token printed here is one
     # the gateway takes: a lifetime past OUTRIDER_JWT_MAX_TTL_HOURS or an
@@ -284,11 +304,15 @@ def parser() -> argparse.ArgumentParser:
     health.add_argument("target", help=f"gateway or one of: {', '.join(CONTEXTS)}")
     health.add_argument("--timeout", type=float, default=3.0)
     token = add("token", cmd_token, "print a console token signed with the configured secret")
-    token.add_argument("--role", type=int, required=True, help="1 = admin (writes), 3 or 4 = read-only staff")
+    token.add_argument(
+        "--role", type=int, help="1 = admin (writes), 3 or 4 = read-only staff; a --console link without it is role 1"
+    )
     token.add_argument("--tenant", type=int, default=0, help="0 = platform staff (default)")
     token.add_argument("--email", default="dev@outrider.local")
     token.add_argument("--sub", default="dev")
-    token.add_argument("--ttl-hours", type=int, default=None, help="lifetime; 12 h for a token, 8 h for a link")
+    token.add_argument(
+        "--ttl-hours", type=_whole_hours, default=None, help="lifetime, at least 1; 12 h for a token, 8 h for a link"
+    )
     token.add_argument("--console", action="store_true", help="print a console sign-in link instead of the token")
     authorization = add(
         "nats-authorization",

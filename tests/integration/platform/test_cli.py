@@ -118,6 +118,23 @@ def test_token_is_signed_with_the_dev_secret_kept_in_the_data_dir(tmp_path):
     assert jwt.decode(second.stdout.strip(), secret, algorithms=["HS256"])["role"] == 1
 
 
+def test_a_sign_in_link_without_a_role_is_role_1_and_a_token_for_no_console_role_is_refused(tmp_path):
+    env = {"OUTRIDER_DATA_DIR": str(tmp_path)}
+    link = outrider("token", "--console", env=env)
+    assert link.returncode == 0, link.stderr
+    secret = (tmp_path / "secrets" / "jwt_secret").read_text().strip()
+    assert jwt.decode(link.stdout.strip().partition("#token=")[2], secret, algorithms=["HS256"])["role"] == 1
+    bare = outrider("token", env=env)
+    assert bare.returncode == 2 and "--role is required" in bare.stderr and not bare.stdout
+    for role in ("0", "2", "5", "9", "-1"):
+        refused = outrider("token", "--role", role, env=env)
+        assert refused.returncode == 2, role
+        assert f"--role {role} is no console role: one of 1, 3, 4" in refused.stderr and not refused.stdout
+    for hours in ("0", "-3", "1.5", "x"):
+        refused = outrider("token", "--role", "1", "--ttl-hours", hours, env=env)
+        assert refused.returncode == 2 and "--ttl-hours" in refused.stderr and not refused.stdout, hours
+
+
 def test_token_console_prints_a_sign_in_link_with_the_token_in_the_fragment(tmp_path):
     env = {"OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_HTTP_PORT": "8123", "OUTRIDER_HTTP_HOST": "0.0.0.0"}
     link = outrider("token", "--console", "--role", "4", "--tenant", "9", env=env)
