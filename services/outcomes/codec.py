@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 
 from outrider.v1 import decisions_pb2, outcomes_pb2
 from outrider.wire import timestamp, timestamp_datetime
+from services.common import guards
 from services.common.errors import InvalidArgument
 from services.outcomes.rules.advice import Advice, OutcomeCount, RouteQuery, route_query
 from services.outcomes.rules.credit import Conversation, ConversationMetrics, TurnCredit
@@ -184,11 +185,19 @@ def seed_of(request: outcomes_pb2.GetRoutingRequest | outcomes_pb2.RecommendMode
     return request.seed if request.HasField("seed") else None
 
 
+# A decision type, skill or model id is a short name; anything longer is
+# not one, and none may carry what Postgres text cannot (NUL).
+MAX_ROUTE_NAME = 256
+
+
 def route_request(request: outcomes_pb2.GetRoutingRequest | outcomes_pb2.RecommendModelRequest) -> RouteQuery:
+    def name(field: str, value: str) -> str:
+        return guards.text(field, value, max_length=MAX_ROUTE_NAME)
+
     return route_query(
-        decision_type=request.decision_type,
-        skill=request.skill,
-        candidates=request.candidates,
+        decision_type=name("decision_type", request.decision_type),
+        skill=name("skill", request.skill),
+        candidates=[name(f"candidates[{index}]", model) for index, model in enumerate(request.candidates)],
         seed=seed_of(request),
     )
 

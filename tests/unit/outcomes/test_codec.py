@@ -5,6 +5,7 @@ import pytest
 
 from outrider.v1 import outcomes_pb2
 from services.common.errors import InvalidArgument
+from services.common.guards import Refused
 from services.outcomes import codec
 from services.outcomes.rules.advice import CreditTally, RouteKey, advise
 from services.outcomes.rules.credit import Credit, Resolution, Role, TurnCredit
@@ -84,3 +85,19 @@ def test_routing_carries_both_kinds_of_evidence_and_the_seed():
 def test_a_seed_is_read_only_when_set():
     assert codec.seed_of(outcomes_pb2.GetRoutingRequest(skill="s")) is None
     assert codec.seed_of(outcomes_pb2.GetRoutingRequest(skill="s", seed=0)) == 0
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"skill": "\x00"}, "skill"),
+        ({"decision_type": "stall\x00response"}, "decision_type"),
+        ({"candidates": ["claude-sonnet-4-5", "m\x00"]}, "candidates[1]"),
+        ({"skill": "s" * 257}, "skill"),
+    ],
+)
+@pytest.mark.parametrize("kind", [outcomes_pb2.RecommendModelRequest, outcomes_pb2.GetRoutingRequest])
+def test_a_routing_name_postgres_cannot_hold_is_refused_by_name(kind, fields, field):
+    with pytest.raises(Refused) as refused:
+        codec.route_request(kind(**{"decision_type": "stall_response", **fields}))
+    assert refused.value.field == field
