@@ -82,6 +82,17 @@ WRONG = "".join(
 )
 
 
+# Operations random inputs cannot reach an accepted answer of: a playground
+# run's id comes from a run the model must finish, and a rollout is paused
+# or resumed only in the one state that allows it, which a generated id
+# never names.
+UNREACHED = {
+    "GET /admin/ai/playground/runs/{run_id}",
+    "POST /admin/ai/rollouts/{rollout_id}/pause",
+    "POST /admin/ai/rollouts/{rollout_id}/resume",
+}
+
+
 def configured(workdir: Path, config: str) -> Path:
     workdir.mkdir()
     (workdir / "schemathesis.toml").write_text(CHECK_CONFIG + config)
@@ -143,14 +154,13 @@ async def test_no_input_breaks_the_gateway(settings, tmp_path: Path):
         unauthenticated = await schemathesis(gateway_url, runs["anonymous"], "unauthenticated", *refused)
         wrong = await schemathesis(gateway_url, runs["wrong"], "wrong credential", *refused)
     assert gated["test_cases"]["generated"] >= 30 * GATED_EXAMPLES
-    # Each gate let the gated run through: every operation but the few that
-    # need data the run cannot make (a playground run's id) was accepted at
-    # least once.
+    # Each gate let the gated run through: every operation but those that
+    # need data the run cannot make was accepted at least once.
     accepted = {
         operation
         for operation, phases in gated["valid_rates"].items()
         if any(counts["accepted"] for counts in phases.values())
     }
-    assert len(accepted) >= len(gated["valid_rates"]) - 2, sorted(set(gated["valid_rates"]) - accepted)
+    assert set(gated["valid_rates"]) - accepted <= UNREACHED, sorted(set(gated["valid_rates"]) - accepted)
     for refused_run in (unauthenticated, wrong):
         assert refused_run["test_cases"]["generated"] >= 30 * REFUSED_EXAMPLES

@@ -241,7 +241,18 @@ async def test_no_mutated_message_breaks_a_consumer(template, database, caplog):
                     for context in ("telemetry", "outcomes"):
                         assert await live(settings.addr(context)), f"round {rounds}: {context} is not live"
                     rounds += 1
-                stored_beats = {key: (await bucket.get(key)).value for key in await bucket.keys()}
+
+                async def listed_beats() -> dict[str, bytes | None] | None:
+                    # The sentinels' beats are stored, so the bucket has keys;
+                    # nats-py's listing still answers NoKeysError now and then
+                    # when its watcher reads the bucket's end first.
+                    try:
+                        keys = await bucket.keys()
+                    except nats.js.errors.NoKeysError:
+                        return None
+                    return {key: (await bucket.get(key)).value for key in keys}
+
+                stored_beats = await eventually(listed_beats, timeout=30, what="the stored heartbeats listed")
             finally:
                 for client in (shared, support, service):
                     await client.close()
