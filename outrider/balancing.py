@@ -14,25 +14,35 @@ from __future__ import annotations
 import ipaddress
 import json
 
-# Calls that read, or whose effect is the same however often it is applied
-# (RecordFacts merges idempotently): a caller may send them again on another
-# replica when the first one failed as UNAVAILABLE, the status of a replica
-# gone mid-call. A write that is not idempotent is never retried for the
-# caller: the lost replica may have committed it before it went.
-IDEMPOTENT: dict[str, tuple[str, ...]] = {
-    "outrider.v1.Registry": ("ListAgents", "GetAgent", "ListSkills", "ListTools", "ListAudit", "GetSnapshot"),
-    "outrider.v1.Decisions": (
-        "FindSimilar",
-        "ListDecisions",
-        "GetDecision",
-        "ListPending",
-        "CountOutcomes",
-        "ListHumanDecisions",
-    ),
-    "outrider.v1.Outcomes": ("RecordFacts", "GetConversationMetrics", "GetRouting", "RecommendModel"),
-    "outrider.v1.Playground": ("ListRuns", "GetRun"),
-    "outrider.v1.Telemetry": ("GetInsights", "GetRunSeries", "GetCounters"),
-}
+from google.protobuf import descriptor_pb2
+
+from outrider.v1 import decisions_pb2, outcomes_pb2, playground_pb2, registry_pb2, telemetry_pb2
+
+# Calls that read, or whose effect is the same however often it is applied:
+# a caller may send them again on another replica when the first one failed
+# as UNAVAILABLE, the status of a replica gone mid-call. Each proto says so
+# of its own methods (`idempotency_level`), so a read added to a contract is
+# retried without a second list here to forget. A write that is not
+# idempotent is never retried for the caller: the lost replica may have
+# committed it before it went. Streams are left out: gRPC retries one only
+# until its first answer, which the stream's own reopening already covers.
+_RETRIED_LEVELS = (descriptor_pb2.MethodOptions.NO_SIDE_EFFECTS, descriptor_pb2.MethodOptions.IDEMPOTENT)
+
+
+def _idempotent_methods() -> dict[str, tuple[str, ...]]:
+    methods: dict[str, tuple[str, ...]] = {}
+    for module in (decisions_pb2, outcomes_pb2, playground_pb2, registry_pb2, telemetry_pb2):
+        for service in module.DESCRIPTOR.services_by_name.values():
+            methods[service.full_name] = tuple(
+                method.name
+                for method in service.methods
+                if method.GetOptions().idempotency_level in _RETRIED_LEVELS
+                and not (method.client_streaming or method.server_streaming)
+            )
+    return methods
+
+
+IDEMPOTENT: dict[str, tuple[str, ...]] = _idempotent_methods()
 
 # The first try and two more: with two replicas, one of them on another.
 MAX_ATTEMPTS = 3

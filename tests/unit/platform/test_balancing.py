@@ -71,3 +71,19 @@ def test_a_context_address_setting_takes_replicas_and_refuses_a_list_of_names(tm
     two_ports = load({**env, "OUTRIDER_REGISTRY_ADDR": "127.0.0.1:50051,127.0.0.1:50061"})
     with pytest.raises(SettingsError, match="several ports"):
         two_ports.port("registry")
+
+
+READ_VERBS = ("List", "Get", "Count", "Find", "Weigh", "Recommend", "Evaluate")
+
+
+@pytest.mark.parametrize("service", sorted(DESCRIPTORS))
+def test_every_unary_read_of_every_contract_is_retried(service):
+    # The class, not the example: a read added to a contract without its
+    # idempotency level would fail over as an error instead of retrying.
+    unary_reads = {
+        method.name
+        for method in DESCRIPTORS[service].methods
+        if method.name.startswith(READ_VERBS) and not (method.client_streaming or method.server_streaming)
+    }
+    assert unary_reads, f"{service} has no read"
+    assert unary_reads <= set(IDEMPOTENT[service])
