@@ -24,6 +24,7 @@ from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
 from gateway.intake import Intake
 from gateway.limits import BodyCap
+from gateway.request_ids import RequestIds
 from gateway.routes import (
     decision_humans,
     decisions,
@@ -179,6 +180,8 @@ def create_app(settings: Settings) -> FastAPI:
         by_prefix=[("/internal/human-inputs", HUMAN_INPUT_BODY_BYTES), ("/internal/facts", MAX_EVENT_BYTES)],
         capped_by_route=[otlp.PATH],
     )
+    # Outermost, so a body refused by the cap is named too.
+    app.add_middleware(RequestIds)
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up", response_model=Health)
     async def healthz() -> dict[str, str]:

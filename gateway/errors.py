@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from gateway import request_ids
 from outrider.rpc import refusal_metadata
 from services.common.clients import ContextCallError
 from services.common.redaction.preview import preview
@@ -59,9 +60,17 @@ def invalid(field: str, reason: str, code: str = "INVALID_ARGUMENT") -> ApiError
 
 
 def envelope(
-    status: int, code: str, message: str, details: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    request_id: str | None = None,
 ) -> JSONResponse:
     message, shown = _redacted(message, details or {})
+    if status >= 500:
+        # A failure the caller cannot fix names the request, for the logs.
+        shown = {**shown, "request_id": request_id or request_ids.current.get()}
     return JSONResponse(
         {"error": {"code": code, "message": message, "details": shown}}, status_code=status, headers=headers
     )
@@ -161,6 +170,20 @@ def validation_fields(errors: Sequence[dict[str, Any]]) -> dict[str, str]:
 
 
 def install(app: FastAPI) -> None:
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Starlette answers these outside every middleware, so the id goes
+        # on the answer here as well as in its body and the log line.
+        request_id = getattr(request.state, "request_id", "")
+        _log.error("unexpected error answering a request", exc_info=exc, extra={"request_id": request_id})
+        return envelope(
+            500,
+            "INTERNAL",
+            "the gateway failed to answer; quote the request id",
+            headers={request_ids.HEADER: request_id},
+            request_id=request_id,
+        )
+
     @app.exception_handler(ApiError)
     async def _api(_: Request, exc: ApiError) -> JSONResponse:
         return envelope(exc.status, exc.code, exc.message, exc.details)

@@ -29,7 +29,10 @@ async def test_a_down_context_is_named_without_its_address(settings, context, me
         reply = await client.request(method, path, json=body, headers=headers)
     assert reply.status_code == 503, reply.text
     error = reply.json()["error"]
-    assert (error["code"], error["details"]) == ("UPSTREAM_UNAVAILABLE", {"context": context})
+    assert (error["code"], error["details"]) == (
+        "UPSTREAM_UNAVAILABLE",
+        {"context": context, "request_id": reply.headers["x-request-id"]},
+    )
     address = settings.addr(context)
     assert address not in reply.text and address.split(":")[0] not in reply.text
 
