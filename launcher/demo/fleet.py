@@ -157,8 +157,12 @@ def _conversation(rng: random.Random, model: str, index: int) -> dict[str, Any]:
 
 class Fleet:
     def __init__(self, target: DemoTarget, *, scale: int, seed: int, out: Callable[[str], None]) -> None:
-        self.target, self.scale, self.out = target, scale, out
+        self.target, self.scale, self.seed, self.out = target, scale, seed, out
+        # Models, actions and outcomes follow the seed alone, so a seed's
+        # claims hold on every run; contexts are drawn apart (see run()).
         self.rng = random.Random(seed)
+        self.contexts = random.Random(seed)
+        self.runs_before = 0
         self.run_id = uuid.uuid4().hex[:8]
         self.now = datetime.now(UTC)
         self.report = DemoReport()
@@ -180,6 +184,12 @@ class Fleet:
         steps = self.scale * 4 + 4
         progress = Progress(self.out, steps, tty=sys.stdout.isatty())
         try:
+            # A second demo against the same platform must not record the
+            # first one's contexts again: precedents would come back in
+            # identical pairs. What is already there salts the contexts, and
+            # the runs already counted are what insights must grow past.
+            self.runs_before = await self._runs_landed()
+            self.contexts = random.Random(f"{self.seed}:{self.runs_before}")
             for _ in range(self.scale):
                 await self._booking_round(recorder, publisher)
                 progress.step("stalls, failures, facts, runs", 3)
@@ -222,7 +232,9 @@ class Fleet:
             model = self.rng.choice((STRONG_MODEL, WEAK_MODEL))
             decided_at = self._instant()
             subject = f"demo-{self.run_id}-{decision_type}-{self.report.decisions_recorded}"
-            context = _stall_context(self.rng) if decision_type == "stall_response" else _failure_context(self.rng)
+            context = (
+                _stall_context(self.contexts) if decision_type == "stall_response" else _failure_context(self.contexts)
+            )
             recorder.record(
                 decision_type=decision_type,
                 agent_id=agent,
@@ -297,9 +309,9 @@ class Fleet:
                 return
 
     async def _ask(self, client: PrecedentClient) -> None:
-        answer = await client.precedents("stall_response", _stall_context(self.rng), k=10)
+        answer = await client.precedents("stall_response", _stall_context(self.contexts), k=10)
         self.report.precedents = [
-            {"action": p.action, "outcome": p.outcome, "similarity": round(p.similarity, 3), "model": p.model}
+            {"action": p.action, "outcome": p.outcome, "similarity": p.similarity, "model": p.model}
             for p in answer.items
         ]
         self.report.precedent_summary = {
@@ -317,16 +329,24 @@ class Fleet:
             reply.raise_for_status()
             setattr(self.report, key, reply.json())
 
+    async def _insights_now(self) -> dict[str, Any]:
+        reply = await self.http.get("/admin/ai/insights", params={"days": 1}, headers=self.console)
+        reply.raise_for_status()
+        insights: dict[str, Any] = reply.json()
+        return insights
+
+    async def _runs_landed(self) -> int:
+        return sum(agent.get("runs", 0) for agent in (await self._insights_now()).get("agents", []))
+
     async def _insights(self, patience_s: float = 30.0) -> None:
         # Runs travel through the stream and land in batches, so the last
-        # ones may still be on their way: wait for them, within reason.
+        # ones may still be on their way: wait for them, within reason. A
+        # platform that already held runs holds this demo's on top of them.
         deadline = time.monotonic() + patience_s
         while True:
-            reply = await self.http.get("/admin/ai/insights", params={"days": 1}, headers=self.console)
-            reply.raise_for_status()
-            self.report.insights = reply.json()
+            self.report.insights = await self._insights_now()
             landed = sum(agent.get("runs", 0) for agent in self.report.insights.get("agents", []))
-            if landed >= self.report.task_runs or time.monotonic() > deadline:
+            if landed >= self.runs_before + self.report.task_runs or time.monotonic() > deadline:
                 return
             await asyncio.sleep(0.5)
 

@@ -28,6 +28,8 @@ async def test_the_demo_shows_the_whole_loop(settings):
             nats_password=NATS_ENGINE.password,
         )
         report = await run_fleet(target, scale=40, seed=5, out=lines.append)
+        # The same demo again on the same platform, as a newcomer would.
+        again = await run_fleet(target, scale=10, seed=5, out=lambda _: None)
 
     assert report.failures == [], render(report)
     assert report.decisions_recorded == 80
@@ -41,3 +43,11 @@ async def test_the_demo_shows_the_whole_loop(settings):
     runs = {agent["agent_id"]: agent["runs"] for agent in report.insights["agents"]}
     assert runs["EXCEPTION_AGENT"] == 40
     assert "all claims hold" in lines[-1]
+
+    # The second demo counts every run the platform holds (none still on its
+    # way) and records contexts of its own: identical ones would come back
+    # as pairs of precedents exactly as similar as each other.
+    assert again.failures == [], render(again)
+    assert {agent["agent_id"]: agent["runs"] for agent in again.insights["agents"]}["EXCEPTION_AGENT"] == 50
+    similarities = [p["similarity"] for p in again.precedents]
+    assert len(set(similarities)) == len(similarities), similarities
