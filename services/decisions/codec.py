@@ -125,6 +125,8 @@ def draft_from_proto(request: decisions_pb2.RecordDecisionRequest) -> DecisionDr
         embedding=embedding_from_proto(request.embedding),
         decided_at=_instant(request.decided_at, request.HasField("decided_at"), "decided_at"),
         rollout=(request.rollout.id, request.rollout.arm) if request.HasField("rollout") else None,
+        model_propensity=request.model_propensity if request.HasField("model_propensity") else None,
+        execution=request.execution,
     )
 
 
@@ -276,6 +278,9 @@ def _decision_fields(row: DecisionRow) -> dict[str, Any]:
         "similarity": row.similarity or 0.0,
         "context_json": row.context_json or b"",
         "rollout": _rollout_arm(row),
+        # None leaves the optional field unset: no propensity was said.
+        "model_propensity": row.model_propensity,
+        "execution": row.execution or "",
     }
 
 

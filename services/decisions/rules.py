@@ -112,6 +112,45 @@ class NewDecision:
     id: uuid.UUID | None = None
     # The rollout arm the decision was made under; None outside a rollout.
     rollout: RolloutTag | None = None
+    # The probability the logged policy gave `model` (0 < p ≤ 1); None when not said.
+    model_propensity: float | None = None
+    execution: Execution | None = None
+
+
+class Execution(StrEnum):
+    """How a decision's action was carried out (DESIGN §10)."""
+
+    # By the agent alone.
+    AUTONOMOUS = "autonomous"
+    # By a person confirming what the agent proposed.
+    CONFIRMED = "confirmed"
+    # By a person doing something else.
+    OVERRIDDEN = "overridden"
+    # Not at all: the agent only proposed it.
+    PROPOSED = "proposed"
+
+
+def checked_propensity(value: float | None) -> float | None:
+    """The model's propensity as sent, 0 < p ≤ 1; None when not sent.
+
+    Zero is refused with the rest: a pick the policy could not have made
+    has no inverse-propensity weight.
+    """
+    if value is None:
+        return None
+    if not (_is_finite(value) and 0 < value <= 1):
+        raise InvalidDecision("model_propensity", f"must be greater than 0 and at most 1, got {value}")
+    return float(value)
+
+
+def checked_execution(value: str) -> Execution | None:
+    """How the action was carried out, one of Execution's words; "" means not said."""
+    if not value:
+        return None
+    try:
+        return Execution(value)
+    except ValueError:
+        raise InvalidDecision("execution", f"must be one of {', '.join(Execution)}, got {value!r}") from None
 
 
 class Arm(StrEnum):
@@ -225,6 +264,9 @@ class DecisionDraft:
     decided_at: datetime | None
     # (rollout id, arm) as sent; None when the decision carries no rollout.
     rollout: tuple[str, str] | None = None
+    model_propensity: float | None = None
+    # "" when not said.
+    execution: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +341,8 @@ def new_decision(
     id: object = None,
     decided_at: object = None,
     rollout: tuple[str, str] | None = None,
+    model_propensity: float | None = None,
+    execution: str = "",
 ) -> NewDecision:
     """Validate one record request; the first broken rule raises InvalidDecision.
 
@@ -321,6 +365,8 @@ def new_decision(
         model=_optional_text("model", model, MAX_TEXT_CHARS),
         embedding=_embedding(embedding, embedding_dimension),
         rollout=checked_rollout(rollout),
+        model_propensity=checked_propensity(model_propensity),
+        execution=checked_execution(execution),
     )
 
 
@@ -344,6 +390,8 @@ def decision_to_record(draft: DecisionDraft, *, now: datetime, embedding_dimensi
         embedding=draft.embedding,
         decided_at=draft.decided_at,
         rollout=draft.rollout,
+        model_propensity=draft.model_propensity,
+        execution=draft.execution,
         now=now,
         embedding_dimension=embedding_dimension,
     )

@@ -53,6 +53,9 @@ class DecisionRow:
     # listing and single reads, not by precedent search.
     rollout_id: uuid.UUID | None = None
     rollout_arm: str | None = None
+    # What DESIGN §10's evidence reads; read with the rollout arm, not by precedent search.
+    model_propensity: float | None = None
+    execution: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +92,9 @@ _COLUMNS = """
 """
 
 
-# What a read of one decision or a listing returns: the columns above and the rollout arm.
-_READ_COLUMNS = f"{_COLUMNS}, rollout_id, rollout_arm"
+# What a read of one decision or a listing returns: the columns above, the
+# rollout arm, the model's propensity and how the action was carried out.
+_READ_COLUMNS = f"{_COLUMNS}, rollout_id, rollout_arm, model_propensity, execution"
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,10 +532,11 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
     rows = await conn.fetch(
         """
         insert into decisions (id, decision_type, agent_id, subject_id, context, action,
-                               confidence, reasoning, model, embedding, decided_at, rollout_id, rollout_arm)
+                               confidence, reasoning, model, embedding, decided_at, rollout_id, rollout_arm,
+                               model_propensity, execution)
         select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[],
                              $7::float8[], $8::text[], $9::text[], $10::vector[], $11::timestamptz[],
-                             $12::uuid[], $13::text[])
+                             $12::uuid[], $13::text[], $14::float8[], $15::text[])
         on conflict (id) do nothing
         returning id
         """,
@@ -548,6 +553,8 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
         [r.decision.decided_at for r in recordings],
         [r.decision.rollout.rollout_id if r.decision.rollout else None for r in recordings],
         [r.decision.rollout.arm.value if r.decision.rollout else None for r in recordings],
+        [r.decision.model_propensity for r in recordings],
+        [r.decision.execution.value if r.decision.execution else None for r in recordings],
     )
     return {row[0] for row in rows}
 
