@@ -310,6 +310,68 @@ def arm_counts_to_proto(counts: Iterable[rules.ArmCount]) -> decisions_pb2.Count
     )
 
 
+def weighing_from_proto(request: decisions_pb2.WeighDecisionsRequest) -> rules.Weighing:
+    return rules.weighing(decision_type=request.decision_type, model=request.model)
+
+
+def weights_to_proto(weights: rules.DecisionWeights) -> decisions_pb2.DecisionWeights:
+    return decisions_pb2.DecisionWeights(
+        decisions=weights.decisions,
+        judged=weights.judged,
+        unknown=weights.unknown,
+        pending=weights.pending,
+        logged_successes=weights.logged_successes,
+        with_propensity=weights.with_propensity,
+        matched=weights.matched,
+        sum_w=weights.sum_w,
+        sum_w_r=weights.sum_w_r,
+        sum_w2=weights.sum_w2,
+        sum_w2_r=weights.sum_w2_r,
+        sum_inverse_all=weights.sum_inverse_all,
+    )
+
+
+def executions_from_proto(request: decisions_pb2.CountExecutionsRequest) -> rules.ExecutionsAsked:
+    return rules.executions_asked(agent_id=request.agent_id, decision_type=request.decision_type)
+
+
+def execution_counts_to_proto(counts: Iterable[rules.ExecutionCount]) -> decisions_pb2.CountExecutionsResponse:
+    return decisions_pb2.CountExecutionsResponse(
+        items=[
+            decisions_pb2.ExecutionCount(
+                decision_type=count.decision_type,
+                execution=count.execution.value if count.execution else "",
+                successes=count.successes,
+                failures=count.failures,
+                unknown=count.unknown,
+                pending=count.pending,
+            )
+            for count in counts
+        ]
+    )
+
+
+def judged_window_from_proto(request: decisions_pb2.CountJudgedWindowsRequest) -> int:
+    return rules.judged_window(request.window)
+
+
+def judged_windows_to_proto(windows: Iterable[rules.JudgedWindow]) -> decisions_pb2.CountJudgedWindowsResponse:
+    return decisions_pb2.CountJudgedWindowsResponse(
+        items=[
+            decisions_pb2.JudgedWindow(
+                agent_id=window.agent_id,
+                decision_type=window.decision_type,
+                latest_judged=window.latest_judged,
+                latest_successes=window.latest_successes,
+                previous_judged=window.previous_judged,
+                previous_successes=window.previous_successes,
+                latest_decided_at=timestamp(window.latest_decided_at),
+            )
+            for window in windows
+        ]
+    )
+
+
 def decision_to_proto(row: DecisionRow) -> decisions_pb2.Decision:
     return decisions_pb2.Decision(**_decision_fields(row))
 
