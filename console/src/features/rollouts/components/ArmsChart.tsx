@@ -16,7 +16,8 @@ export function ArmsChart({ arms }: { arms: Rollout["arms"] }) {
     const posterior = armPosterior(arms[arm.key]);
     return { ...arm, posterior, curve: densityCurve(posterior.alpha, posterior.beta, 240) };
   });
-  const maxY = Math.max(...drawn.flatMap((arm) => arm.curve.map((p) => p.y)), 1);
+  // Headroom above the peak, so a flat Beta(1, 1) is not drawn along the frame.
+  const maxY = Math.max(...drawn.flatMap((arm) => arm.curve.map((p) => p.y)), 1) * 1.15;
   const label = drawn
     .map(({ label, posterior }) => `${label}: mean ${formatRate(posterior.mean, 1)}, 95 % between ${formatRate(posterior.low, 1)} and ${formatRate(posterior.high, 1)}`)
     .join("; ");
