@@ -126,9 +126,11 @@ async def test_a_model_rollout_starts_in_agent_studio_and_is_paused_resumed_and_
     await accessible(page, axe_source)
     await page.set_viewport_size({"width": 390, "height": 844})
     await screenshot(page, "rollouts-narrow")
+    await accessible(page, axe_source)
     await page.get_by_role("row", name=re.compile("Dispatch agent")).get_by_role("link").click()
     await expect(page.locator(".chart-posterior svg path")).to_have_count(2)
     await screenshot(page, "rollout-narrow")
+    await accessible(page, axe_source)
 
 
 async def test_a_second_rollout_of_one_decision_type_links_to_the_one_in_the_way(

@@ -79,7 +79,7 @@ function ArmsTable({ arms }: { arms: Rollout["arms"] }) {
     ["Candidate", arms.candidate],
   ] as const;
   return (
-    <div className="table-wrap">
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Evidence per arm, scrolls sideways on a narrow screen">
       <table>
         <thead>
           <tr>

@@ -30,7 +30,7 @@ export function RolloutsPage() {
             <Empty>{filters.agent || filters.state ? "No rollout matches these filters." : "No change has been rolled out yet."}</Empty>
           ) : (
             <>
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0} role="region" aria-label="Rollouts, scrolls sideways on a narrow screen">
                 <table>
                   <caption className="caption">Newest first.</caption>
                   <thead>
@@ -58,7 +58,7 @@ export function RolloutsPage() {
                           </div>
                         </td>
                         <td>{rollout.decision_type}</td>
-                        <td>{changeInWords(rollout.change, rollout.baseline)}</td>
+                        <td className="cell-change">{changeInWords(rollout.change, rollout.baseline)}</td>
                         <td className="num">{rollout.percent} %</td>
                         <td>
                           <RolloutStateBadge state={rollout.state} />
