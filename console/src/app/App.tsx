@@ -11,6 +11,8 @@ import { HumanDecisionsPage } from "../features/humans/components/HumanDecisions
 import { InsightsPage } from "../features/insights/components/InsightsPage";
 import { PlaygroundPage } from "../features/playground/components/PlaygroundPage";
 import { RunPage } from "../features/playground/components/RunPage";
+import { RolloutPage } from "../features/rollouts/components/RolloutPage";
+import { RolloutsPage } from "../features/rollouts/components/RolloutsPage";
 import { RoutingPage } from "../features/routing/components/RoutingPage";
 import { Layout } from "./Layout";
 import { makeQueryClient } from "./queryClient";
@@ -28,6 +30,8 @@ const ROUTES: Route[] = [
   { pattern: "/subjects/:id", title: "Human decisions", render: (p) => <HumanDecisionsPage subjectId={p.id ?? ""} /> },
   { pattern: "/insights", title: "Insights", render: () => <InsightsPage /> },
   { pattern: "/routing", title: "Routing", render: () => <RoutingPage /> },
+  { pattern: "/rollouts", title: "Rollouts", render: () => <RolloutsPage /> },
+  { pattern: "/rollouts/:id", title: "Rollout", render: (p) => <RolloutPage rolloutId={p.id ?? ""} /> },
   { pattern: "/playground", title: "Playground", render: () => <PlaygroundPage /> },
   { pattern: "/playground/runs/:id", title: "Playground run", render: (p) => <RunPage runId={p.id ?? ""} /> },
   { pattern: "/audit", title: "Audit", render: () => <AuditPage /> },

@@ -8,6 +8,7 @@ const SECTIONS = [
   { to: "/decisions", label: "Decisions" },
   { to: "/insights", label: "Insights" },
   { to: "/routing", label: "Routing" },
+  { to: "/rollouts", label: "Rollouts" },
   { to: "/playground", label: "Playground" },
   { to: "/audit", label: "Audit" },
 ];

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, type ReactNode } from "react";
 
 /** A modal on the native <dialog>: focus is trapped and Escape closes it. */
 export function Dialog({
@@ -13,6 +13,8 @@ export function Dialog({
   children: ReactNode;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs can sit on one page; each title needs its own id.
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -20,8 +22,8 @@ export function Dialog({
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby="dialog-title" onClose={onClose}>
-      <h2 id="dialog-title">{title}</h2>
+    <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose}>
+      <h2 id={titleId}>{title}</h2>
       {open ? children : null}
     </dialog>
   );

@@ -6,6 +6,7 @@ import { useAgent } from "../api/queries";
 import { AutonomyControl } from "./AutonomyControl";
 import { History } from "./History";
 import { ModelPicker } from "./ModelPicker";
+import { RolloutLauncher } from "./RolloutLauncher";
 import { SkillCard } from "./SkillCard";
 
 export function AgentStudio({ agentId }: { agentId: string }) {
@@ -49,6 +50,7 @@ export function AgentStudio({ agentId }: { agentId: string }) {
                 </>
               )}
             </dl>
+            <RolloutLauncher agent={detail} />
             <History entity="agent" id={detail.id} />
           </section>
 

@@ -9,6 +9,7 @@ import { Link } from "../../../lib/router";
 import { useUpdateSkill } from "../api/queries";
 import { ConflictNotice } from "./ConflictNotice";
 import { History } from "./History";
+import { RolloutLauncher } from "./RolloutLauncher";
 import { ThresholdEditor } from "./ThresholdEditor";
 
 export function SkillCard({ skill, tools }: { skill: Skill; tools: Tool[] }) {
@@ -66,6 +67,7 @@ export function SkillCard({ skill, tools }: { skill: Skill; tools: Tool[] }) {
         ))}
       </p>
       {Object.keys(skill.thresholds_schema).length > 0 ? <ThresholdEditor skill={skill} /> : null}
+      <RolloutLauncher skill={skill} />
       <div className="skill-foot">
         <History entity="skill" id={skill.id} />
         <Link to={`/playground?agent=${encodeURIComponent(skill.agent_id)}&skill=${encodeURIComponent(skill.id)}`}>

@@ -4,7 +4,7 @@ import { PageHeader } from "../../../components/PageHeader";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { formatCount, formatCredit, formatRate } from "../../../lib/format";
 import { useSearch } from "../../../lib/router";
-import { credibleInterval, curvePath, densityCurve } from "../logic/beta";
+import { credibleInterval, curvePath, densityCurve } from "../../../lib/beta";
 import type { RoutingKey } from "../api/keys";
 import { useConversationMetrics, useRouting, useRoutingChoices } from "../api/queries";
 

@@ -1,5 +1,5 @@
-// The Beta posterior behind each model's routing score, drawn and summarised
-// in the browser from the (alpha, beta) the gateway answers.
+// A Beta posterior of a success rate (a routing model's, a rollout arm's),
+// drawn and summarised in the browser from the (alpha, beta) it comes from.
 
 // Lanczos approximation (g = 7, n = 9): log Γ to about 15 significant digits.
 const LANCZOS = [

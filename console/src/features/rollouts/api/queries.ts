@@ -1,0 +1,52 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { apiGet, apiPost } from "../../../api/client";
+import type { RolloutFilters } from "../logic/rollouts";
+import type { RolloutState } from "../../../api/resources";
+import { rolloutKeys } from "./keys";
+
+export const PAGE_SIZE = 25;
+
+export function useRollouts(filters: RolloutFilters, cursor: string) {
+  return useQuery({
+    queryKey: rolloutKeys.list(filters, cursor),
+    queryFn: () =>
+      apiGet("/admin/ai/rollouts", {
+        query: { agent_id: filters.agent, state: (filters.state || undefined) as RolloutState | undefined, cursor, limit: PAGE_SIZE },
+      }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Agents by id, for their names beside the ids. */
+export function useAgentNames() {
+  return useQuery({
+    queryKey: [...rolloutKeys.all, "agent-names"],
+    queryFn: async () => Object.fromEntries((await apiGet("/admin/ai/agents")).items.map((a) => [a.id, a.name])),
+    staleTime: 60_000,
+  });
+}
+
+export function useRollout(id: string) {
+  return useQuery({
+    queryKey: rolloutKeys.detail(id),
+    queryFn: () => apiGet("/admin/ai/rollouts/{rollout_id}", { path: { rollout_id: id } }),
+  });
+}
+
+export type RolloutMove = { action: "pause" | "resume" | "abort"; reason: string };
+
+export function useRolloutAction(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ action, reason }: RolloutMove) => {
+      const body = reason ? { reason } : {};
+      const path = { path: { rollout_id: id } };
+      if (action === "pause") return apiPost("/admin/ai/rollouts/{rollout_id}/pause", body, path);
+      if (action === "resume") return apiPost("/admin/ai/rollouts/{rollout_id}/resume", body, path);
+      return apiPost("/admin/ai/rollouts/{rollout_id}/abort", body, path);
+    },
+    // Also after a refusal: a 409 means the rollout moved on (the guard or a
+    // colleague), and the page must show where it is now.
+    onSettled: () => client.invalidateQueries({ queryKey: rolloutKeys.all }),
+  });
+}

@@ -1,0 +1,125 @@
+import { useState, type SubmitEvent } from "react";
+import { PageHeader } from "../../../components/PageHeader";
+import { Pager, useKeysetPages } from "../../../components/Pager";
+import { Empty, QueryView } from "../../../components/States";
+import { Time } from "../../../components/Time";
+import { formatRate } from "../../../lib/format";
+import { Link, useSearch } from "../../../lib/router";
+import { changeInWords, filtersFromSearch, filtersToSearch, ROLLOUT_STATES, type RolloutFilters } from "../logic/rollouts";
+import { PAGE_SIZE, useAgentNames, useRollouts } from "../api/queries";
+import { RolloutStateBadge } from "./RolloutStateBadge";
+
+export function RolloutsPage() {
+  const [search] = useSearch();
+  const filters = filtersFromSearch(search);
+  const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
+  const rollouts = useRollouts(filters, pages.cursor);
+  const names = useAgentNames().data ?? {};
+
+  return (
+    <>
+      <PageHeader title="Rollouts" />
+      <p className="hint">
+        A change rolled out to a share of subjects, advanced step by step or halted by its guard on judged outcomes. Start
+        one from an agent's page with “Roll out gradually”.
+      </p>
+      <Filters key={`${filters.agent}|${filters.state}`} filters={filters} agents={Object.keys(names)} onApply={(next) => pages.restart(filtersToSearch(next))} />
+      <QueryView query={rollouts} what="rollouts">
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty>{filters.agent || filters.state ? "No rollout matches these filters." : "No change has been rolled out yet."}</Empty>
+          ) : (
+            <>
+              <div className="table-wrap" tabIndex={0} role="region" aria-label="Rollouts, scrolls sideways on a narrow screen">
+                <table>
+                  <caption className="caption">Newest first.</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Agent</th>
+                      <th scope="col">Decision type</th>
+                      <th scope="col">Change</th>
+                      <th scope="col" className="num">
+                        Share
+                      </th>
+                      <th scope="col">State</th>
+                      <th scope="col" className="num">
+                        p_harm
+                      </th>
+                      <th scope="col">Updated</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.items.map((rollout) => (
+                      <tr key={rollout.id}>
+                        <td>
+                          <Link to={`/rollouts/${rollout.id}`}>{names[rollout.agent_id] ?? rollout.agent_id}</Link>
+                          <div className="cell-note">
+                            <code>{rollout.agent_id}</code>
+                          </div>
+                        </td>
+                        <td>{rollout.decision_type}</td>
+                        <td className="cell-change">{changeInWords(rollout.change, rollout.baseline)}</td>
+                        <td className="num">{rollout.percent} %</td>
+                        <td>
+                          <RolloutStateBadge state={rollout.state} />
+                        </td>
+                        <td className="num">{formatRate(rollout.p_harm, 1)}</td>
+                        <td>
+                          <Time iso={rollout.updated_at} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager pages={pages} nextCursor={page.next_cursor} label="Rollout pages" previousLabel="Previous page" nextLabel="Next page">
+                <span className="hint" aria-live="polite">
+                  Page {pages.number} · {page.items.length} of at most {PAGE_SIZE}
+                </span>
+              </Pager>
+            </>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}
+
+function Filters({ filters, agents, onApply }: { filters: RolloutFilters; agents: string[]; onApply: (next: RolloutFilters) => void }) {
+  const [draft, setDraft] = useState(filters);
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    onApply(draft);
+  };
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Filter rollouts">
+      <div className="field">
+        <label htmlFor="ro-agent">Agent</label>
+        <select id="ro-agent" value={draft.agent} onChange={(e) => setDraft({ ...draft, agent: e.target.value })}>
+          <option value="">Any agent</option>
+          {[...new Set([...agents, filters.agent].filter(Boolean))].sort().map((id) => (
+            <option key={id} value={id}>
+              {id}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="ro-state">State</label>
+        <select id="ro-state" value={draft.state} onChange={(e) => setDraft({ ...draft, state: e.target.value })}>
+          <option value="">Any state</option>
+          {ROLLOUT_STATES.map((state) => (
+            <option key={state} value={state}>
+              {state}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="button button-primary">
+          Apply filters
+        </button>
+      </div>
+    </form>
+  );
+}
