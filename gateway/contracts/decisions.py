@@ -24,6 +24,7 @@ from services.decisions.rules import (
     MAX_K,
     MAX_REASONING_CHARS,
     MAX_TEXT_CHARS,
+    MIN_PROPENSITY,
 )
 
 DECISION_TYPE_PATTERN = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
@@ -104,7 +105,7 @@ class DecisionIn(Contract):
     rollout: RolloutArmIn = Field(
         None, description="the arm of a running rollout the subject was assigned to (DESIGN §9)"
     )
-    model_propensity: Annotated[float, Field(strict=True, gt=0, le=1, allow_inf_nan=False)] = Field(
+    model_propensity: Annotated[float, Field(strict=True, ge=MIN_PROPENSITY, le=1, allow_inf_nan=False)] = Field(
         None, description="the probability the routing policy gave `model` (RecommendModel's propensity)"
     )
     execution: Execution | None = Field(

@@ -130,16 +130,22 @@ class Execution(StrEnum):
     PROPOSED = "proposed"
 
 
-def checked_propensity(value: float | None) -> float | None:
-    """The model's propensity as sent, 0 < p ≤ 1; None when not sent.
+# The smallest propensity taken. Zero is refused with the rest: a pick the
+# policy could not have made has no inverse-propensity weight. Past this
+# floor the weight's square overflows a double long before the sums do (a
+# subnormal p makes 1/p infinite), and no Thompson draw over a fleet's
+# models gives a pick a billionth of a chance and then makes it.
+MIN_PROPENSITY = 1e-9
 
-    Zero is refused with the rest: a pick the policy could not have made
-    has no inverse-propensity weight.
-    """
+
+def checked_propensity(value: float | None) -> float | None:
+    """The model's propensity as sent, 0 < p ≤ 1 (at least MIN_PROPENSITY); None when not sent."""
     if value is None:
         return None
-    if not (_is_finite(value) and 0 < value <= 1):
-        raise InvalidDecision("model_propensity", f"must be greater than 0 and at most 1, got {value}")
+    if not (_is_finite(value) and MIN_PROPENSITY <= value <= 1):
+        raise InvalidDecision(
+            "model_propensity", f"must be greater than 0 (at least {MIN_PROPENSITY:g}) and at most 1, got {value}"
+        )
     return float(value)
 
 
@@ -150,7 +156,7 @@ def checked_execution(value: str) -> Execution | None:
     try:
         return Execution(value)
     except ValueError:
-        raise InvalidDecision("execution", f"must be one of {', '.join(Execution)}, got {value!r}") from None
+        raise InvalidDecision("execution", f"must be one of {', '.join(Execution)}") from None
 
 
 class Arm(StrEnum):

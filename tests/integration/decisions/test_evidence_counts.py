@@ -13,6 +13,7 @@ import pytest
 
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from outrider.wire import timestamp, timestamp_datetime
+from services.decisions import rules
 from tests.harness import engine_channel, running, service_channel
 
 START = datetime(2026, 11, 1, tzinfo=UTC)
@@ -230,3 +231,13 @@ async def test_a_malformed_ask_is_refused_naming_the_field(served, method, reque
 async def test_the_counts_are_the_platforms_alone(served, method, request_message):
     error = await refused(engine_channel, served, method, request_message)
     assert error.code() is grpc.StatusCode.PERMISSION_DENIED
+
+
+async def test_the_smallest_propensity_taken_weighs_without_overflow(served):
+    for _ in range(2):
+        await record(served, propensity=rules.MIN_PROPENSITY, outcome="success")
+    weights = await ask(
+        served, "WeighDecisions", decisions_pb2.WeighDecisionsRequest(decision_type="stall_response", model="m-a")
+    )
+    assert weights.sum_w == pytest.approx(2e9)
+    assert weights.sum_w2_r == pytest.approx(2e18)

@@ -114,6 +114,7 @@ async def test_the_sdk_sends_both(settings, api):
         ({"model_propensity": 0}, "model_propensity"),
         ({"model_propensity": 1.5}, "model_propensity"),
         ({"model_propensity": -0.2}, "model_propensity"),
+        ({"model_propensity": 1e-12}, "model_propensity"),
         ({"model_propensity": "0.5"}, "model_propensity"),
         ({"execution": "manual"}, "execution"),
         ({"execution": "Autonomous"}, "execution"),
@@ -131,6 +132,7 @@ async def test_out_of_range_over_rest_is_422_naming_the_field(api, extra, field)
     [
         ({"model_propensity": 0.0}, "model_propensity"),
         ({"model_propensity": 1.0000001}, "model_propensity"),
+        ({"model_propensity": 5e-324}, "model_propensity"),
         ({"model_propensity": float("nan")}, "model_propensity"),
         ({"execution": "later"}, "execution"),
     ],

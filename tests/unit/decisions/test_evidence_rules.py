@@ -11,12 +11,12 @@ from services.decisions import rules
 from services.decisions.rules import Execution, ExecutionCount, InvalidDecision
 
 
-@pytest.mark.parametrize("value", [1e-9, 0.5, 1.0])
+@pytest.mark.parametrize("value", [rules.MIN_PROPENSITY, 0.5, 1.0])
 def test_a_propensity_in_range_is_kept(value):
     assert rules.checked_propensity(value) == value
 
 
-@pytest.mark.parametrize("value", [0.0, -0.1, 1.0000001, math.nan, math.inf])
+@pytest.mark.parametrize("value", [0.0, 5e-324, 1e-10, -0.1, 1.0000001, math.nan, math.inf])
 def test_a_propensity_out_of_range_names_the_field(value):
     with pytest.raises(InvalidDecision) as caught:
         rules.checked_propensity(value)
