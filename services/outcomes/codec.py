@@ -227,7 +227,12 @@ def routing_to_proto(advice: Advice) -> outcomes_pb2.Routing:
 
 def recommendation_to_proto(advice: Advice) -> outcomes_pb2.RecommendModelResponse:
     return outcomes_pb2.RecommendModelResponse(
-        model=advice.pick or "", arms=_arms(advice), seed=advice.seed, key=advice.key.label
+        model=advice.pick or "",
+        arms=_arms(advice),
+        seed=advice.seed,
+        key=advice.key.label,
+        propensity=advice.propensity,
+        propensity_draws=advice.propensity_draws,
     )
 
 
