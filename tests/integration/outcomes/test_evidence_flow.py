@@ -12,6 +12,7 @@ import pytest
 
 from outrider.client.decisions import DecisionRecorder
 from outrider.client.routing import ModelRouter
+from outrider.errors import InvalidArgument
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from services.outcomes.rules.evaluation import DecisionWeights, snips
 from tests.harness import INTERNAL_KEY, bearer, engine_channel, gateway_client, running, service_channel
@@ -72,6 +73,9 @@ async def test_routed_decisions_carry_their_propensity_and_give_the_estimate(set
                 assert stored.decision.model == choice.model
                 assert stored.decision.model_propensity == pytest.approx(choice.propensity)
         await recorder.close()
+        with pytest.raises(InvalidArgument) as refused:
+            await router.choose("nothing_recorded", [])
+        assert refused.value.code == "NO_CANDIDATES"
         await router.close()
         answers = {
             model: await client.get(
