@@ -1,8 +1,12 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.outcomes.rules.autonomy import (
     DEMOTE_MARGIN,
+    MIN_COMPARED,
     MIN_JUDGED,
+    READY_AGREEMENT,
     Execution,
     ExecutionCount,
     Recommendation,
@@ -88,3 +92,27 @@ def test_autonomous_a_little_below_confirmed_is_not_demoted():
 def test_demotion_needs_enough_autonomous_decisions_to_compare():
     evidence = weigh([_count("autonomous", 5, 20), _count("confirmed", 180, 20), _count("overridden", 5, 5)])
     assert evidence.recommendation is Recommendation.READY
+
+
+judged_counts = st.tuples(st.integers(0, 300), st.integers(0, 300))
+
+
+@given(autonomous=judged_counts, confirmed=judged_counts, overridden=judged_counts)
+def test_every_recommendation_keeps_to_its_minimum_of_evidence(autonomous, confirmed, overridden):
+    evidence = weigh(
+        [
+            _count("autonomous", *autonomous),
+            _count("confirmed", *confirmed),
+            _count("overridden", *overridden),
+        ]
+    )
+    weighed = sum(confirmed) + sum(overridden)
+    if evidence.recommendation is Recommendation.DEMOTE:
+        assert sum(autonomous) >= MIN_COMPARED and sum(confirmed) >= MIN_COMPARED
+        assert autonomous[0] / sum(autonomous) < confirmed[0] / sum(confirmed) - DEMOTE_MARGIN
+    elif evidence.recommendation is Recommendation.NOT_ENOUGH_EVIDENCE:
+        assert weighed < MIN_JUDGED
+    else:
+        assert weighed >= MIN_JUDGED
+    if evidence.recommendation is Recommendation.READY:
+        assert sum(confirmed) / weighed >= READY_AGREEMENT
