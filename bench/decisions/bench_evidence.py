@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.common.db import context_engine, migrate
 from services.decisions import memory, rules, store
@@ -108,6 +110,16 @@ async def plans(raw_dsn: str) -> dict[str, list[str]]:
         await conn.close()
 
 
+async def windows_plan(engine: AsyncEngine, window: int) -> list[str]:
+    """The judged windows' own statement, explained: its scans only, which must all be index-only."""
+    async with engine.connect() as conn:
+        rows = await conn.execute(
+            text(f"explain (analyze, costs off, timing off) {store.JUDGED_WINDOWS_SQL}"),
+            {"window": window, "twice": 2 * window},
+        )
+        return [line.strip() for (line,) in rows if "Scan" in line or "Heap Fetches" in line or "Time" in line]
+
+
 async def timed(calls: int, work: Callable[[], Awaitable[Any]]) -> tuple[dict[str, float], Any]:
     answer = await work()  # warm the pool and the cache
     times_ms = []
@@ -138,6 +150,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
             )
             windows, judged_windows = await timed(args.calls, lambda: memory.count_judged_windows(engine, args.window))
             explained = await plans(stack.raw_dsn(DATABASE))
+            explained["count_judged_windows"] = await windows_plan(engine, args.window)
         finally:
             await engine.dispose()
     counted = sum(c.successes + c.failures + c.unknown + c.pending for c in counts)

@@ -150,7 +150,7 @@ def checked_execution(value: str) -> Execution | None:
     try:
         return Execution(value)
     except ValueError:
-        raise InvalidDecision("execution", f"must be one of {', '.join(Execution)}, got {value!r}") from None
+        raise InvalidDecision("execution", f"must be one of {', '.join(Execution)}") from None
 
 
 class Arm(StrEnum):

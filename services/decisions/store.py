@@ -707,18 +707,8 @@ async def count_executions(
     return [ExecutionCountRow(**row._mapping) for row in rows]
 
 
-async def count_judged_windows(conn: AsyncConnection, *, window: int) -> list[JudgedWindow]:
-    """Per agent and decision type with a judged decision, its latest `window` judged ones and the `window` before.
-
-    The pairs are found by skipping through decisions_judged_windows one
-    pair at a time (a loose index scan), and each pair's latest 2·window
-    judged decisions are read from the same index newest first, so the cost
-    is pairs × window entries, not the table. Ties in decision time are
-    broken by id, as in every listing.
-    """
-    rows = await conn.execute(
-        text(
-            f"""
+# :window and :twice (2·window); shown with its plan by bench/decisions/bench_evidence.py.
+JUDGED_WINDOWS_SQL = f"""
             with recursive pairs as (
                 (select agent_id, decision_type from decisions
                   where {JUDGED} order by agent_id, decision_type limit 1)
@@ -748,7 +738,16 @@ async def count_judged_windows(conn: AsyncConnection, *, window: int) -> list[Ju
              group by pairs.agent_id, pairs.decision_type
              order by pairs.agent_id, pairs.decision_type
             """
-        ),
-        {"window": window, "twice": 2 * window},
-    )
+
+
+async def count_judged_windows(conn: AsyncConnection, *, window: int) -> list[JudgedWindow]:
+    """Per agent and decision type with a judged decision, its latest `window` judged ones and the `window` before.
+
+    The pairs are found by skipping through decisions_judged_windows one
+    pair at a time (a loose index scan), and each pair's latest 2·window
+    judged decisions are read from the same index newest first, so the cost
+    is pairs × window entries, not the table. Ties in decision time are
+    broken by id, as in every listing.
+    """
+    rows = await conn.execute(text(JUDGED_WINDOWS_SQL), {"window": window, "twice": 2 * window})
     return [JudgedWindow(**row._mapping) for row in rows]
