@@ -39,6 +39,23 @@ export interface paths {
         patch: operations["update_agent_admin_ai_agents__agent_id__patch"];
         trace?: never;
     };
+    "/admin/ai/agents/{agent_id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models a pin can choose from: those this agent has evidence for, and the allowed patterns */
+        get: operations["agent_models_admin_ai_agents__agent_id__models_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/audit": {
         parameters: {
             query?: never;
@@ -771,6 +788,29 @@ export interface components {
              */
             state: string;
         };
+        /**
+         * AgentModels
+         * @description The models a picker can offer for one agent: those with evidence, and the patterns any other id must match.
+         */
+        AgentModels: {
+            /** Agent Id */
+            agent_id: string;
+            /**
+             * Allowed Patterns
+             * @description shell-style patterns a pin must match (OUTRIDER_ALLOWED_MODELS)
+             */
+            allowed_patterns: string[];
+            /**
+             * Models
+             * @description the pin first, then by how much evidence, then by name
+             */
+            models: components["schemas"]["ModelChoice"][];
+            /**
+             * Pin
+             * @description the pinned model; null means the engine's default
+             */
+            pin: string | null;
+        };
         /** AgentPage */
         AgentPage: {
             /** Items */
@@ -1439,6 +1479,16 @@ export interface components {
             posterior_mean: number;
             /** Successes */
             successes: number;
+        };
+        /** ModelChoice */
+        ModelChoice: {
+            /** Model */
+            model: string;
+            /**
+             * Seen In
+             * @description where the platform has seen this agent use the model
+             */
+            seen_in: ("pin" | "decisions" | "routing" | "telemetry")[];
         };
         /** ModelUsage */
         ModelUsage: {
@@ -2803,6 +2853,73 @@ export interface operations {
             };
             /** @description the body is over the size limit; `details.limit_bytes` says the limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    agent_models_admin_ai_agents__agent_id__models_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentModels"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

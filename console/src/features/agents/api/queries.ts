@@ -18,6 +18,15 @@ export function useAgent(id: string) {
   });
 }
 
+/** The models this agent has evidence for, and the patterns any other pin must match. */
+export function useAgentModels(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: agentKeys.models(id),
+    queryFn: () => apiGet("/admin/ai/agents/{agent_id}/models", { path: { agent_id: id } }),
+    enabled,
+  });
+}
+
 /** Each agent's live state (silent / idle / running) from the last day's insights. */
 export function useLiveStates() {
   return useQuery({
