@@ -145,3 +145,56 @@ async def test_every_page_fits_a_390_px_screen(demo: Platform, phone: Page):
         await screenshot(phone, "phone" + path.replace("/console", "").replace("/", "-")[:60])
     too_wide = {path: found for path, found in widths.items() if found[0] > PHONE["width"]}
     assert too_wide == {}, too_wide
+
+
+async def test_decision_errors_are_in_an_operators_words_and_retry_only_where_it_can_help(demo: Platform, phone: Page):
+    await phone.goto(demo.link(path="/console/decisions?from=2026-03-02T10:00&to=2026-03-01T10:00"))
+    alert = phone.get_by_role("alert")
+    await expect(alert).to_contain_text("“Decided before” must be later than “Decided from”.")
+    await expect(alert).not_to_contain_text("decided_to")
+    await expect(alert.get_by_role("button", name="Try again")).to_have_count(0)
+    await screenshot(phone, "operator-decisions-bad-window")
+
+    requests: list[str] = []
+    phone.on("request", lambda request: requests.append(request.url))
+    await phone.evaluate(GO, "/console/decisions/not-a-uuid")
+    await expect(alert).to_contain_text("“not-a-uuid” is not a decision id")
+    await expect(alert).not_to_contain_text("pattern")
+    assert [url for url in requests if "/admin/ai/decisions/not-a-uuid" in url] == []
+
+    await phone.evaluate(GO, "/console/decisions/00000000-0000-4000-8000-000000000000")
+    await expect(alert).to_contain_text("Not found")
+    await expect(alert.get_by_role("button", name="Try again")).to_have_count(0)
+
+
+async def test_an_unseen_subject_has_no_human_decisions_and_logs_no_error(demo: Platform, phone: Page):
+    errors: list[str] = []
+    phone.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    phone.on("pageerror", lambda error: errors.append(str(error)))
+    await phone.goto(demo.link(path="/console/subjects/never-reported-7"))
+    await expect(phone.get_by_text("No person has decided anything about never-reported-7.")).to_be_visible()
+    current = phone.get_by_role("navigation", name="Console sections").locator("[aria-current=page]")
+    await expect(current).to_have_text("Decisions")
+    assert errors == []
+
+
+async def test_the_nav_marks_the_current_section_on_every_page(demo: Platform, phone: Page):
+    decision = await a_decision(demo)
+    sections = {
+        "/console/agents/DISPATCH_AGENT": "Agents",
+        "/console/agents/CONSOLE_OPS_AGENT/skills/new": "Agents",
+        "/console/decisions": "Decisions",
+        f"/console/decisions/{decision['id']}": "Decisions",
+        f"/console/subjects/{decision['subject_id']}": "Decisions",
+        "/console/insights": "Insights",
+        "/console/routing": "Routing",
+        "/console/playground": "Playground",
+        "/console/playground/runs/00000000-0000-4000-8000-000000000000": "Playground",
+        "/console/audit": "Audit",
+    }
+    await phone.goto(demo.link(path="/console/agents"))
+    current = phone.get_by_role("navigation", name="Console sections").locator("[aria-current=page]")
+    await expect(current).to_have_text("Agents")
+    for path, section in sections.items():
+        await phone.evaluate(GO, path)
+        await expect(current).to_have_text(section)
