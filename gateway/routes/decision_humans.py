@@ -98,7 +98,7 @@ async def list_human_decisions(
     except ContextCallError as failed:
         # An agent may decide about a subject no source has reported yet; to a
         # person reading its human decisions that is simply none, not a fault.
-        code, _ = refusal_metadata(failed.error)
+        code = refusal_metadata(failed.error)[0]
         if failed.error.code() is grpc.StatusCode.NOT_FOUND and code == "SUBJECT_NOT_FOUND":
             return {"items": [], "next_cursor": None}
         raise
