@@ -198,3 +198,29 @@ async def test_the_nav_marks_the_current_section_on_every_page(demo: Platform, p
     for path, section in sections.items():
         await phone.evaluate(GO, path)
         await expect(current).to_have_text(section)
+
+
+async def test_a_link_opened_in_a_new_tab_keeps_the_session_and_signing_out_ends_it_everywhere(
+    demo: Platform, phone: Page
+):
+    await phone.goto(demo.link(path="/console/agents"))
+    await expect(phone.get_by_role("navigation", name="Console sections")).to_be_visible()
+    second = await phone.context.new_page()
+    await second.goto(f"{demo.base}/console/decisions")
+    await expect(second.get_by_role("heading", name="Decisions", exact=True)).to_be_visible()
+    await expect(second.get_by_label("Console token (JWT)")).to_have_count(0)
+    # Handed over tab to tab: in each tab's session storage, never on disk in local storage.
+    for tab in (phone, second):
+        assert await tab.evaluate("Object.keys(sessionStorage)") == ["outrider.console.token"]
+        assert await tab.evaluate("localStorage.length") == 0
+
+    await second.get_by_role("button", name="Sign out").click()
+    await expect(second.get_by_label("Console token (JWT)")).to_be_visible()
+    await expect(phone.get_by_label("Console token (JWT)")).to_be_visible()
+    await expect(phone.get_by_role("alert")).to_contain_text("You signed out in another tab.")
+    assert await phone.evaluate("sessionStorage.length") == 0
+
+    # With no tab holding a session, a new tab has nothing to be handed.
+    third = await phone.context.new_page()
+    await third.goto(f"{demo.base}/console/agents")
+    await expect(third.get_by_label("Console token (JWT)")).to_be_visible()
