@@ -8,6 +8,7 @@ every registry rule that depends on the registry's state is the service's.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
@@ -42,6 +43,7 @@ from gateway.contracts.registry import (
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import decisions_pb2_grpc, outcomes_pb2_grpc, registry_pb2_grpc, telemetry_pb2_grpc
+from outrider.wire import json_bytes
 from services.registry.rollouts.rules import RolloutState
 from services.registry.rules import ToolKind, parse_allowed_models
 
@@ -83,12 +85,23 @@ async def list_agents(request: Request, _: Principal = Depends(staff)) -> dict[s
 
 @router.get(
     "/admin/ai/agents/{agent_id}",
-    summary="One agent with its skills, their tools and its screens",
-    response_model=AgentDetail,
-    responses=errors(401, 403, 404, 503),
+    summary="One agent with its skills, their tools and its screens (ETag, If-None-Match)",
+    response_class=Response,
+    responses={
+        200: {"model": AgentDetail, "description": "the agent", "headers": {"ETag": {"schema": {"type": "string"}}}},
+        304: {"description": "the agent is unchanged since the ETag sent"},
+        **errors(401, 403, 404, 503),
+    },
 )
-async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
-    return codec.agent_detail_json(await _registry(request).GetAgent(codec.agent_request(agent_id)))
+async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> Response:
+    # An open Agent Studio polls this to show a colleague's change; the ETag
+    # lets an unchanged agent answer 304 with no body for the page to redraw.
+    document = json_bytes(codec.agent_detail_json(await _registry(request).GetAgent(codec.agent_request(agent_id))))
+    etag = hashlib.sha256(document).hexdigest()[:32]
+    headers = {"ETag": f'"{etag}"', "Cache-Control": "private, no-cache"}
+    if codec.etag_matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(content=document, media_type="application/json", headers=headers)
 
 
 @router.get(

@@ -224,3 +224,20 @@ async def test_a_link_opened_in_a_new_tab_keeps_the_session_and_signing_out_ends
     third = await phone.context.new_page()
     await third.goto(f"{demo.base}/console/agents")
     await expect(third.get_by_label("Console token (JWT)")).to_be_visible()
+
+
+async def test_an_open_agent_studio_shows_a_colleagues_change_without_a_reload(demo: Platform, phone: Page):
+    await phone.goto(demo.link(path="/console/agents/EXCEPTION_AGENT"))
+    async with httpx.AsyncClient(base_url=demo.base) as client:
+        agent = (await client.get("/admin/ai/agents/EXCEPTION_AGENT", headers=bearer(role=4))).json()
+        skill = agent["skills"][0]
+        switch = phone.get_by_role("switch", name=f"Enable {skill['title']}")
+        await expect(switch).to_have_attribute("aria-checked", "true" if skill["enabled"] else "false")
+        await expect(phone.locator(".freshness")).to_have_text(re.compile(r"^updated (just now|\d+ s ago)$"))
+        # A colleague switches the skill in another console, straight through the API.
+        change = {"enabled": not skill["enabled"], "version": skill["version"]}
+        reply = await client.patch(f"/admin/ai/skills/{skill['id']}", json=change, headers=bearer(role=1))
+        assert reply.status_code == 200, reply.text
+    # The studio looks again every 10 s: well inside the 40 s it stayed stale before.
+    await expect(switch).to_have_attribute("aria-checked", "false" if skill["enabled"] else "true", timeout=15_000)
+    await expect(phone.locator(".freshness")).to_have_text(re.compile(r"^updated (just now|\d s ago)$"))

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One agent with its skills, their tools and its screens */
+        /** One agent with its skills, their tools and its screens (ETag, If-None-Match) */
         get: operations["get_agent_admin_ai_agents__agent_id__get"];
         put?: never;
         post?: never;
@@ -2735,14 +2735,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description the agent */
             200: {
                 headers: {
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AgentDetail"];
                 };
+            };
+            /** @description the agent is unchanged since the ETag sent */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description no or bad credentials */
             401: {
