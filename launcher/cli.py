@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import importlib.util
 import sys
 from collections.abc import Callable, Sequence
@@ -275,25 +276,53 @@ def cmd_nats_authorization(args: argparse.Namespace) -> int:
     return 0
 
 
+# Where each long-running command listens, and the settings that move it.
+GATEWAY_PORTS = "listens on OUTRIDER_HTTP_HOST:OUTRIDER_HTTP_PORT (default 127.0.0.1:8080)."
+SERVE_PORTS = (
+    "listens on OUTRIDER_<CONTEXT>_ADDR when set, else OUTRIDER_GRPC_HOST (default 127.0.0.1) at"
+    " OUTRIDER_GRPC_PORT (default 50051) plus the context's offset: registry +0, decisions +1, outcomes +2,"
+    " playground +3, telemetry +4."
+)
+UP_PORTS = (
+    "ports: the gateway on OUTRIDER_HTTP_PORT (default 8080); the contexts from OUTRIDER_GRPC_PORT (default 50051,"
+    " one port each: registry +0, decisions +1, outcomes +2, playground +3, telemetry +4); the embedded NATS on"
+    " OUTRIDER_NATS_PORT (default 4222)."
+)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("outrider")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="outrider", description="Outrider: control plane for AI agent fleets")
+    # Defaults show in every command's help, so nobody reads the source for them.
+    formatter = argparse.ArgumentDefaultsHelpFormatter
+    root = argparse.ArgumentParser(
+        prog="outrider", description="Outrider: control plane for AI agent fleets", formatter_class=formatter
+    )
+    root.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = root.add_subparsers(dest="command", required=True, metavar="command")
 
-    def add(name: str, handler: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
+    def add(
+        name: str, handler: Callable[[argparse.Namespace], int], help_text: str, epilog: str | None = None
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog, formatter_class=formatter)
         p.set_defaults(handler=handler)
         return p
 
-    add("up", cmd_up, "run the embedded Postgres and NATS, every context and the gateway, supervised")
-    serve = add("serve", cmd_serve, "run one context's gRPC server")
+    add("up", cmd_up, "run the embedded Postgres and NATS, every context and the gateway, supervised", UP_PORTS)
+    serve = add("serve", cmd_serve, "run one context's gRPC server", SERVE_PORTS)
     serve.add_argument("context", help=f"one of: {', '.join(CONTEXTS)}")
-    add("gateway", cmd_gateway, "run the REST gateway")
+    add("gateway", cmd_gateway, "run the REST gateway", GATEWAY_PORTS)
     add("migrate", cmd_migrate, "bring every context's schema to head")
     add("seed", cmd_seed, "load the example registry inventory (idempotent)")
     demo = add("demo", cmd_demo, "run a simulated fleet against a running platform and report")
     demo.add_argument("--scale", type=int, default=120, help="booking rounds to simulate")
-    demo.add_argument("--seed", type=int, default=11)
-    demo.add_argument("--backend-port", type=int, default=8099)
+    demo.add_argument("--seed", type=int, default=11, help="the simulation's random seed: same seed, same fleet")
+    demo.add_argument("--backend-port", type=int, default=8099, help="port of the demo logistics backend")
     demo.add_argument("--keep-backend", action="store_true", help="keep the demo backend serving after the report")
     backup = add("backup", cmd_backup, "write the five schemas to FILE in Postgres's own dump format (pg_dump -Fc)")
     backup.add_argument("file", help="the archive to write; an existing one is replaced once the new one is whole")
@@ -302,14 +331,14 @@ def parser() -> argparse.ArgumentParser:
     restore.add_argument("--force", action="store_true", help="replace a database that holds rows")
     health = add("health", cmd_health, "exit 0 when a context or the gateway answers its health check")
     health.add_argument("target", help=f"gateway or one of: {', '.join(CONTEXTS)}")
-    health.add_argument("--timeout", type=float, default=3.0)
+    health.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for the answer")
     token = add("token", cmd_token, "print a console token signed with the configured secret")
     token.add_argument(
         "--role", type=int, help="1 = admin (writes), 3 or 4 = read-only staff; a --console link without it is role 1"
     )
     token.add_argument("--tenant", type=int, default=0, help="0 = platform staff (default)")
-    token.add_argument("--email", default="dev@outrider.local")
-    token.add_argument("--sub", default="dev")
+    token.add_argument("--email", default="dev@outrider.local", help="the email claim the console shows")
+    token.add_argument("--sub", default="dev", help="the subject claim: who the audit log names")
     token.add_argument(
         "--ttl-hours", type=_whole_hours, default=None, help="lifetime, at least 1; 12 h for a token, 8 h for a link"
     )

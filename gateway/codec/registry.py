@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.paging import PageRequest
 from gateway.contracts.registry import AgentPatch, RolloutAction, RolloutDraft, SkillDraft, SkillPatch
-from outrider.v1 import registry_pb2
+from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2, telemetry_pb2
 from outrider.wire import json_bytes, json_value
 
 # ─── Out ───────────────────────────────────────────────────────────────────
@@ -192,6 +193,48 @@ def rollout_page_json(reply: registry_pb2.ListRolloutsResponse) -> dict[str, Any
 
 
 # ─── In ────────────────────────────────────────────────────────────────────
+
+
+# The order a model's evidence is listed in, strongest claim first.
+MODEL_EVIDENCE = ("pin", "decisions", "routing", "telemetry")
+
+
+def agent_models_json(
+    agent: registry_pb2.AgentDetail,
+    *,
+    decisions: decisions_pb2.ListDecisionsResponse,
+    routings: Iterable[outcomes_pb2.Routing],
+    insights: telemetry_pb2.Insights,
+    allowed_patterns: Iterable[str],
+) -> dict[str, Any]:
+    """Every model the platform has seen this agent use, and where: its pin,
+    its decisions, routing's arms for its skills and decision types, and
+    telemetry's model calls. An empty model name is no model and is left out."""
+    seen: dict[str, set[str]] = {}
+
+    def note(model: str, where: str) -> None:
+        if model:
+            seen.setdefault(model, set()).add(where)
+
+    note(agent.agent.model, "pin")
+    for decision in decisions.items:
+        note(decision.model, "decisions")
+    for routing in routings:
+        for arm in routing.arms:
+            note(arm.model, "routing")
+    for usage in insights.models:
+        if usage.agent_id == agent.agent.id:
+            note(usage.model, "telemetry")
+    ordered = sorted(seen.items(), key=lambda item: ("pin" not in item[1], -len(item[1]), item[0]))
+    return {
+        "agent_id": agent.agent.id,
+        "pin": agent.agent.model or None,
+        "models": [
+            {"model": model, "seen_in": [where for where in MODEL_EVIDENCE if where in sources]}
+            for model, sources in ordered
+        ],
+        "allowed_patterns": list(allowed_patterns),
+    }
 
 
 def agents_request() -> registry_pb2.ListAgentsRequest:

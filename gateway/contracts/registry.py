@@ -131,6 +131,23 @@ class AgentDetail(Agent):
     surfaces: list[Surface]
 
 
+ModelEvidence = Literal["pin", "decisions", "routing", "telemetry"]
+
+
+class ModelChoice(Reply):
+    model: str
+    seen_in: list[ModelEvidence] = Field(description="where the platform has seen this agent use the model")
+
+
+class AgentModels(Reply):
+    """The models a picker can offer for one agent: those with evidence, and the patterns any other id must match."""
+
+    agent_id: str
+    pin: str | None = Field(description="the pinned model; null means the engine's default")
+    models: list[ModelChoice] = Field(description="the pin first, then by how much evidence, then by name")
+    allowed_patterns: list[str] = Field(description="shell-style patterns a pin must match (OUTRIDER_ALLOWED_MODELS)")
+
+
 class AuditRow(Reply):
     id: int
     entity: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import grpc
 from fastapi import APIRouter, Depends, Path, Request, Response
 
 from gateway.auth import Principal, internal, staff, writer
@@ -23,7 +24,9 @@ from gateway.contracts.humans import (
 from gateway.contracts.paging import PageQuery
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
+from outrider.rpc import refusal_metadata
 from outrider.v1 import decisions_pb2_grpc
+from services.common.clients import ContextCallError
 
 router = APIRouter(tags=["human decisions"], route_class=JsonBodyRoute)
 
@@ -90,7 +93,15 @@ async def lease_subject(subject_id: SubjectId, request: Request) -> dict[str, An
 async def list_human_decisions(
     subject_id: SubjectId, request: Request, page: PageQuery, _: Principal = Depends(staff)
 ) -> dict[str, Any]:
-    reply = await _decisions(request).ListHumanDecisions(codec.human_decisions_request(subject_id, page))
+    try:
+        reply = await _decisions(request).ListHumanDecisions(codec.human_decisions_request(subject_id, page))
+    except ContextCallError as failed:
+        # An agent may decide about a subject no source has reported yet; to a
+        # person reading its human decisions that is simply none, not a fault.
+        code = refusal_metadata(failed.error)[0]
+        if failed.error.code() is grpc.StatusCode.NOT_FOUND and code == "SUBJECT_NOT_FOUND":
+            return {"items": [], "next_cursor": None}
+        raise
     return codec.human_decision_page_json(reply)
 
 

@@ -7,19 +7,25 @@ every registry rule that depends on the registry's state is the service's.
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from gateway import snapshot_feed
 from gateway.auth import Principal, internal, staff, writer
+from gateway.codec import decisions as decisions_codec
+from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import registry as codec
-from gateway.contracts.common import CARRIABLE, STAFF_ERRORS, WRITER_ERRORS, errors
+from gateway.codec import telemetry as telemetry_codec
+from gateway.contracts.common import CARRIABLE, PAGE_LIMIT_MAX, STAFF_ERRORS, WRITER_ERRORS, errors
 from gateway.contracts.decisions import UUID_PATTERN
-from gateway.contracts.paging import PageQuery
+from gateway.contracts.paging import PageQuery, PageRequest
 from gateway.contracts.registry import (
     Agent,
     AgentDetail,
+    AgentModels,
     AgentPage,
     AgentPatch,
     AuditPage,
@@ -36,9 +42,10 @@ from gateway.contracts.registry import (
 )
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
-from outrider.v1 import registry_pb2_grpc
+from outrider.v1 import decisions_pb2_grpc, outcomes_pb2_grpc, registry_pb2_grpc, telemetry_pb2_grpc
+from outrider.wire import json_bytes
 from services.registry.rollouts.rules import RolloutState
-from services.registry.rules import ToolKind
+from services.registry.rules import ToolKind, parse_allowed_models
 
 # Tells an engine whether the snapshot it got is known current or the last
 # copy the registry confirmed before it stopped answering.
@@ -52,6 +59,10 @@ SNAPSHOT_FRESHNESS: Final = {
 AgentIdPath = Annotated[str, Path(min_length=1, max_length=128, pattern=CARRIABLE)]
 SkillIdPath = Annotated[str, Path(min_length=1, max_length=128, pattern=CARRIABLE)]
 RolloutIdPath = Annotated[str, Path(pattern=UUID_PATTERN, description="the rollout's UUID")]
+# The agent's newest decisions and the widest insights window are where its
+# models show; older decisions name models routing and telemetry still carry.
+MODEL_DECISIONS_LOOKED_AT: Final = PageRequest(cursor="", limit=PAGE_LIMIT_MAX)
+MODEL_CALLS_WINDOW_DAYS: Final = 30
 # Pause, resume and abort take a body only to say why; none says nothing.
 NO_REASON: Final = RolloutAction.model_validate({})
 
@@ -74,12 +85,68 @@ async def list_agents(request: Request, _: Principal = Depends(staff)) -> dict[s
 
 @router.get(
     "/admin/ai/agents/{agent_id}",
-    summary="One agent with its skills, their tools and its screens",
-    response_model=AgentDetail,
+    summary="One agent with its skills, their tools and its screens (ETag, If-None-Match)",
+    response_class=Response,
+    responses={
+        200: {"model": AgentDetail, "description": "the agent", "headers": {"ETag": {"schema": {"type": "string"}}}},
+        304: {"description": "the agent is unchanged since the ETag sent"},
+        **errors(401, 403, 404, 503),
+    },
+)
+async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> Response:
+    # An open Agent Studio polls this to show a colleague's change; the ETag
+    # lets an unchanged agent answer 304 with no body for the page to redraw.
+    document = json_bytes(codec.agent_detail_json(await _registry(request).GetAgent(codec.agent_request(agent_id))))
+    etag = hashlib.sha256(document).hexdigest()[:32]
+    headers = {"ETag": f'"{etag}"', "Cache-Control": "private, no-cache"}
+    if codec.etag_matches(request.headers.get("if-none-match"), etag):
+        return Response(status_code=304, headers=headers)
+    return Response(content=document, media_type="application/json", headers=headers)
+
+
+@router.get(
+    "/admin/ai/agents/{agent_id}/models",
+    summary="The models a pin can choose from: those this agent has evidence for, and the allowed patterns",
+    response_model=AgentModels,
     responses=errors(401, 403, 404, 503),
 )
-async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
-    return codec.agent_detail_json(await _registry(request).GetAgent(codec.agent_request(agent_id)))
+async def agent_models(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
+    detail = await _registry(request).GetAgent(codec.agent_request(agent_id))
+    decisions_ask = decisions_codec.list_request(
+        decision_type="",
+        outcome="",
+        agent_id=agent_id,
+        model="",
+        decided_from=None,
+        decided_to=None,
+        page=MODEL_DECISIONS_LOOKED_AT,
+    )
+    decisions, insights = await asyncio.gather(
+        stub(request, "decisions", decisions_pb2_grpc.DecisionsStub).ListDecisions(decisions_ask),
+        stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub).GetInsights(
+            telemetry_codec.insights_request(MODEL_CALLS_WINDOW_DAYS)
+        ),
+    )
+    # Routing keeps evidence per skill and per decision type: ask for each
+    # key this agent decides under.
+    outcomes = stub(request, "outcomes", outcomes_pb2_grpc.OutcomesStub)
+    keys = [("", skill.id) for skill in detail.skills]
+    keys += [(decision_type, "") for decision_type in sorted({d.decision_type for d in decisions.items} - {""})]
+    routings = await asyncio.gather(
+        *(
+            outcomes.GetRouting(
+                outcomes_codec.routing_request(decision_type=decision_type, skill=skill, seed=None, candidates=[])
+            )
+            for decision_type, skill in keys
+        )
+    )
+    return codec.agent_models_json(
+        detail,
+        decisions=decisions,
+        routings=routings,
+        insights=insights,
+        allowed_patterns=parse_allowed_models(request.app.state.settings.allowed_models),
+    )
 
 
 @router.patch(

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One agent with its skills, their tools and its screens */
+        /** One agent with its skills, their tools and its screens (ETag, If-None-Match) */
         get: operations["get_agent_admin_ai_agents__agent_id__get"];
         put?: never;
         post?: never;
@@ -48,6 +48,23 @@ export interface paths {
         };
         /** Judged success by how the agent's actions were carried out, and whether to let it act alone */
         get: operations["autonomy_evidence_admin_ai_agents__agent_id__evidence_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/agents/{agent_id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models a pin can choose from: those this agent has evidence for, and the allowed patterns */
+        get: operations["agent_models_admin_ai_agents__agent_id__models_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -804,6 +821,29 @@ export interface components {
              * @description the live state from its heartbeat; silent when none arrived
              */
             state: string;
+        };
+        /**
+         * AgentModels
+         * @description The models a picker can offer for one agent: those with evidence, and the patterns any other id must match.
+         */
+        AgentModels: {
+            /** Agent Id */
+            agent_id: string;
+            /**
+             * Allowed Patterns
+             * @description shell-style patterns a pin must match (OUTRIDER_ALLOWED_MODELS)
+             */
+            allowed_patterns: string[];
+            /**
+             * Models
+             * @description the pin first, then by how much evidence, then by name
+             */
+            models: components["schemas"]["ModelChoice"][];
+            /**
+             * Pin
+             * @description the pinned model; null means the engine's default
+             */
+            pin: string | null;
         };
         /** AgentPage */
         AgentPage: {
@@ -1629,6 +1669,16 @@ export interface components {
             posterior_mean: number;
             /** Successes */
             successes: number;
+        };
+        /** ModelChoice */
+        ModelChoice: {
+            /** Model */
+            model: string;
+            /**
+             * Seen In
+             * @description where the platform has seen this agent use the model
+             */
+            seen_in: ("pin" | "decisions" | "routing" | "telemetry")[];
         };
         /** ModelUsage */
         ModelUsage: {
@@ -2875,14 +2925,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description the agent */
             200: {
                 headers: {
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AgentDetail"];
                 };
+            };
+            /** @description the agent is unchanged since the ETag sent */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description no or bad credentials */
             401: {
@@ -3054,6 +3112,73 @@ export interface operations {
             };
             /** @description the credentials may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    agent_models_admin_ai_agents__agent_id__models_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentModels"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
 import { QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState, type ReactNode } from "react";
-import { Empty } from "../components/States";
+import { Empty, Loading } from "../components/States";
 import { matchRoute, navigate, useLocation } from "../lib/router";
 import { AgentsPage } from "../features/agents/components/AgentsPage";
 import { NewSkillPage } from "../features/agents/components/NewSkillPage";
@@ -50,12 +50,13 @@ function Routes() {
 }
 
 function Console() {
-  const { token } = useSession();
+  const { token, pending } = useSession();
   const [client] = useState(makeQueryClient);
   // Signing out drops every cached answer: the next operator must not see them.
   useEffect(() => {
     if (token === null) client.clear();
   }, [token, client]);
+  if (pending) return <Loading what="your session" />;
   if (token === null) return <SignIn />;
   return (
     <QueryClientProvider client={client}>

@@ -13,6 +13,12 @@ const SECTIONS = [
   { to: "/audit", label: "Audit" },
 ];
 
+/** The section a page belongs to: a subject's human decisions are read from a decision. */
+export function sectionOf(path: string): string | undefined {
+  if (path.startsWith("/subjects/")) return "/decisions";
+  return SECTIONS.find((section) => path === section.to || path.startsWith(`${section.to}/`))?.to;
+}
+
 export function Layout({ children }: { children: ReactNode }) {
   const { claims, signOut } = useSession();
   const { path } = useLocation();
@@ -29,7 +35,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <ul>
             {SECTIONS.map((section) => (
               <li key={section.to}>
-                <Link to={section.to} aria-current={path.startsWith(section.to) ? "page" : undefined}>
+                <Link to={section.to} aria-current={sectionOf(path) === section.to ? "page" : undefined}>
                   {section.label}
                 </Link>
               </li>

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { ApiError } from "../api/client";
+import { errorTitle, operatorMessage, retryable } from "../lib/errors";
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -13,17 +14,19 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="state state-empty">{children}</p>;
 }
 
-/** The gateway's own words for a failure: a 403 says why, never an empty page. */
+/**
+ * A failure in an operator's words: a 403 says why, never an empty page. "Try
+ * again" shows only where asking again can succeed (unreachable, 5xx), not on
+ * a refusal that will answer the same.
+ */
 export function ErrorNotice({ error, retry }: { error: unknown; retry?: () => void }) {
   const api = error instanceof ApiError ? error : null;
-  const title =
-    api?.status === 403 ? "Not allowed" : api?.status === 0 ? "Gateway unreachable" : api ? `Request failed (${api.status})` : "Something went wrong";
   return (
     <div className="notice notice-error" role="alert">
-      <p className="notice-title">{title}</p>
-      <p>{error instanceof Error ? error.message : String(error)}</p>
+      <p className="notice-title">{errorTitle(error)}</p>
+      <p>{operatorMessage(error)}</p>
       {api && api.code ? <p className="notice-code">code: {api.code}</p> : null}
-      {retry ? (
+      {retry && retryable(error) ? (
         <button type="button" className="button" onClick={retry}>
           Try again
         </button>

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  updatedAgo,
   formatCount,
   formatCredit,
   formatJson,
@@ -54,5 +55,14 @@ describe("times", () => {
     expect(formatJson({ stallMinutes: 12 })).toBe('{"stallMinutes":12}');
     expect(formatJson(true)).toBe("true");
     expect(formatJson(null)).toBe("—");
+  });
+});
+
+describe("updatedAgo", () => {
+  it("says how fresh the page is in seconds, then minutes", () => {
+    expect(updatedAgo(1_000, 1_500)).toBe("updated just now");
+    expect(updatedAgo(1_000, 13_900)).toBe("updated 12 s ago");
+    expect(updatedAgo(0, 185_000)).toBe("updated 3 min ago");
+    expect(updatedAgo(5_000, 1_000)).toBe("updated just now");
   });
 });

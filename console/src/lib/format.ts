@@ -85,3 +85,11 @@ export function formatJson(value: unknown): string {
   if (typeof value === "string") return value;
   return JSON.stringify(value);
 }
+
+/** How long ago something was fetched, in words: "updated just now", "updated 12 s ago", "updated 3 min ago". */
+export function updatedAgo(fetchedAtMs: number, nowMs: number): string {
+  const seconds = Math.max(0, Math.floor((nowMs - fetchedAtMs) / 1000));
+  if (seconds < 2) return "updated just now";
+  if (seconds < 120) return `updated ${seconds} s ago`;
+  return `updated ${Math.floor(seconds / 60)} min ago`;
+}

@@ -164,7 +164,9 @@ async def test_gates_and_bad_input_change_nothing(settings):
 
     assert (keyless.status_code, wrong_key.status_code) == (401, 401)
     assert (tenant.status_code, role.status_code) == (403, 403)
-    assert (unknown_lease.status_code, unknown_list.status_code) == (404, 404)
+    # Leasing an unregistered subject is refused; a person reading it sees none.
+    assert unknown_lease.status_code == 404
+    assert (unknown_list.status_code, unknown_list.json()) == (200, {"items": [], "next_cursor": None})
     assert unknown_lease.json()["error"]["code"] == "SUBJECT_NOT_FOUND"
     assert first_sight.status_code == 201
     assert [d["external_id"] for d in first_sight_lease.json()["human_decisions"]] == ["m-0"]

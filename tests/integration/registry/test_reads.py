@@ -171,3 +171,17 @@ async def test_audit_filters_by_the_person_who_changed_it(api):
     assert [(r["entity_id"], r["new"]["stallMinutes"]) for r in by_sub["items"]] == [("stall_response", 12)]
     assert [r["new"]["stallMinutes"] for r in both["items"]] == [13]
     assert nobody == {"items": [], "next_cursor": None}
+
+
+async def test_an_unchanged_agent_answers_304_to_its_etag_and_a_change_moves_it(api):
+    first = await api.get("/admin/ai/agents/EXCEPTION_AGENT", headers=READER)
+    etag = first.headers["etag"]
+    same = await api.get("/admin/ai/agents/EXCEPTION_AGENT", headers={**READER, "If-None-Match": etag})
+    assert (same.status_code, same.content, same.headers["etag"]) == (304, b"", etag)
+    skill = first.json()["skills"][0]
+    switch = {"enabled": not skill["enabled"], "version": skill["version"]}
+    changed = await api.patch(f"/admin/ai/skills/{skill['id']}", json=switch, headers=WRITER)
+    assert changed.status_code == 200, changed.text
+    moved = await api.get("/admin/ai/agents/EXCEPTION_AGENT", headers={**READER, "If-None-Match": etag})
+    assert moved.status_code == 200 and moved.headers["etag"] != etag
+    assert moved.json()["skills"][0]["enabled"] is not skill["enabled"]

@@ -3,7 +3,7 @@ import { agentKeys, keysChangedByAgentUpdate, keysChangedBySkillCreation, keysCh
 
 describe("agent keys", () => {
   it("nest under one root so the feature can be dropped whole", () => {
-    for (const key of [agentKeys.list(), agentKeys.detail("X"), agentKeys.live(), agentKeys.history("skill", "s")]) {
+    for (const key of [agentKeys.list(), agentKeys.detail("X"), agentKeys.live(), agentKeys.history("skill", "s"), agentKeys.models("X")]) {
       expect(key[0]).toBe("agents");
     }
   });
@@ -18,6 +18,7 @@ describe("agent keys", () => {
       ["agents", "list"],
       ["agents", "detail", "EXCEPTION_AGENT"],
       ["agents", "history", "agent", "EXCEPTION_AGENT"],
+      ["agents", "models", "EXCEPTION_AGENT"],
     ]);
   });
   it("a new skill refreshes the counts and the agent", () => {

@@ -6,6 +6,7 @@ export const agentKeys = {
   all: ["agents"] as const,
   list: () => [...agentKeys.all, "list"] as const,
   detail: (id: string) => [...agentKeys.all, "detail", id] as const,
+  models: (id: string) => [...agentKeys.all, "models", id] as const,
   live: () => [...agentKeys.all, "live"] as const,
   history: (entity: AuditEntity, id: string) => [...agentKeys.all, "history", entity, id] as const,
 };
@@ -17,9 +18,9 @@ export function keysChangedBySkillUpdate(agentId: string, skillId: string): Quer
   return [agentKeys.detail(agentId), agentKeys.history("skill", skillId)];
 }
 
-/** Autonomy and the model pin show in the list as well as the detail. */
+/** Autonomy and the model pin show in the list as well as the detail; the pin heads the model choices. */
 export function keysChangedByAgentUpdate(agentId: string): QueryKey[] {
-  return [agentKeys.list(), agentKeys.detail(agentId), agentKeys.history("agent", agentId)];
+  return [agentKeys.list(), agentKeys.detail(agentId), agentKeys.history("agent", agentId), agentKeys.models(agentId)];
 }
 
 /** A new skill changes the agent's skill count (list) and its skills (detail). */

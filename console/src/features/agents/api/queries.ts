@@ -11,10 +11,27 @@ export function useAgents() {
   });
 }
 
+/**
+ * How often an open Agent Studio looks again, so a colleague's change shows
+ * without a reload. Cheap: the gateway answers an unchanged agent 304 to the
+ * browser's If-None-Match (its ETag), so nothing is sent or redrawn.
+ */
+export const AGENT_REFRESH_MS = 10_000;
+
 export function useAgent(id: string) {
   return useQuery({
     queryKey: agentKeys.detail(id),
     queryFn: () => apiGet("/admin/ai/agents/{agent_id}", { path: { agent_id: id } }),
+    refetchInterval: AGENT_REFRESH_MS,
+  });
+}
+
+/** The models this agent has evidence for, and the patterns any other pin must match. */
+export function useAgentModels(id: string, enabled: boolean) {
+  return useQuery({
+    queryKey: agentKeys.models(id),
+    queryFn: () => apiGet("/admin/ai/agents/{agent_id}/models", { path: { agent_id: id } }),
+    enabled,
   });
 }
 

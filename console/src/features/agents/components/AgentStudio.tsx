@@ -2,6 +2,8 @@ import { useCanWrite } from "../../../lib/SessionContext";
 import { KindBadge, StatusBadge } from "../../../components/Badges";
 import { Empty, QueryView } from "../../../components/States";
 import { Link } from "../../../lib/router";
+import { useEffect, useState } from "react";
+import { updatedAgo } from "../../../lib/format";
 import { useAgent } from "../api/queries";
 import { AutonomyControl } from "./AutonomyControl";
 import { History } from "./History";
@@ -20,6 +22,9 @@ export function AgentStudio({ agentId }: { agentId: string }) {
             <h2>
               {detail.name} <StatusBadge status={detail.status} />
             </h2>
+            <p className="hint" aria-live="off">
+              <Freshness fetchedAt={agent.dataUpdatedAt} />
+            </p>
             <p className="studio-id">
               <code>{detail.id}</code> · runs in the {detail.runtime} · <code>{detail.class_ref}</code>
             </p>
@@ -108,4 +113,14 @@ export function AgentStudio({ agentId }: { agentId: string }) {
       )}
     </QueryView>
   );
+}
+
+/** "updated N s ago", ticking each second: how old what the page shows is. */
+function Freshness({ fetchedAt }: { fetchedAt: number }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const tick = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(tick);
+  }, []);
+  return <span className="freshness">{updatedAgo(fetchedAt, now)}</span>;
 }

@@ -5,7 +5,8 @@ import { Dialog } from "../../../components/Dialog";
 import { ErrorNotice } from "../../../components/States";
 import { Link } from "../../../lib/router";
 import { useCanWrite } from "../../../lib/SessionContext";
-import { modelOptions } from "../logic/agents";
+import { modelIdProblem } from "../logic/agents";
+import { useAgentModels } from "../api/queries";
 import { emptyRolloutForm, rolloutDraft, type RolloutForm } from "../logic/rolloutDraft";
 import { useCreateRollout, useDecisionTypes } from "../api/rollouts";
 
@@ -44,7 +45,11 @@ function RolloutDialogBody({ target, kinds, onClose }: { target: Target; kinds: 
   const types = useDecisionTypes(true);
   const [kind, setKind] = useState<Kind>(kinds[0] ?? "model");
   const [form, setForm] = useState<RolloutForm>(() => emptyRolloutForm());
-  const [model, setModel] = useState(() => modelOptions(target.agent?.model ?? null).find((m) => m !== target.agent?.model) ?? "");
+  // The candidates the model pin offers: the models this agent has evidence
+  // for, or any id the deployment allows, typed.
+  const models = useAgentModels(agentId, kind === "model");
+  const suggestions = (models.data?.models ?? []).map((m) => m.model).filter((m) => m !== (target.agent?.model ?? ""));
+  const [model, setModel] = useState("");
   const [typedId, setTypedId] = useState("");
   const [enabled, setEnabled] = useState("");
   const [thresholds, setThresholds] = useState<Record<string, string>>(() =>
@@ -56,7 +61,7 @@ function RolloutDialogBody({ target, kinds, onClose }: { target: Target; kinds: 
   const autonomyOn = !(target.agent?.autonomous ?? false);
   const change: Record<string, unknown> | null =
     kind === "model"
-      ? { model: model || null }
+      ? { model: model.trim() || null }
       : kind === "autonomy"
         ? autonomyOn
           ? { autonomous: true, confirm: typedId }
@@ -68,9 +73,11 @@ function RolloutDialogBody({ target, kinds, onClose }: { target: Target; kinds: 
       ? "change the switch or at least one threshold"
       : kind === "autonomy" && autonomyOn && typedId !== agentId
         ? `type ${agentId} to confirm`
-        : kind === "model" && (model || null) === (target.agent?.model ?? null)
+        : kind === "model" && (model.trim() || null) === (target.agent?.model ?? null)
           ? "choose a model other than the current pin"
-          : null;
+          : kind === "model" && model.trim() && models.data
+            ? modelIdProblem(model.trim(), models.data.allowed_patterns)
+            : null;
 
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
@@ -133,14 +140,20 @@ function RolloutDialogBody({ target, kinds, onClose }: { target: Target; kinds: 
       {kind === "model" ? (
         <div className="field">
           <label htmlFor={`${id}-model`}>Candidate model (now {target.agent?.model ?? "the engine default"})</label>
-          <select id={`${id}-model`} value={model} onChange={(event) => setModel(event.target.value)}>
-            <option value="">Engine default</option>
-            {modelOptions(target.agent?.model ?? null).map((m) => (
-              <option key={m} value={m}>
-                {m}
-              </option>
+          <input
+            id={`${id}-model`}
+            list={`${id}-models`}
+            value={model}
+            onChange={(event) => setModel(event.target.value)}
+            placeholder="empty for the engine default"
+            autoComplete="off"
+            spellCheck={false}
+          />
+          <datalist id={`${id}-models`}>
+            {suggestions.map((m) => (
+              <option key={m} value={m} />
             ))}
-          </select>
+          </datalist>
         </div>
       ) : null}
       {kind === "autonomy" ? (

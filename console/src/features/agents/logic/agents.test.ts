@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../../../api/resources";
-import { firstAgentWithSkills, MODEL_CHOICES, modelOptions } from "./agents";
+import { evidenceNote, firstAgentWithSkills, modelIdProblem } from "./agents";
 
 const agent = (id: string, skills: number) => ({ id, skill_count: skills }) as Agent;
 
@@ -12,10 +12,28 @@ describe("firstAgentWithSkills", () => {
   });
 });
 
-describe("modelOptions", () => {
-  it("keeps a pin the list does not know, so saving never drops it", () => {
-    expect(modelOptions(null)).toEqual(MODEL_CHOICES);
-    expect(modelOptions("claude-opus-5-5")).toEqual(MODEL_CHOICES);
-    expect(modelOptions("claude-haiku-4-5")).toEqual([...MODEL_CHOICES, "claude-haiku-4-5"]);
+describe("modelIdProblem", () => {
+  it("accepts what the allowed patterns match, as fnmatch does", () => {
+    expect(modelIdProblem("claude-haiku-4-5", ["claude-*"])).toBeNull();
+    expect(modelIdProblem("house-model-7", ["claude-*", "house-model-?"])).toBeNull();
+    expect(modelIdProblem("house-model-77", ["house-model-?"])).toMatch(/only allows models matching house-model-\?/);
+    expect(modelIdProblem("m-b", ["m-[abc]"])).toBeNull();
+    expect(modelIdProblem("m-d", ["m-[!abc]"])).toBeNull();
+    expect(modelIdProblem("m-a", ["m-[!abc]"])).not.toBeNull();
+    // A dot in a pattern is a dot, not any character.
+    expect(modelIdProblem("gpt-4x1", ["gpt-4.1"])).not.toBeNull();
+  });
+
+  it("refuses what the registry refuses before any pattern is tried", () => {
+    expect(modelIdProblem("", ["*"])).toBe("Type a model id.");
+    expect(modelIdProblem("claude *", ["*"])).toMatch(/letters, digits/);
+    expect(modelIdProblem("-claude", ["*"])).toMatch(/starting with a letter/);
+  });
+});
+
+describe("evidenceNote", () => {
+  it("says where a model was seen in words", () => {
+    expect(evidenceNote(["decisions", "routing", "telemetry"])).toBe("in its decisions, in routing, in model calls");
+    expect(evidenceNote(["pin"])).toBe("pinned now");
   });
 });

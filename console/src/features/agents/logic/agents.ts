@@ -5,9 +5,51 @@ export function firstAgentWithSkills(agents: Agent[]): string | undefined {
   return (agents.find((agent) => agent.skill_count > 0) ?? agents[0])?.id;
 }
 
-/** The model pins the picker offers: these, the agent's current pin, and the engine default. */
-export const MODEL_CHOICES = ["claude-opus-5-5", "claude-sonnet-5-5", "claude-opus-4-8"];
+/** The model ids the registry accepts as a pin (its MODEL_ID_PATTERN). */
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 
-export function modelOptions(current: string | null): string[] {
-  return current && !MODEL_CHOICES.includes(current) ? [...MODEL_CHOICES, current] : MODEL_CHOICES;
+/** A shell-style pattern (`*`, `?`, `[...]`) as the registry's fnmatchcase reads it. */
+function patternRegex(pattern: string): RegExp {
+  let source = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern.charAt(i);
+    if (char === "*") source += ".*";
+    else if (char === "?") source += ".";
+    else if (char === "[") {
+      const end = pattern.indexOf("]", i + 2);
+      if (end < 0) {
+        source += "\\[";
+        continue;
+      }
+      const body = pattern.slice(i + 1, end);
+      source += `[${body.startsWith("!") ? "^" + body.slice(1) : body.replace(/\\/g, "\\\\")}]`;
+      i = end;
+    } else source += char.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * Why a typed model id would be refused, in the operator's words, or null when
+ * the registry will take it. Checked here so the confirm step never offers a
+ * change the PATCH refuses; the registry still checks it again.
+ */
+export function modelIdProblem(model: string, allowedPatterns: string[]): string | null {
+  if (!model) return "Type a model id.";
+  if (!MODEL_ID.test(model)) return "A model id is letters, digits and . _ : @ - only, starting with a letter or digit.";
+  if (!allowedPatterns.some((pattern) => patternRegex(pattern).test(model)))
+    return `This deployment only allows models matching ${allowedPatterns.join(", ")}.`;
+  return null;
+}
+
+const EVIDENCE_WORDS: Record<string, string> = {
+  pin: "pinned now",
+  decisions: "in its decisions",
+  routing: "in routing",
+  telemetry: "in model calls",
+};
+
+/** Where a model was seen, as an option's note: "in its decisions, in routing". */
+export function evidenceNote(seenIn: string[]): string {
+  return seenIn.map((where) => EVIDENCE_WORDS[where] ?? where).join(", ");
 }

@@ -33,10 +33,11 @@ export function useFilterChoices() {
   });
 }
 
-export function useDecision(id: string) {
+export function useDecision(id: string, enabled = true) {
   return useQuery({
     queryKey: decisionKeys.detail(id),
     queryFn: () => apiGet("/admin/ai/decisions/{decision_id}", { path: { decision_id: id } }),
+    enabled,
   });
 }
 

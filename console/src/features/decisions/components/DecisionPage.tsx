@@ -8,15 +8,26 @@ import { Time } from "../../../components/Time";
 import { formatRate } from "../../../lib/format";
 import { Link } from "../../../lib/router";
 import { useDecision, useRejudge } from "../api/queries";
+import { isDecisionId } from "../logic/filters";
 
 export function DecisionPage({ decisionId }: { decisionId: string }) {
-  const decision = useDecision(decisionId);
+  const wellFormed = isDecisionId(decisionId);
+  const decision = useDecision(decisionId, wellFormed);
   const canWrite = useCanWrite();
   return (
     <>
       <PageHeader title="Decision">
         <Link to="/decisions">All decisions</Link>
       </PageHeader>
+      {!wellFormed ? (
+        <div className="notice notice-error" role="alert">
+          <p className="notice-title">Not a decision id</p>
+          <p>
+            “{decisionId}” is not a decision id: decision ids look like <code>795b0262-887a-468b-8d07-e1e403180cae</code>. Open
+            the decision from the list of decisions.
+          </p>
+        </div>
+      ) : (
       <QueryView query={decision} what="the decision">
         {(d) => (
           <>
@@ -150,6 +161,7 @@ export function DecisionPage({ decisionId }: { decisionId: string }) {
           </>
         )}
       </QueryView>
+      )}
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeFilterCount, filtersFromSearch, filtersToQuery, filtersToSearch } from "./filters";
+import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, filtersToSearch } from "./filters";
 
 describe("decision filters", () => {
   it("round-trip through the URL", () => {
@@ -13,5 +13,13 @@ describe("decision filters", () => {
     expect(query.decided_from).toBe(new Date("2026-09-29T10:00").toISOString());
     expect(query.decided_to).toBeUndefined();
     expect(query.model).toBe("m");
+  });
+});
+
+describe("isDecisionId", () => {
+  it("takes a UUID and nothing else", () => {
+    expect(isDecisionId("795b0262-887a-468b-8d07-e1e403180cae")).toBe(true);
+    expect(isDecisionId("not-a-uuid")).toBe(false);
+    expect(isDecisionId("795b0262-887a-468b-8d07-e1e403180cae0")).toBe(false);
   });
 });

@@ -37,3 +37,8 @@ export function filtersToQuery(filters: DecisionFilters) {
 export function activeFilterCount(filters: DecisionFilters): number {
   return FIELDS.filter((field) => filters[field] !== "").length;
 }
+
+/** A decision id is a UUID, as the gateway's decision routes take it. */
+export function isDecisionId(id: string): boolean {
+  return /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(id);
+}

@@ -1,4 +1,3 @@
-import { ApiError } from "../../../api/client";
 import { PageHeader } from "../../../components/PageHeader";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
@@ -24,11 +23,6 @@ export function HumanDecisionsPage({ subjectId }: { subjectId: string }) {
         Instructions and approvals people gave about this subject, oldest first. Each outranks what an agent decided before
         it.
       </p>
-      {decisions.error instanceof ApiError && decisions.error.code === "SUBJECT_NOT_FOUND" ? (
-        // An agent may decide about a subject no outside source has told us
-        // of; for the operator that is simply "nobody has said anything".
-        <Empty>No person has decided anything about {subjectId}: no source has reported it yet.</Empty>
-      ) : (
       <QueryView query={decisions} what="human decisions">
         {(page) =>
           page.items.length === 0 ? (
@@ -65,7 +59,6 @@ export function HumanDecisionsPage({ subjectId }: { subjectId: string }) {
           )
         }
       </QueryView>
-      )}
     </>
   );
 }
