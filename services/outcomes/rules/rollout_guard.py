@@ -185,7 +185,8 @@ def mixture_bound(control: ArmCounts, candidate: ArmCounts, *, spread: float, al
     spread_term = math.log((variance + mixing) / variance) - 2 * math.log(alpha)
     half = math.sqrt(variance * (variance + mixing) / mixing * spread_term)
     difference = mt - mc
-    return difference - half, difference + half
+    # A difference of two rates lies in [-1, 1] whatever the bound says.
+    return max(difference - half, -1.0), min(difference + half, 1.0)
 
 
 def needed(settings: GuardSettings, step: int) -> int:
