@@ -194,6 +194,32 @@ def needed(settings: GuardSettings, step: int) -> int:
     return settings.min_judged * (step + 1)
 
 
+def decide(
+    *,
+    control: ArmCounts,
+    candidate: ArmCounts,
+    settings: GuardSettings,
+    steps: tuple[int, ...],
+    step: int,
+    running: bool = True,
+) -> Verdict:
+    """The verdict alone. p_harm is integrated only when the always-valid
+    bound already allows a move, so a simulation can look after every sweep."""
+    alpha = 1 - settings.confidence
+    low, high = mixture_bound(control, candidate, spread=settings.max_drop, alpha=alpha)
+    if high < 0 and p_harm(control, candidate, settings.max_drop) >= settings.confidence:
+        return Verdict.HALT
+    enough = control.judged >= settings.min_judged and candidate.judged >= needed(settings, step)
+    if (
+        running
+        and enough
+        and low > -settings.max_drop
+        and 1 - p_harm(control, candidate, settings.max_drop) >= settings.confidence
+    ):
+        return Verdict.COMPLETE if step == len(steps) - 1 else Verdict.ADVANCE
+    return Verdict.OBSERVE
+
+
 def judge(
     *,
     control: ArmCounts,
@@ -204,18 +230,10 @@ def judge(
     running: bool = True,
 ) -> Judgement:
     """The verdict on one rollout at `step` of `steps`, with the evidence behind it."""
-    alpha = 1 - settings.confidence
-    low, high = mixture_bound(control, candidate, spread=settings.max_drop, alpha=alpha)
+    verdict = decide(control=control, candidate=candidate, settings=settings, steps=steps, step=step, running=running)
+    bounds = mixture_bound(control, candidate, spread=settings.max_drop, alpha=1 - settings.confidence)
     harm = p_harm(control, candidate, settings.max_drop)
-    shown_worse = high < 0 and harm >= settings.confidence
     enough = control.judged >= settings.min_judged and candidate.judged >= needed(settings, step)
-    shown_safe = low > -settings.max_drop and 1 - harm >= settings.confidence
-    if shown_worse:
-        verdict = Verdict.HALT
-    elif running and enough and shown_safe:
-        verdict = Verdict.COMPLETE if step == len(steps) - 1 else Verdict.ADVANCE
-    else:
-        verdict = Verdict.OBSERVE
     control_evidence, candidate_evidence = posterior(control), posterior(candidate)
     reason = _reason(
         verdict,
@@ -223,7 +241,7 @@ def judge(
         control=control_evidence,
         candidate=candidate_evidence,
         harm=harm,
-        bounds=(low, high),
+        bounds=bounds,
         enough=enough,
         running=running,
         need=needed(settings, step),
