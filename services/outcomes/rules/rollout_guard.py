@@ -202,20 +202,21 @@ def decide(
     steps: tuple[int, ...],
     step: int,
     running: bool = True,
+    harm: float | None = None,
 ) -> Verdict:
-    """The verdict alone. p_harm is integrated only when the always-valid
-    bound already allows a move, so a simulation can look after every sweep."""
+    """The verdict alone. Without `harm` given, p_harm is integrated only when
+    the always-valid bound already allows a move, so a simulation can look
+    after every sweep."""
     alpha = 1 - settings.confidence
     low, high = mixture_bound(control, candidate, spread=settings.max_drop, alpha=alpha)
-    if high < 0 and p_harm(control, candidate, settings.max_drop) >= settings.confidence:
+
+    def harmed() -> float:
+        return p_harm(control, candidate, settings.max_drop) if harm is None else harm
+
+    if high < 0 and harmed() >= settings.confidence:
         return Verdict.HALT
     enough = control.judged >= settings.min_judged and candidate.judged >= needed(settings, step)
-    if (
-        running
-        and enough
-        and low > -settings.max_drop
-        and 1 - p_harm(control, candidate, settings.max_drop) >= settings.confidence
-    ):
+    if running and enough and low > -settings.max_drop and 1 - harmed() >= settings.confidence:
         return Verdict.COMPLETE if step == len(steps) - 1 else Verdict.ADVANCE
     return Verdict.OBSERVE
 
@@ -230,9 +231,11 @@ def judge(
     running: bool = True,
 ) -> Judgement:
     """The verdict on one rollout at `step` of `steps`, with the evidence behind it."""
-    verdict = decide(control=control, candidate=candidate, settings=settings, steps=steps, step=step, running=running)
-    bounds = mixture_bound(control, candidate, spread=settings.max_drop, alpha=1 - settings.confidence)
     harm = p_harm(control, candidate, settings.max_drop)
+    verdict = decide(
+        control=control, candidate=candidate, settings=settings, steps=steps, step=step, running=running, harm=harm
+    )
+    bounds = mixture_bound(control, candidate, spread=settings.max_drop, alpha=1 - settings.confidence)
     enough = control.judged >= settings.min_judged and candidate.judged >= needed(settings, step)
     control_evidence, candidate_evidence = posterior(control), posterior(candidate)
     reason = _reason(
