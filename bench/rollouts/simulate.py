@@ -165,6 +165,13 @@ def main() -> None:
     parser.add_argument("--facts-share", type=float, default=0.7)
     parser.add_argument("--unknown", type=float, default=0.1)
     parser.add_argument("--days", type=float, default=28.0)
+    parser.add_argument(
+        "--rows",
+        type=int,
+        nargs="*",
+        default=None,
+        help="only these rows of the table (0-based); each row is seeded alike",
+    )
     args = parser.parse_args()
     world = World(
         rate=args.rate,
@@ -196,7 +203,9 @@ def main() -> None:
         ("guard", GuardSettings(confidence=0.99), decide),
         ("guard", GuardSettings(min_judged=100), decide),
     ]
-    for name, settings, rule in settings_grid:
+    for row, (name, settings, rule) in enumerate(settings_grid):
+        if args.rows is not None and row not in args.rows:
+            continue
         started = time.perf_counter()
         same = scenario(args.seed, args.rollouts, world, settings, 0.0, rule, Verdict.COMPLETE)
         worse = scenario(args.seed + 1, args.rollouts, world, settings, -0.10, rule, Verdict.HALT)
