@@ -119,6 +119,7 @@ class Settings:
     embedding_dimension: int = 384
     tool_base_urls: Mapping[str, str] = field(default_factory=dict)
     sweep_interval_s: float = 60.0
+    rollout_guard_interval_s: float = 300.0
     # Configured human-input sources by the source string a subject records
     # (e.g. "tracker:ops/bookings"): {"url": ..., "token": ..., "timeout_s": ...}.
     human_sources: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
@@ -657,6 +658,13 @@ DECLARED: tuple[Declared, ...] = (
         384,
     ),
     Declared("OUTRIDER_SWEEP_INTERVAL_S", "sweep_interval_s", "seconds between outcome sweeps", integer(1, 86_400), 60),
+    Declared(
+        "OUTRIDER_ROLLOUT_GUARD_INTERVAL_S",
+        "rollout_guard_interval_s",
+        "seconds between rollout guard passes besides the one after every sweep",
+        integer(1, 86_400),
+        300,
+    ),
     Declared(
         "OUTRIDER_HUMAN_SOURCES",
         "human_sources",

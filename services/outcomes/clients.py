@@ -19,6 +19,7 @@ from services.outcomes import codec
 from services.outcomes.rules.advice import OutcomeCount
 from services.outcomes.rules.autonomy import ExecutionCount
 from services.outcomes.rules.evaluation import DecisionWeights
+from services.outcomes.rules.rollout_guard import ArmCounts
 from services.outcomes.rules.sweep import PendingDecision, Verdict
 
 _log = logging.getLogger(__name__)
@@ -96,3 +97,16 @@ class DecisionsClient:
             lambda: self._stub.CountExecutions(request), what="CountExecutions"
         )
         return codec.execution_counts_from_proto(reply)
+
+    async def count_rollout_arms(self, rollout_ids: Sequence[str]) -> dict[tuple[str, str], ArmCounts]:
+        """Each (rollout, arm)'s counts, for all the rollouts in one call; an arm with no decisions is absent."""
+        request = decisions_pb2.CountRolloutArmsRequest(rollout_ids=list(rollout_ids))
+        reply: decisions_pb2.CountRolloutArmsResponse = await retrying(
+            lambda: self._stub.CountRolloutArms(request), what="CountRolloutArms"
+        )
+        return {
+            (item.rollout_id, item.arm): ArmCounts(
+                successes=item.successes, failures=item.failures, unknown=item.unknown, pending=item.pending
+            )
+            for item in reply.items
+        }

@@ -1,5 +1,5 @@
 """Wires the outcomes context into a gRPC server, with its background jobs:
-the `facts.booking` consumer, the sweep timer and retention."""
+the `facts.booking` consumer, the sweep timer, the rollout guard and retention."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from datetime import timedelta
 
 import grpc
 
-from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc
+from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc, registry_pb2_grpc
 from services.common import retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
 from services.outcomes.clients import DecisionsClient
 from services.outcomes.consumer import FactsConsumer
+from services.outcomes.guard.clients import RegistryClient
+from services.outcomes.guard.flow import Guard
 from services.outcomes.retention import lifetimes
 from services.outcomes.router import Router
 from services.outcomes.service import OutcomesService
@@ -43,10 +45,13 @@ MIN_SWEEP_INTERVAL_S = 1.0
 
 async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     decisions = DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub))
+    registry = RegistryClient(runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub))
+    guard = Guard(registry, decisions, interval_s=max(runtime.settings.rollout_guard_interval_s, MIN_SWEEP_INTERVAL_S))
     sweeper = Sweeper(
         engine=runtime.engine,
         decisions=decisions,
         window=timedelta(hours=runtime.settings.outcome_window_hours),
+        after_sweep=guard.wake,
     )
     router = Router(runtime.engine, decisions=decisions)
     service = OutcomesService(runtime.engine, sweeper=sweeper, router=router, decisions=decisions)
@@ -64,4 +69,5 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     # A zero or negative interval would spin the timer; a second is the floor.
     interval = max(runtime.settings.sweep_interval_s, MIN_SWEEP_INTERVAL_S)
     runtime.spawn(run_on_timer(sweeper.sweep, interval_s=interval), name="sweep-timer")
+    runtime.spawn(guard.run(), name="rollout-guard")
     retention.start(server, runtime, lifetimes(runtime.settings))

@@ -56,8 +56,12 @@ class Sweeper:
         window: timedelta,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         writes_in_flight: int = WRITES_IN_FLIGHT,
+        after_sweep: Callable[[], None] | None = None,
     ) -> None:
         self._writes_in_flight = writes_in_flight
+        # Told when a sweep has finished (the rollout guard's wake-up); it
+        # must return at once, so the sweep never waits on what follows it.
+        self._after_sweep = after_sweep
         self._engine = engine
         self._decisions = decisions
         self._window = window
@@ -114,6 +118,8 @@ class Sweeper:
             "sweep finished",
             extra={"judged": report.judged, "scanned": report.scanned, "by_outcome": report.as_counts()},
         )
+        if self._after_sweep is not None:
+            self._after_sweep()
         return report
 
     @staticmethod

@@ -31,7 +31,12 @@ async def readiness(settings) -> tuple[int, dict]:
 
 
 @pytest.mark.parametrize(
-    ("context", "job"), [("telemetry", "telemetry.ingest"), ("outcomes", "outcomes.facts-consumer")]
+    ("context", "job"),
+    [
+        ("telemetry", "telemetry.ingest"),
+        ("outcomes", "outcomes.facts-consumer"),
+        ("outcomes", "outcomes.rollout-guard"),
+    ],
 )
 async def test_a_killed_consumer_turns_readiness_red_until_the_context_restarts(settings, context, job):
     server = ContextServer(context, settings)

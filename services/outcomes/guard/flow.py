@@ -1,0 +1,91 @@
+"""One pass of the rollout guard, and the loop that runs it after every sweep and on a timer.
+
+A pass lists the running and the paused rollouts, counts every arm of all of
+them in one call to the decisions context, judges each with the pure rule and
+hands the registry the verdict. A paused rollout is judged too, so harm found
+in the share it still serves halts it, but the rule never advances it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from typing import Protocol
+
+from services.outcomes.guard.clients import ActiveRollout
+from services.outcomes.rules import rollout_guard
+from services.outcomes.rules.rollout_guard import ArmCounts, Judgement
+
+_log = logging.getLogger(__name__)
+
+
+class RegistryApi(Protocol):
+    async def list_rollouts(self, state: str) -> list[ActiveRollout]:
+        """Every rollout in that state."""
+
+    async def judge(self, rollout_id: str, judgement: Judgement) -> bool:
+        """Hand over one verdict; False when refused as stale."""
+
+
+class ArmsApi(Protocol):
+    async def count_rollout_arms(self, rollout_ids: Sequence[str]) -> dict[tuple[str, str], ArmCounts]:
+        """Counts by (rollout id, arm)."""
+
+
+async def guard_pass(registry: RegistryApi, decisions: ArmsApi) -> Counter[str]:
+    """Judge every running and paused rollout once; the verdicts taken, by kind."""
+    rollouts = [*await registry.list_rollouts("running"), *await registry.list_rollouts("paused")]
+    taken: Counter[str] = Counter()
+    if not rollouts:
+        return taken
+    counts = await decisions.count_rollout_arms([r.id for r in rollouts])
+    for rollout in rollouts:
+        judgement = rollout_guard.judge(
+            control=counts.get((rollout.id, "control"), ArmCounts()),
+            candidate=counts.get((rollout.id, "candidate"), ArmCounts()),
+            settings=rollout.guard,
+            steps=rollout.steps,
+            step=rollout.step,
+            running=rollout.running,
+        )
+        if await registry.judge(rollout.id, judgement):
+            taken[judgement.verdict.value] += 1
+            if judgement.verdict is not rollout_guard.Verdict.OBSERVE:
+                _log.info(
+                    "rollout judged",
+                    extra={"rollout_id": rollout.id, "verdict": judgement.verdict.value, "reason": judgement.reason},
+                )
+        else:
+            taken["refused"] += 1
+    return taken
+
+
+class Guard:
+    """Runs a pass when a sweep finishes (woken, never awaited by the sweep) and at least every interval."""
+
+    def __init__(self, registry: RegistryApi, decisions: ArmsApi, *, interval_s: float) -> None:
+        self._registry = registry
+        self._decisions = decisions
+        self._interval_s = interval_s
+        self._wake = asyncio.Event()
+
+    def wake(self) -> None:
+        """Ask for a pass soon; several wake-ups before it runs make one pass."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Until cancelled; a failed pass is logged and the next wake-up or tick retries."""
+        while True:
+            # The interval passing is as good a reason to look as a sweep.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self._interval_s)
+            self._wake.clear()
+            try:
+                await guard_pass(self._registry, self._decisions)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - one failed pass must not end the guard
+                _log.exception("rollout guard pass failed; retrying at the next sweep or interval")
