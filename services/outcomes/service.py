@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
 from services.common.grpc_server import not_served
-from services.outcomes import codec, erasure, intake, ledger
+from services.outcomes import codec, erasure, intake, ledger, store
 from services.outcomes.router import Router
 from services.outcomes.sweeper import Sweeper
 
@@ -66,6 +66,14 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
     ) -> outcomes_pb2.EraseSubjectFactsResponse:
         return codec.erased_facts_response(await erasure.erase_subject(self._engine, codec.erased_subject(request)))
 
+    async def ListAlerts(
+        self, request: outcomes_pb2.ListAlertsRequest, context: Context
+    ) -> outcomes_pb2.ListAlertsResponse:
+        state, after, limit = codec.list_alerts_query(request)
+        async with self._engine.connect() as conn:
+            rows = await store.list_alerts(conn, state=state, after=after, limit=limit)
+        return codec.alerts_response(rows, limit)
+
     # Declared by the contract (DESIGN §10) and not served yet.
 
     async def Evaluate(self, request: outcomes_pb2.EvaluateRequest, context: Context) -> outcomes_pb2.Evaluation:
@@ -75,8 +83,3 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
         self, request: outcomes_pb2.GetAutonomyEvidenceRequest, context: Context
     ) -> outcomes_pb2.AutonomyEvidence:
         await not_served(context, "GetAutonomyEvidence")
-
-    async def ListAlerts(
-        self, request: outcomes_pb2.ListAlertsRequest, context: Context
-    ) -> outcomes_pb2.ListAlertsResponse:
-        await not_served(context, "ListAlerts")

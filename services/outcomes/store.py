@@ -361,3 +361,156 @@ async def tally_credits(conn: AsyncConnection, *, column: RouteColumn, key: str)
 def document_json(document: dict[str, Any]) -> str:
     """A facts document as stored JSON text (sorted, so equal facts compare equal)."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"))
+
+
+# ─── Alerts ──────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class StoredAlert:
+    id: str
+    rule: str
+    agent_id: str
+    decision_type: str
+    subject: str
+    state: str
+    summary: str
+    value: float
+    threshold: float
+    started_at: datetime
+    resolved_at: datetime | None
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    id: str
+    transition: str
+    body: str
+    attempts: int
+
+
+_ALERT_COLUMNS = (
+    "cast(id as text) as id, rule, agent_id, decision_type, subject, state, summary, value, threshold, "
+    "started_at, resolved_at"
+)
+
+
+async def firing_alerts(conn: AsyncConnection) -> list[StoredAlert]:
+    """Every firing alert, locked so one evaluation at a time moves them."""
+    rows = await conn.execute(text(f"select {_ALERT_COLUMNS} from alerts where state = 'firing' for update"))
+    return [StoredAlert(**row._mapping) for row in rows]
+
+
+async def open_alert(
+    conn: AsyncConnection,
+    *,
+    alert_id: str,
+    key: tuple[str, str, str, str],
+    summary: str,
+    value: float,
+    threshold: float,
+    now: datetime,
+) -> StoredAlert | None:
+    """A new firing row; None when another evaluation opened this key first."""
+    rule, agent_id, decision_type, subject = key
+    row = (
+        await conn.execute(
+            text(
+                "insert into alerts (id, rule, agent_id, decision_type, subject, state, summary, value, "
+                "threshold, started_at) values (cast(:id as uuid), :rule, :agent_id, :decision_type, :subject, "
+                "'firing', :summary, :value, :threshold, :now) "
+                "on conflict (rule, agent_id, decision_type, subject) where state = 'firing' do nothing "
+                f"returning {_ALERT_COLUMNS}"
+            ),
+            {
+                "id": alert_id,
+                "rule": rule,
+                "agent_id": agent_id,
+                "decision_type": decision_type,
+                "subject": subject,
+                "summary": summary,
+                "value": value,
+                "threshold": threshold,
+                "now": now,
+            },
+        )
+    ).first()
+    return StoredAlert(**row._mapping) if row else None
+
+
+async def resolve_alert(conn: AsyncConnection, *, alert_id: str, now: datetime) -> StoredAlert | None:
+    row = (
+        await conn.execute(
+            text(
+                "update alerts set state = 'resolved', resolved_at = :now "
+                f"where id = cast(:id as uuid) and state = 'firing' returning {_ALERT_COLUMNS}"
+            ),
+            {"id": alert_id, "now": now},
+        )
+    ).first()
+    return StoredAlert(**row._mapping) if row else None
+
+
+async def enqueue_delivery(
+    conn: AsyncConnection, *, delivery_id: str, alert_id: str, transition: str, body: str
+) -> None:
+    await conn.execute(
+        text(
+            "insert into alert_outbox (id, alert_id, transition, body) "
+            "values (cast(:id as uuid), cast(:alert_id as uuid), :transition, :body)"
+        ),
+        {"id": delivery_id, "alert_id": alert_id, "transition": transition, "body": body},
+    )
+
+
+async def list_alerts(
+    conn: AsyncConnection, *, state: str | None, after: tuple[str, datetime, str] | None, limit: int
+) -> list[StoredAlert]:
+    """Firing before resolved, newest first within each; limit + 1 rows for paging."""
+    clauses = []
+    params: dict[str, Any] = {"limit": limit + 1}
+    if state:
+        clauses.append("state = :state")
+        params["state"] = state
+    if after is not None:
+        clauses.append(
+            "(state > :a_state or (state = :a_state and (started_at, id) < (:a_started, cast(:a_id as uuid))))"
+        )
+        params.update(a_state=after[0], a_started=after[1], a_id=after[2])
+    where = f"where {' and '.join(clauses)}" if clauses else ""
+    rows = await conn.execute(
+        text(f"select {_ALERT_COLUMNS} from alerts {where} order by state, started_at desc, id desc limit :limit"),
+        params,
+    )
+    return [StoredAlert(**row._mapping) for row in rows]
+
+
+async def due_deliveries(conn: AsyncConnection, *, now: datetime, limit: int) -> list[OutboxRow]:
+    """Undelivered transitions whose next attempt is due, oldest first, locked
+    and skipped by another replica delivering at the same time."""
+    rows = await conn.execute(
+        text(
+            "select cast(id as text) as id, transition, body, attempts from alert_outbox "
+            "where delivered_at is null and next_attempt_at <= :now "
+            "order by created_at, id limit :limit for update skip locked"
+        ),
+        {"now": now, "limit": limit},
+    )
+    return [OutboxRow(**row._mapping) for row in rows]
+
+
+async def mark_delivered(conn: AsyncConnection, *, delivery_id: str, now: datetime) -> None:
+    await conn.execute(
+        text("update alert_outbox set delivered_at = :now, attempts = attempts + 1 where id = cast(:id as uuid)"),
+        {"id": delivery_id, "now": now},
+    )
+
+
+async def mark_failed(conn: AsyncConnection, *, delivery_id: str, retry_at: datetime, error: str) -> None:
+    await conn.execute(
+        text(
+            "update alert_outbox set attempts = attempts + 1, next_attempt_at = :retry_at, last_error = :error "
+            "where id = cast(:id as uuid)"
+        ),
+        {"id": delivery_id, "retry_at": retry_at, "error": error[:500]},
+    )

@@ -207,14 +207,21 @@ class AlertTransition:
 
 
 def transitions(
-    stored_firing: Iterable[AlertKey], should_fire: Mapping[AlertKey, FiringAlert]
+    stored_firing: Iterable[AlertKey],
+    should_fire: Mapping[AlertKey, FiringAlert],
+    *,
+    known_rules: Iterable[str] = RULES,
 ) -> list[AlertTransition]:
     """What moves a stored firing set to the set that should fire: a key that
     newly fires, and a firing key that no longer should, resolves. A key
-    firing in both stays as it is (one firing row per key, one webhook)."""
+    firing in both stays as it is (one firing row per key, one webhook).
+
+    Only rules in `known_rules` resolve: a rule whose signal could not be read
+    this time says nothing about its firing alerts, which stay as they are."""
     stored = set(stored_firing)
+    known = set(known_rules)
     moves = [AlertTransition("firing", key, alert) for key, alert in should_fire.items() if key not in stored]
-    moves += [AlertTransition("resolved", key, None) for key in stored if key not in should_fire]
+    moves += [AlertTransition("resolved", key, None) for key in stored if key not in should_fire and key.rule in known]
     return sorted(moves, key=lambda m: (m.transition, m.key.rule, m.key.agent_id, m.key.decision_type, m.key.subject))
 
 

@@ -100,3 +100,9 @@ def test_slack_text_is_one_line_naming_the_transition() -> None:
     text = alerts.slack_text("resolved", alerts.INGEST_LAG, "ingest\nbehind")
     assert "\n" not in text
     assert "[resolved] ingest_lag" in text
+
+
+def test_a_rule_whose_signal_was_not_read_resolves_nothing() -> None:
+    silent = AlertKey(alerts.AGENT_SILENT, agent_id="a")
+    assert alerts.transitions([silent], {}, known_rules=[alerts.ROLLOUT_HALTED]) == []
+    assert [m.transition for m in alerts.transitions([silent], {}, known_rules=[alerts.AGENT_SILENT])] == ["resolved"]

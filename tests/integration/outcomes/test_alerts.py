@@ -1,0 +1,241 @@
+"""Alerts end to end on the real database: a judged-success drop fires one
+signed webhook to a local receiver and its resolution sends the resolved
+transition; a receiver failing some calls still gets each transition once;
+a deliverer stopped mid-delivery and started afresh does not send a
+delivered transition again; ListAlerts pages firing before resolved."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+
+from outrider.v1 import common_pb2, outcomes_pb2
+from services.common.db import context_engine
+from services.outcomes import codec, store
+from services.outcomes.alerting.delivery import Deliverer
+from services.outcomes.alerting.job import Alerter
+from services.outcomes.alerting.signals import Reading
+from services.outcomes.rules import alerts
+from services.outcomes.rules.alerts import JudgedWindow, Signals, Thresholds
+
+SECRET = "s" * 40
+
+
+@dataclass
+class Receiver:
+    """A webhook receiver: answers 500 to the calls `fail` picks, can hold a
+    call until released, and records each call it answered."""
+
+    fail: Any = lambda n: False
+    hold: threading.Event | None = None
+    held: threading.Event = field(default_factory=threading.Event)
+    calls: int = 0
+    accepted: list[dict[str, Any]] = field(default_factory=list)
+    deliveries: Counter[str] = field(default_factory=Counter)
+    attempts: Counter[str] = field(default_factory=Counter)
+    bad_signatures: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[Receiver, str]]:
+    state = Receiver()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            with state.lock:
+                state.calls += 1
+                n = state.calls
+                state.attempts[self.headers["X-Outrider-Delivery"]] += 1
+            if state.hold is not None and not state.held.is_set():
+                state.held.set()
+                state.hold.wait(10)
+            expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+            if not hmac.compare_digest(expected, self.headers["X-Outrider-Signature"]):
+                state.bad_signatures += 1
+            if state.fail(n):
+                self.send_response(500)
+                self.end_headers()
+                return
+            with state.lock:
+                state.accepted.append(json.loads(body))
+                state.deliveries[self.headers["X-Outrider-Delivery"]] += 1
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_port}/hook"
+    finally:
+        if state.hold is not None:
+            state.hold.set()
+        server.shutdown()
+
+
+class Windows:
+    """The judged windows a pass reads (CountJudgedWindows' answer)."""
+
+    def __init__(self) -> None:
+        self.items: list[JudgedWindow] = []
+
+    async def read(self) -> Reading:
+        return Reading(Signals(windows=list(self.items)), frozenset({alerts.JUDGED_SUCCESS_DROP}))
+
+
+DROPPED = JudgedWindow("agent-a", "refund", 100, 50, 100, 85)
+STEADY = JudgedWindow("agent-a", "refund", 100, 84, 100, 85)
+
+
+async def deliver_all(deliverer: Deliverer, *, rounds: int = 200) -> None:
+    for _ in range(rounds):
+        await deliverer.deliver_due()
+        async with deliverer._engine.connect() as conn:
+            left = (await conn.exec_driver_sql("select count(*) from alert_outbox where delivered_at is null")).scalar()
+        if not left:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("transitions still undelivered")
+
+
+async def test_a_drop_fires_one_signed_webhook_and_its_resolution_another(settings, receiver):
+    state, url = receiver
+    engine = context_engine(settings.database_url, "outcomes")
+    windows = Windows()
+    alerter = Alerter(engine=engine, sources=windows, thresholds=Thresholds())
+    try:
+        async with httpx.AsyncClient() as client:
+            deliverer = Deliverer(engine=engine, url=url, secret=SECRET, client=client, backoff_base_s=0.01)
+            windows.items = [DROPPED]
+            assert [m.transition for m in await alerter.evaluate()] == ["firing"]
+            assert await alerter.evaluate() == []  # still firing: no second row, no second webhook
+            await deliver_all(deliverer)
+            windows.items = [STEADY]
+            assert [m.transition for m in await alerter.evaluate()] == ["resolved"]
+            await deliver_all(deliverer)
+        async with engine.connect() as conn:
+            listed = await store.list_alerts(conn, state=None, after=None, limit=10)
+    finally:
+        await engine.dispose()
+    assert state.bad_signatures == 0
+    assert [b["transition"] for b in state.accepted] == ["firing", "resolved"]
+    fired = state.accepted[0]
+    assert fired["alert"]["rule"] == "judged_success_drop"
+    assert fired["alert"]["agent_id"] == "agent-a"
+    assert fired["alert"]["value"] == pytest.approx(0.35)
+    assert "\n" not in fired["text"] and "[firing] judged_success_drop" in fired["text"]
+    assert state.accepted[1]["alert"]["id"] == fired["alert"]["id"]
+    assert state.accepted[1]["alert"]["resolved_at"] is not None
+    assert [(a.rule, a.state) for a in listed] == [("judged_success_drop", "resolved")]
+
+
+async def test_a_failing_receiver_still_gets_each_transition_once(settings, receiver):
+    state, url = receiver
+    state.fail = lambda n: n % 3 != 0  # two calls of every three fail
+    engine = context_engine(settings.database_url, "outcomes")
+    windows = Windows()
+    alerter = Alerter(engine=engine, sources=windows, thresholds=Thresholds())
+    try:
+        async with httpx.AsyncClient() as client:
+            deliverer = Deliverer(engine=engine, url=url, secret=SECRET, client=client, backoff_base_s=0.01)
+            windows.items = [JudgedWindow(f"agent-{i}", "refund", 100, 50, 100, 85) for i in range(4)]
+            await alerter.evaluate()
+            windows.items = []
+            await alerter.evaluate()
+            await deliver_all(deliverer)
+            assert deliverer.failures > 0
+    finally:
+        await engine.dispose()
+    assert len(state.deliveries) == 8
+    # Retries carried the id of the transition they repeated.
+    assert set(state.attempts) == set(state.deliveries)
+    assert sum(state.attempts.values()) > 8
+    assert set(state.deliveries.values()) == {1}
+    assert Counter(b["transition"] for b in state.accepted) == {"firing": 4, "resolved": 4}
+
+
+async def test_a_deliverer_stopped_mid_delivery_does_not_resend_what_was_delivered(settings, receiver):
+    state, url = receiver
+    engine = context_engine(settings.database_url, "outcomes")
+    windows = Windows()
+    alerter = Alerter(engine=engine, sources=windows, thresholds=Thresholds())
+    try:
+        windows.items = [DROPPED]
+        await alerter.evaluate()
+        async with httpx.AsyncClient() as client:
+            await Deliverer(engine=engine, url=url, secret=SECRET, client=client).deliver_due()
+        windows.items = []
+        await alerter.evaluate()
+        # The resolved transition's POST is held by the receiver; the
+        # deliverer is stopped while it waits, as a replica that dies would be.
+        state.hold = threading.Event()
+        state.fail = lambda n: n == 2  # the held call, answered only after the stop
+        async with httpx.AsyncClient() as client:
+            task = asyncio.create_task(Deliverer(engine=engine, url=url, secret=SECRET, client=client).deliver_due())
+            await asyncio.to_thread(state.held.wait, 5)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        state.hold.set()
+    finally:
+        await engine.dispose()
+    restarted = context_engine(settings.database_url, "outcomes")
+    try:
+        async with httpx.AsyncClient() as client:
+            await deliver_all(Deliverer(engine=restarted, url=url, secret=SECRET, client=client))
+    finally:
+        await restarted.dispose()
+    # The firing transition, delivered before the stop, came once; the
+    # resolved one, whose held call the receiver refused, came once more
+    # from the restarted deliverer, under the id the held call carried.
+    assert [b["transition"] for b in state.accepted] == ["firing", "resolved"]
+    assert set(state.deliveries.values()) == {1}
+    assert state.calls == 3
+
+
+async def test_list_alerts_pages_firing_before_resolved(settings):
+    engine = context_engine(settings.database_url, "outcomes")
+    windows = Windows()
+    alerter = Alerter(engine=engine, sources=windows, thresholds=Thresholds())
+    try:
+        windows.items = [JudgedWindow(f"agent-{i}", "refund", 100, 50, 100, 85) for i in range(3)]
+        await alerter.evaluate()
+        windows.items = windows.items[:1]
+        await alerter.evaluate()
+        pages: list[list[tuple[str, str]]] = []
+        cursor = ""
+        while True:
+            request = outcomes_pb2.ListAlertsRequest(page=common_pb2.PageRequest(limit=2, cursor=cursor))
+            state, after, limit = codec.list_alerts_query(request)
+            async with engine.connect() as conn:
+                rows = await store.list_alerts(conn, state=state, after=after, limit=limit)
+            reply = codec.alerts_response(rows, limit)
+            pages.append([(a.agent_id, a.state) for a in reply.items])
+            cursor = reply.next_cursor
+            if not cursor:
+                break
+        async with engine.connect() as conn:
+            resolved = await store.list_alerts(conn, state="resolved", after=None, limit=10)
+    finally:
+        await engine.dispose()
+    flat = [row for page in pages for row in page]
+    assert [len(p) for p in pages] == [2, 1]
+    assert flat[0] == ("agent-0", "firing")
+    assert sorted(flat[1:]) == [("agent-1", "resolved"), ("agent-2", "resolved")]
+    assert {a.state for a in resolved} == {"resolved"}
