@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.outcomes import ConversationIn
+from gateway.contracts.paging import PageRequest
 from outrider.v1 import outcomes_pb2
 
 # ─── Out ───────────────────────────────────────────────────────────────────
@@ -106,3 +108,27 @@ def routing_request(
     if seed is not None:
         message.seed = seed
     return message
+
+
+def alerts_request(*, state: str, page: PageRequest) -> outcomes_pb2.ListAlertsRequest:
+    return outcomes_pb2.ListAlertsRequest(state=state, page=page_request(page))
+
+
+def alert_json(alert: outcomes_pb2.Alert) -> dict[str, Any]:
+    return {
+        "id": alert.id,
+        "rule": alert.rule,
+        "agent_id": alert.agent_id or None,
+        "decision_type": alert.decision_type or None,
+        "rollout_id": alert.rollout_id or None,
+        "state": alert.state,
+        "summary": alert.summary,
+        "value": alert.value,
+        "threshold": alert.threshold,
+        "started_at": timestamp_text(alert.started_at),
+        "resolved_at": timestamp_text(alert.resolved_at) if alert.HasField("resolved_at") else None,
+    }
+
+
+def alert_page_json(reply: outcomes_pb2.ListAlertsResponse) -> dict[str, Any]:
+    return {"items": [alert_json(a) for a in reply.items], "next_cursor": reply.next_cursor or None}

@@ -1,8 +1,8 @@
-"""Outcomes routes: facts, the sweep, conversations, metrics and routing."""
+"""Outcomes routes: facts, the sweep, conversations, metrics, routing and alerts."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import Field
@@ -17,6 +17,7 @@ from gateway.contracts.common import (
     errors,
 )
 from gateway.contracts.outcomes import (
+    AlertPage,
     ConversationIn,
     ConversationMetrics,
     CreditsReply,
@@ -25,6 +26,7 @@ from gateway.contracts.outcomes import (
     Routing,
     SweepReply,
 )
+from gateway.contracts.paging import PageQuery
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import outcomes_pb2_grpc
@@ -126,3 +128,21 @@ async def routing(
 ) -> dict[str, Any]:
     ask = codec.routing_request(decision_type=decision_type, skill=skill, seed=seed, candidates=candidate)
     return codec.routing_json(await _outcomes(request).GetRouting(ask))
+
+
+@router.get(
+    "/admin/ai/alerts",
+    summary="Alerts, firing before resolved, newest first",
+    response_model=AlertPage,
+    responses=STAFF_ERRORS,
+)
+async def list_alerts(
+    request: Request,
+    page: PageQuery,
+    state: Annotated[
+        Literal["firing", "resolved"] | None, Query(description="only alerts in this state; both when absent")
+    ] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    reply = await _outcomes(request).ListAlerts(codec.alerts_request(state=state or "", page=page))
+    return codec.alert_page_json(reply)

@@ -28,6 +28,7 @@ from services.outcomes.alerting.job import Alerter
 from services.outcomes.alerting.signals import Reading
 from services.outcomes.rules import alerts
 from services.outcomes.rules.alerts import JudgedWindow, Signals, Thresholds
+from tests.harness import bearer, gateway_client, running
 
 SECRET = "s" * 40
 
@@ -239,3 +240,40 @@ async def test_list_alerts_pages_firing_before_resolved(settings):
     assert flat[0] == ("agent-0", "firing")
     assert sorted(flat[1:]) == [("agent-1", "resolved"), ("agent-2", "resolved")]
     assert {a.state for a in resolved} == {"resolved"}
+
+
+@pytest.fixture
+async def alerts_api(settings):
+    engine = context_engine(settings.database_url, "outcomes")
+    windows = Windows()
+    alerter = Alerter(engine=engine, sources=windows, thresholds=Thresholds())
+    try:
+        windows.items = [JudgedWindow(f"agent-{i}", "refund", 100, 50, 100, 85) for i in range(2)]
+        await alerter.evaluate()
+        windows.items = windows.items[:1]
+        await alerter.evaluate()
+    finally:
+        await engine.dispose()
+    async with running(settings, ["outcomes"]), gateway_client(settings) as client:
+        yield client
+
+
+@pytest.mark.parametrize(("role", "status"), [(1, 200), (2, 403), (3, 200), (4, 200), (5, 403)])
+async def test_alerts_route_is_for_staff_and_filters_by_state(alerts_api, role, status):
+    reply = await alerts_api.get("/admin/ai/alerts?state=firing", headers=bearer(role=role))
+    assert reply.status_code == status
+    if status != 200:
+        return
+    body = reply.json()
+    assert [(a["agent_id"], a["state"], a["resolved_at"]) for a in body["items"]] == [("agent-0", "firing", None)]
+    assert body["items"][0]["decision_type"] == "refund"
+    assert body["next_cursor"] is None
+    both = (await alerts_api.get("/admin/ai/alerts?limit=1", headers=bearer(role=role))).json()
+    assert [a["state"] for a in both["items"]] == ["firing"]
+    rest = await alerts_api.get(f"/admin/ai/alerts?limit=1&cursor={both['next_cursor']}", headers=bearer(role=role))
+    assert [(a["agent_id"], a["state"]) for a in rest.json()["items"]] == [("agent-1", "resolved")]
+
+
+async def test_alerts_route_refuses_an_unknown_state_and_no_token(alerts_api):
+    assert (await alerts_api.get("/admin/ai/alerts?state=open", headers=bearer(role=1))).status_code == 422
+    assert (await alerts_api.get("/admin/ai/alerts")).status_code == 401
