@@ -24,11 +24,14 @@ from outrider.wire import json_bytes, timestamp
 
 
 def listed_decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
-    """A decision as the listing, its detail and a verdict's answer show it: with its rollout arm."""
+    """A decision as the listing, its detail and a verdict's answer show it: with its rollout arm,
+    its model's propensity and how its action was carried out."""
     arm = decision.rollout
     return {
         **decision_json(decision),
         "rollout": {"id": arm.id, "arm": arm.arm} if decision.HasField("rollout") else None,
+        "model_propensity": decision.model_propensity if decision.HasField("model_propensity") else None,
+        "execution": decision.execution or None,
     }
 
 
@@ -193,6 +196,8 @@ def record_request(body: DecisionIn, *, dimension: int) -> decisions_pb2.RecordD
         decided_at=timestamp(body.decided_at),
         context_json=json_bytes(body.context) if body.context is not None else b"",
         rollout=common_pb2.RolloutArm(id=body.rollout.id, arm=body.rollout.arm) if body.rollout else None,
+        model_propensity=body.model_propensity,
+        execution=body.execution or "",
     )
 
 

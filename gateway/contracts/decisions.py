@@ -59,6 +59,8 @@ JudgedBy = Annotated[
 
 
 Arm = Literal["control", "candidate"]
+# How a decision's action was carried out (DESIGN §10).
+Execution = Literal["autonomous", "confirmed", "overridden", "proposed"]
 
 
 class RolloutArmIn(Contract):
@@ -101,6 +103,14 @@ class DecisionIn(Contract):
     decided_at: Instant = Field(None, description="when the agent decided; now when absent, never in the future")
     rollout: RolloutArmIn = Field(
         None, description="the arm of a running rollout the subject was assigned to (DESIGN §9)"
+    )
+    model_propensity: Annotated[float, Field(strict=True, gt=0, le=1, allow_inf_nan=False)] = Field(
+        None, description="the probability the routing policy gave `model` (RecommendModel's propensity)"
+    )
+    execution: Execution | None = Field(
+        None,
+        description="how the action was carried out: by the agent alone, by a person confirming it, "
+        "by a person doing something else, or not at all",
     )
 
 
@@ -146,6 +156,8 @@ class DecisionFields(Reply):
 
 class Decision(DecisionFields):
     rollout: RolloutArm | None = Field(description="the rollout arm it was made under; null outside a rollout")
+    model_propensity: float | None = Field(description="the routing policy's probability for `model`; null if unsaid")
+    execution: Execution | None = Field(description="how the action was carried out; null when not said")
 
 
 class Precedent(DecisionFields):

@@ -112,12 +112,20 @@ class DecisionRecorder:
         decided_at: datetime | None = None,
         decision_id: str | None = None,
         rollout: Assignment | None = None,
+        model_propensity: float | None = None,
+        execution: str = "",
     ) -> str:
         """Queue one decision and return its id at once. Never raises.
 
         `rollout` is the arm the engine decided under (SubjectSettings.assignment
         of the settings it obeyed); left out, the registry client's snapshot
         says, as it stands when the decision is recorded.
+
+        `model_propensity` is the probability RecommendModel gave `model`
+        (its answer's `propensity`), and `execution` how the action was
+        carried out: autonomous, confirmed, overridden or proposed (DESIGN
+        §10). A value out of range is refused by Outrider and dropped here,
+        counted, like any other refused decision.
         """
         decision_id = decision_id or str(uuid.uuid4())
         if rollout is None and self._registry is not None:
@@ -136,6 +144,8 @@ class DecisionRecorder:
                 embedding=list(embedding or ()),
                 decided_at=timestamp(decided_at or datetime.now(UTC)),
                 rollout=common_pb2.RolloutArm(id=rollout.rollout_id, arm=rollout.arm) if rollout else None,
+                model_propensity=model_propensity,
+                execution=execution,
             )
         except (TypeError, ValueError) as error:
             self._drop("unencodable", decision_id, error)

@@ -125,6 +125,8 @@ def draft_from_proto(request: decisions_pb2.RecordDecisionRequest) -> DecisionDr
         embedding=embedding_from_proto(request.embedding),
         decided_at=_instant(request.decided_at, request.HasField("decided_at"), "decided_at"),
         rollout=(request.rollout.id, request.rollout.arm) if request.HasField("rollout") else None,
+        model_propensity=request.model_propensity if request.HasField("model_propensity") else None,
+        execution=request.execution,
     )
 
 
@@ -276,6 +278,9 @@ def _decision_fields(row: DecisionRow) -> dict[str, Any]:
         "similarity": row.similarity or 0.0,
         "context_json": row.context_json or b"",
         "rollout": _rollout_arm(row),
+        # None leaves the optional field unset: no propensity was said.
+        "model_propensity": row.model_propensity,
+        "execution": row.execution or "",
     }
 
 
@@ -301,6 +306,68 @@ def arm_counts_to_proto(counts: Iterable[rules.ArmCount]) -> decisions_pb2.Count
                 pending=count.pending,
             )
             for count in counts
+        ]
+    )
+
+
+def weighing_from_proto(request: decisions_pb2.WeighDecisionsRequest) -> rules.Weighing:
+    return rules.weighing(decision_type=request.decision_type, model=request.model)
+
+
+def weights_to_proto(weights: rules.DecisionWeights) -> decisions_pb2.DecisionWeights:
+    return decisions_pb2.DecisionWeights(
+        decisions=weights.decisions,
+        judged=weights.judged,
+        unknown=weights.unknown,
+        pending=weights.pending,
+        logged_successes=weights.logged_successes,
+        with_propensity=weights.with_propensity,
+        matched=weights.matched,
+        sum_w=weights.sum_w,
+        sum_w_r=weights.sum_w_r,
+        sum_w2=weights.sum_w2,
+        sum_w2_r=weights.sum_w2_r,
+        sum_inverse_all=weights.sum_inverse_all,
+    )
+
+
+def executions_from_proto(request: decisions_pb2.CountExecutionsRequest) -> rules.ExecutionsAsked:
+    return rules.executions_asked(agent_id=request.agent_id, decision_type=request.decision_type)
+
+
+def execution_counts_to_proto(counts: Iterable[rules.ExecutionCount]) -> decisions_pb2.CountExecutionsResponse:
+    return decisions_pb2.CountExecutionsResponse(
+        items=[
+            decisions_pb2.ExecutionCount(
+                decision_type=count.decision_type,
+                execution=count.execution.value if count.execution else "",
+                successes=count.successes,
+                failures=count.failures,
+                unknown=count.unknown,
+                pending=count.pending,
+            )
+            for count in counts
+        ]
+    )
+
+
+def judged_window_from_proto(request: decisions_pb2.CountJudgedWindowsRequest) -> int:
+    return rules.judged_window(request.window)
+
+
+def judged_windows_to_proto(windows: Iterable[rules.JudgedWindow]) -> decisions_pb2.CountJudgedWindowsResponse:
+    return decisions_pb2.CountJudgedWindowsResponse(
+        items=[
+            decisions_pb2.JudgedWindow(
+                agent_id=window.agent_id,
+                decision_type=window.decision_type,
+                latest_judged=window.latest_judged,
+                latest_successes=window.latest_successes,
+                previous_judged=window.previous_judged,
+                previous_successes=window.previous_successes,
+                latest_decided_at=timestamp(window.latest_decided_at),
+            )
+            for window in windows
         ]
     )
 

@@ -167,6 +167,25 @@ async def count_rollout_arms(engine: AsyncEngine, rollout_ids: Sequence[uuid.UUI
     return rules.arm_counts(rollout_ids, ((row.rollout_id, row.arm, row.outcome, row.count) for row in rows))
 
 
+async def weigh_decisions(engine: AsyncEngine, asked: rules.Weighing) -> rules.DecisionWeights:
+    """The off-policy estimate's sums over one decision type's judged decisions, for one model."""
+    async with engine.connect() as conn:
+        return await store.weigh_decisions(conn, decision_type=asked.decision_type, model=asked.model)
+
+
+async def count_executions(engine: AsyncEngine, asked: rules.ExecutionsAsked) -> list[rules.ExecutionCount]:
+    """One agent's decisions by type and by how their action was carried out, with their outcomes."""
+    async with engine.connect() as conn:
+        rows = await store.count_executions(conn, agent_id=asked.agent_id, decision_type=asked.decision_type)
+    return rules.execution_counts((row.decision_type, row.execution, row.outcome, row.count) for row in rows)
+
+
+async def count_judged_windows(engine: AsyncEngine, window: int) -> list[rules.JudgedWindow]:
+    """Every agent × decision type's latest two windows of judged decisions."""
+    async with engine.connect() as conn:
+        return await store.count_judged_windows(conn, window=window)
+
+
 async def detail(engine: AsyncEngine, precedents: PrecedentSearch, query: DetailQuery) -> DecisionDetail:
     """One decision with its outcome history and its nearest judged precedents."""
     async with engine.connect() as conn:

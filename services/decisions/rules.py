@@ -112,6 +112,45 @@ class NewDecision:
     id: uuid.UUID | None = None
     # The rollout arm the decision was made under; None outside a rollout.
     rollout: RolloutTag | None = None
+    # The probability the logged policy gave `model` (0 < p ≤ 1); None when not said.
+    model_propensity: float | None = None
+    execution: Execution | None = None
+
+
+class Execution(StrEnum):
+    """How a decision's action was carried out (DESIGN §10)."""
+
+    # By the agent alone.
+    AUTONOMOUS = "autonomous"
+    # By a person confirming what the agent proposed.
+    CONFIRMED = "confirmed"
+    # By a person doing something else.
+    OVERRIDDEN = "overridden"
+    # Not at all: the agent only proposed it.
+    PROPOSED = "proposed"
+
+
+def checked_propensity(value: float | None) -> float | None:
+    """The model's propensity as sent, 0 < p ≤ 1; None when not sent.
+
+    Zero is refused with the rest: a pick the policy could not have made
+    has no inverse-propensity weight.
+    """
+    if value is None:
+        return None
+    if not (_is_finite(value) and 0 < value <= 1):
+        raise InvalidDecision("model_propensity", f"must be greater than 0 and at most 1, got {value}")
+    return float(value)
+
+
+def checked_execution(value: str) -> Execution | None:
+    """How the action was carried out, one of Execution's words; "" means not said."""
+    if not value:
+        return None
+    try:
+        return Execution(value)
+    except ValueError:
+        raise InvalidDecision("execution", f"must be one of {', '.join(Execution)}") from None
 
 
 class Arm(StrEnum):
@@ -225,6 +264,9 @@ class DecisionDraft:
     decided_at: datetime | None
     # (rollout id, arm) as sent; None when the decision carries no rollout.
     rollout: tuple[str, str] | None = None
+    model_propensity: float | None = None
+    # "" when not said.
+    execution: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +341,8 @@ def new_decision(
     id: object = None,
     decided_at: object = None,
     rollout: tuple[str, str] | None = None,
+    model_propensity: float | None = None,
+    execution: str = "",
 ) -> NewDecision:
     """Validate one record request; the first broken rule raises InvalidDecision.
 
@@ -321,6 +365,8 @@ def new_decision(
         model=_optional_text("model", model, MAX_TEXT_CHARS),
         embedding=_embedding(embedding, embedding_dimension),
         rollout=checked_rollout(rollout),
+        model_propensity=checked_propensity(model_propensity),
+        execution=checked_execution(execution),
     )
 
 
@@ -344,6 +390,8 @@ def decision_to_record(draft: DecisionDraft, *, now: datetime, embedding_dimensi
         embedding=draft.embedding,
         decided_at=draft.decided_at,
         rollout=draft.rollout,
+        model_propensity=draft.model_propensity,
+        execution=draft.execution,
         now=now,
         embedding_dimension=embedding_dimension,
     )
@@ -765,3 +813,117 @@ def erasure_audit(erasure: Erasure) -> AuditEntry:
             "reason": erasure.reason,
         },
     )
+
+
+# ─── Evidence counted for the outcomes context (DESIGN §10) ────────────────
+
+# A judged-success window is an alert's sample of the latest decisions, not
+# a history: past this, one call would read a fleet's whole record.
+MAX_JUDGED_WINDOW = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Weighing:
+    """Whose weights are asked for: one decision type's judged decisions, as if all went to `model`."""
+
+    decision_type: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionWeights:
+    """The sums of a self-normalised inverse-propensity estimate of one model's success rate.
+
+    w = 1 / p over the judged decisions that went to the model and carry a
+    propensity p; r is 1 for a success. `decisions` is judged + unknown + pending.
+    """
+
+    decisions: int
+    judged: int
+    unknown: int
+    pending: int
+    logged_successes: int
+    with_propensity: int
+    matched: int
+    sum_w: float
+    sum_w_r: float
+    sum_w2: float
+    sum_w2_r: float
+    sum_inverse_all: float
+
+
+def weighing(*, decision_type: str, model: str) -> Weighing:
+    """The weights asked for: a well-formed decision type and a model, both required."""
+    return Weighing(
+        decision_type=checked_decision_type(decision_type),
+        model=_required_text("model", model, MAX_TEXT_CHARS),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionsAsked:
+    agent_id: str
+    # None: every decision type of the agent.
+    decision_type: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionCount:
+    """What one agent's decisions of one type, carried out one way, came to."""
+
+    decision_type: str
+    # None for the decisions that did not say.
+    execution: Execution | None
+    successes: int = 0
+    failures: int = 0
+    unknown: int = 0
+    pending: int = 0
+
+
+def executions_asked(*, agent_id: str, decision_type: str) -> ExecutionsAsked:
+    """One agent (required) and optionally one of its decision types ("" for all)."""
+    return ExecutionsAsked(
+        agent_id=_required_text("agent_id", agent_id, MAX_TEXT_CHARS),
+        decision_type=checked_decision_type(decision_type) if decision_type else None,
+    )
+
+
+def execution_counts(rows: Iterable[tuple[str, str | None, str | None, int]]) -> list[ExecutionCount]:
+    """(decision type, execution, outcome, count) rows as one count per type and execution.
+
+    Only what some decision reached is answered: an execution absent for a
+    type has no decisions. Ordered by type, then the unsaid ones, then
+    Execution's order.
+    """
+    tallies: dict[tuple[str, Execution | None], dict[str, int]] = {}
+    for decision_type, execution, outcome, count in rows:
+        key = (decision_type, Execution(execution) if execution else None)
+        tally = tallies.setdefault(key, dict.fromkeys(("successes", "failures", "unknown", "pending"), 0))
+        tally[_ARM_TALLY[outcome]] += count
+    order: dict[Execution | None, int] = {None: 0}
+    order.update((execution, index + 1) for index, execution in enumerate(Execution))
+    ranked = sorted(tallies.items(), key=lambda item: (item[0][0], order[item[0][1]]))
+    return [
+        ExecutionCount(decision_type=decision_type, execution=execution, **tally)
+        for (decision_type, execution), tally in ranked
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedWindow:
+    """One agent × decision type's latest `window` judged decisions by decision time, and the `window` before."""
+
+    agent_id: str
+    decision_type: str
+    latest_judged: int
+    latest_successes: int
+    previous_judged: int
+    previous_successes: int
+    latest_decided_at: datetime
+
+
+def judged_window(window: int) -> int:
+    """How many judged decisions make one window: 1 to MAX_JUDGED_WINDOW, refused otherwise."""
+    if not 1 <= window <= MAX_JUDGED_WINDOW:
+        raise InvalidDecision("window", f"must be between 1 and {MAX_JUDGED_WINDOW:,}, got {window}")
+    return window

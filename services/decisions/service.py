@@ -15,7 +15,7 @@ from outrider.rpc import batches
 from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from services.common import callers
 from services.common.errors import DomainError
-from services.common.grpc_server import answerable, not_served
+from services.common.grpc_server import answerable
 from services.common.runtime import Runtime
 from services.decisions import codec, memory, precedent, rules
 from services.decisions.clients import OutcomesClient, RegistryClient
@@ -234,22 +234,21 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         counts = await memory.count_rollout_arms(self._engine, codec.counted_rollouts_from_proto(request))
         return codec.arm_counts_to_proto(counts)
 
-    # Declared by the contract for the off-policy estimate, autonomy evidence
-    # and alerts (DESIGN §10), and not served yet.
-
     async def WeighDecisions(
         self,
         request: decisions_pb2.WeighDecisionsRequest,
         context: grpc.aio.ServicerContext[decisions_pb2.WeighDecisionsRequest, decisions_pb2.DecisionWeights],
     ) -> decisions_pb2.DecisionWeights:
-        await not_served(context, "WeighDecisions")
+        weights = await memory.weigh_decisions(self._engine, codec.weighing_from_proto(request))
+        return codec.weights_to_proto(weights)
 
     async def CountExecutions(
         self,
         request: decisions_pb2.CountExecutionsRequest,
         context: grpc.aio.ServicerContext[decisions_pb2.CountExecutionsRequest, decisions_pb2.CountExecutionsResponse],
     ) -> decisions_pb2.CountExecutionsResponse:
-        await not_served(context, "CountExecutions")
+        counts = await memory.count_executions(self._engine, codec.executions_from_proto(request))
+        return codec.execution_counts_to_proto(counts)
 
     async def CountJudgedWindows(
         self,
@@ -258,4 +257,5 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
             decisions_pb2.CountJudgedWindowsRequest, decisions_pb2.CountJudgedWindowsResponse
         ],
     ) -> decisions_pb2.CountJudgedWindowsResponse:
-        await not_served(context, "CountJudgedWindows")
+        windows = await memory.count_judged_windows(self._engine, codec.judged_window_from_proto(request))
+        return codec.judged_windows_to_proto(windows)

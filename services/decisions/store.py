@@ -16,7 +16,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from outrider.wire import json_bytes
 from services.decisions.queries import PENDING, PageKey
-from services.decisions.rules import Erased, Erasure, ErasureRequest, NewDecision, Verdict
+from services.decisions.rules import (
+    DecisionWeights,
+    Erased,
+    Erasure,
+    ErasureRequest,
+    JudgedWindow,
+    NewDecision,
+    Verdict,
+)
 
 # The predicate of the partial HNSW index, spelled exactly as in the
 # migration: the planner proves an index usable only when the query's WHERE
@@ -53,6 +61,9 @@ class DecisionRow:
     # listing and single reads, not by precedent search.
     rollout_id: uuid.UUID | None = None
     rollout_arm: str | None = None
+    # What DESIGN §10's evidence reads; read with the rollout arm, not by precedent search.
+    model_propensity: float | None = None
+    execution: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +100,9 @@ _COLUMNS = """
 """
 
 
-# What a read of one decision or a listing returns: the columns above and the rollout arm.
-_READ_COLUMNS = f"{_COLUMNS}, rollout_id, rollout_arm"
+# What a read of one decision or a listing returns: the columns above, the
+# rollout arm, the model's propensity and how the action was carried out.
+_READ_COLUMNS = f"{_COLUMNS}, rollout_id, rollout_arm, model_propensity, execution"
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,10 +540,11 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
     rows = await conn.fetch(
         """
         insert into decisions (id, decision_type, agent_id, subject_id, context, action,
-                               confidence, reasoning, model, embedding, decided_at, rollout_id, rollout_arm)
+                               confidence, reasoning, model, embedding, decided_at, rollout_id, rollout_arm,
+                               model_propensity, execution)
         select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[],
                              $7::float8[], $8::text[], $9::text[], $10::vector[], $11::timestamptz[],
-                             $12::uuid[], $13::text[])
+                             $12::uuid[], $13::text[], $14::float8[], $15::text[])
         on conflict (id) do nothing
         returning id
         """,
@@ -548,6 +561,8 @@ async def insert_decisions(conn: asyncpg.Connection, *, recordings: Sequence[Rec
         [r.decision.decided_at for r in recordings],
         [r.decision.rollout.rollout_id if r.decision.rollout else None for r in recordings],
         [r.decision.rollout.arm.value if r.decision.rollout else None for r in recordings],
+        [r.decision.model_propensity for r in recordings],
+        [r.decision.execution.value if r.decision.execution else None for r in recordings],
     )
     return {row[0] for row in rows}
 
@@ -597,3 +612,142 @@ async def prune_before(conn: AsyncConnection, *, before: datetime, batch: int) -
         {"before": before, "batch": batch},
     )
     return result.rowcount
+
+
+# ─── Evidence for the outcomes context (DESIGN §10) ────────────────────────
+
+# The unjudged predicate of decisions_unjudged_type, spelled as in the
+# migration for the same reason as JUDGED.
+UNJUDGED = "(outcome is null or outcome = 'unknown')"
+
+
+async def weigh_decisions(conn: AsyncConnection, *, decision_type: str, model: str) -> DecisionWeights:
+    """One type's inverse-propensity sums for `model`, each half read from its own partial index.
+
+    The judged half is an index-only scan of decisions_judged_weights, the
+    unknown and pending counts of decisions_unjudged_type.
+    """
+    params = {"decision_type": decision_type, "model": model}
+    judged = (
+        await conn.execute(
+            text(
+                f"""
+                select count(*) as judged,
+                       count(*) filter (where outcome = 'success') as logged_successes,
+                       count(model_propensity) as with_propensity,
+                       count(model_propensity) filter (where model = :model) as matched,
+                       coalesce(sum(1 / model_propensity) filter (where model = :model), 0) as sum_w,
+                       coalesce(sum(1 / model_propensity)
+                                filter (where model = :model and outcome = 'success'), 0) as sum_w_r,
+                       coalesce(sum(1 / (model_propensity * model_propensity))
+                                filter (where model = :model), 0) as sum_w2,
+                       coalesce(sum(1 / (model_propensity * model_propensity))
+                                filter (where model = :model and outcome = 'success'), 0) as sum_w2_r,
+                       coalesce(sum(1 / model_propensity), 0) as sum_inverse_all
+                  from decisions
+                 where {JUDGED} and decision_type = :decision_type
+                """
+            ),
+            params,
+        )
+    ).one()
+    unjudged = (
+        await conn.execute(
+            text(
+                f"""
+                select count(*) filter (where outcome = 'unknown') as unknown,
+                       count(*) filter (where outcome is null) as pending
+                  from decisions
+                 where {UNJUDGED} and decision_type = :decision_type
+                """
+            ),
+            params,
+        )
+    ).one()
+    return DecisionWeights(
+        decisions=judged.judged + unjudged.unknown + unjudged.pending,
+        judged=judged.judged,
+        unknown=unjudged.unknown,
+        pending=unjudged.pending,
+        logged_successes=judged.logged_successes,
+        with_propensity=judged.with_propensity,
+        matched=judged.matched,
+        sum_w=float(judged.sum_w),
+        sum_w_r=float(judged.sum_w_r),
+        sum_w2=float(judged.sum_w2),
+        sum_w2_r=float(judged.sum_w2_r),
+        sum_inverse_all=float(judged.sum_inverse_all),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionCountRow:
+    decision_type: str
+    execution: str | None
+    outcome: str | None
+    count: int
+
+
+async def count_executions(
+    conn: AsyncConnection, *, agent_id: str, decision_type: str | None
+) -> list[ExecutionCountRow]:
+    """An agent's decisions per type, execution and outcome (null for pending), from decisions_agent_execution."""
+    only_type = "and decision_type = :decision_type" if decision_type is not None else ""
+    rows = await conn.execute(
+        text(
+            f"""
+            select decision_type, execution, outcome, count(*) as count
+              from decisions
+             where agent_id = :agent_id {only_type}
+             group by decision_type, execution, outcome
+            """
+        ),
+        {"agent_id": agent_id, "decision_type": decision_type},
+    )
+    return [ExecutionCountRow(**row._mapping) for row in rows]
+
+
+# :window and :twice (2·window); shown with its plan by bench/decisions/bench_evidence.py.
+JUDGED_WINDOWS_SQL = f"""
+            with recursive pairs as (
+                (select agent_id, decision_type from decisions
+                  where {JUDGED} order by agent_id, decision_type limit 1)
+                union all
+                select next.agent_id, next.decision_type from pairs cross join lateral (
+                    select agent_id, decision_type from decisions
+                     where {JUDGED} and (agent_id, decision_type) > (pairs.agent_id, pairs.decision_type)
+                     order by agent_id, decision_type limit 1
+                ) as next
+            )
+            select pairs.agent_id, pairs.decision_type,
+                   count(*) filter (where latest.place <= :window) as latest_judged,
+                   count(*) filter (where latest.place <= :window and latest.outcome = 'success')
+                       as latest_successes,
+                   count(*) filter (where latest.place > :window) as previous_judged,
+                   count(*) filter (where latest.place > :window and latest.outcome = 'success')
+                       as previous_successes,
+                   max(latest.decided_at) as latest_decided_at
+              from pairs cross join lateral (
+                  select outcome, decided_at, row_number() over (order by decided_at desc, id desc) as place
+                    from (
+                        select outcome, decided_at, id from decisions
+                         where {JUDGED} and agent_id = pairs.agent_id and decision_type = pairs.decision_type
+                         order by decided_at desc, id desc limit :twice
+                    ) as newest
+              ) as latest
+             group by pairs.agent_id, pairs.decision_type
+             order by pairs.agent_id, pairs.decision_type
+            """
+
+
+async def count_judged_windows(conn: AsyncConnection, *, window: int) -> list[JudgedWindow]:
+    """Per agent and decision type with a judged decision, its latest `window` judged ones and the `window` before.
+
+    The pairs are found by skipping through decisions_judged_windows one
+    pair at a time (a loose index scan), and each pair's latest 2·window
+    judged decisions are read from the same index newest first, so the cost
+    is pairs × window entries, not the table. Ties in decision time are
+    broken by id, as in every listing.
+    """
+    rows = await conn.execute(text(JUDGED_WINDOWS_SQL), {"window": window, "twice": 2 * window})
+    return [JudgedWindow(**row._mapping) for row in rows]

@@ -972,6 +972,11 @@ export interface components {
             decided_at: string | null;
             /** Decision Type */
             decision_type: string;
+            /**
+             * Execution
+             * @description how the action was carried out; null when not said
+             */
+            execution: ("autonomous" | "confirmed" | "overridden" | "proposed") | null;
             /** Id */
             id: string;
             /**
@@ -983,6 +988,11 @@ export interface components {
             judged_by: string | null;
             /** Model */
             model: string | null;
+            /**
+             * Model Propensity
+             * @description the routing policy's probability for `model`; null if unsaid
+             */
+            model_propensity: number | null;
             /**
              * Outcome
              * @description null while pending
@@ -1032,6 +1042,11 @@ export interface components {
             /** Decision Type */
             decision_type: string;
             /**
+             * Execution
+             * @description how the action was carried out; null when not said
+             */
+            execution: ("autonomous" | "confirmed" | "overridden" | "proposed") | null;
+            /**
              * History
              * @description every change of the outcome, oldest first
              */
@@ -1047,6 +1062,11 @@ export interface components {
             judged_by: string | null;
             /** Model */
             model: string | null;
+            /**
+             * Model Propensity
+             * @description the routing policy's probability for `model`; null if unsaid
+             */
+            model_propensity: number | null;
             /**
              * Outcome
              * @description null while pending
@@ -1104,6 +1124,11 @@ export interface components {
              */
             embedding?: number[];
             /**
+             * Execution
+             * @description how the action was carried out: by the agent alone, by a person confirming it, by a person doing something else, or not at all
+             */
+            execution?: ("autonomous" | "confirmed" | "overridden" | "proposed") | null;
+            /**
              * Id
              * @description a UUID chosen by the engine
              */
@@ -1113,6 +1138,11 @@ export interface components {
              * @description the model that decided; older engines send it as context.model
              */
             model?: string;
+            /**
+             * Model Propensity
+             * @description the probability the routing policy gave `model` (RecommendModel's propensity)
+             */
+            model_propensity?: number;
             /** Reasoning */
             reasoning?: string;
             /** @description the arm of a running rollout the subject was assigned to (DESIGN §9) */

@@ -76,6 +76,8 @@ async def test_listing_pages_newest_first_and_never_carries_context(settings, te
         "judged_at",
         "judged_by",
         "rollout",
+        "model_propensity",
+        "execution",
     }
     assert items[0]["decided_at"].endswith("+00:00")
     rows = filtered.json()["items"]
