@@ -11,24 +11,35 @@ import hashlib
 import hmac
 import json
 import threading
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 import pytest
 
-from outrider.v1 import common_pb2, outcomes_pb2
+from outrider.v1 import (
+    common_pb2,
+    decisions_pb2,
+    decisions_pb2_grpc,
+    outcomes_pb2,
+    registry_pb2_grpc,
+    telemetry_pb2_grpc,
+)
+from outrider.wire import timestamp
+from services.common.clients import ContextClients
 from services.common.db import context_engine
 from services.outcomes import codec, store
 from services.outcomes.alerting.delivery import Deliverer
 from services.outcomes.alerting.job import Alerter
-from services.outcomes.alerting.signals import Reading
+from services.outcomes.alerting.signals import Reading, SignalSources
 from services.outcomes.rules import alerts
 from services.outcomes.rules.alerts import JudgedWindow, Signals, Thresholds
-from tests.harness import bearer, gateway_client, running
+from tests.harness import bearer, engine_channel, gateway_client, running
 
 SECRET = "s" * 40
 
@@ -277,3 +288,54 @@ async def test_alerts_route_is_for_staff_and_filters_by_state(alerts_api, role, 
 async def test_alerts_route_refuses_an_unknown_state_and_no_token(alerts_api):
     assert (await alerts_api.get("/admin/ai/alerts?state=open", headers=bearer(role=1))).status_code == 422
     assert (await alerts_api.get("/admin/ai/alerts")).status_code == 401
+
+
+async def test_a_drop_recorded_in_the_decisions_context_fires_through_its_api(settings, receiver):
+    """The signals over gRPC: judged decisions recorded in the decisions
+    context, their windows read by CountJudgedWindows, the drop fired and
+    delivered. Telemetry and registry are not running: their rules are left
+    unknown rather than resolving anything."""
+    state, url = receiver
+    start = datetime(2026, 11, 1, tzinfo=UTC)
+    async with running(settings, ["decisions"]):
+        async with engine_channel(settings, "decisions") as channel:
+            stub = decisions_pb2_grpc.DecisionsStub(channel)
+            # 20 judged decisions, 18 successes; then 20 more, 6 successes.
+            for minute in range(40):
+                success = minute % 10 != 0 if minute < 20 else minute % 10 < 3
+                recorded = await stub.RecordDecision(
+                    decisions_pb2.RecordDecisionRequest(
+                        id=str(uuid.uuid4()),
+                        decision_type="refund",
+                        agent_id="agent-g",
+                        subject_id="b-1",
+                        action="reassign",
+                        confidence=0.5,
+                        model="m",
+                        decided_at=timestamp(start + timedelta(minutes=minute)),
+                    )
+                )
+                await stub.SetOutcome(
+                    decisions_pb2.SetOutcomeRequest(id=recorded.id, outcome="success" if success else "failure")
+                )
+        clients = ContextClients(settings)
+        engine = context_engine(settings.database_url, "outcomes")
+        try:
+            sources = SignalSources(
+                decisions=clients.stub("decisions", decisions_pb2_grpc.DecisionsStub),
+                telemetry=clients.stub("telemetry", telemetry_pb2_grpc.TelemetryStub),
+                registry=clients.stub("registry", registry_pb2_grpc.RegistryStub),
+                window=20,
+            )
+            reading = await sources.read()
+            moves = await Alerter(engine=engine, sources=sources, thresholds=Thresholds()).evaluate()
+            async with httpx.AsyncClient() as client:
+                await deliver_all(Deliverer(engine=engine, url=url, secret=SECRET, client=client))
+        finally:
+            await engine.dispose()
+            await clients.close()
+    assert reading.known_rules == {alerts.JUDGED_SUCCESS_DROP}
+    assert [(m.transition, m.key.agent_id, m.key.decision_type) for m in moves] == [("firing", "agent-g", "refund")]
+    [sent] = state.accepted
+    assert sent["alert"]["value"] == pytest.approx(18 / 20 - 6 / 20)
+    assert state.bad_signatures == 0
