@@ -401,65 +401,80 @@ async def firing_alerts(conn: AsyncConnection) -> list[StoredAlert]:
     return [StoredAlert(**row._mapping) for row in rows]
 
 
-async def open_alert(
-    conn: AsyncConnection,
-    *,
-    alert_id: str,
-    key: tuple[str, str, str, str],
-    summary: str,
-    value: float,
-    threshold: float,
-    now: datetime,
-) -> StoredAlert | None:
-    """A new firing row; None when another evaluation opened this key first."""
-    rule, agent_id, decision_type, subject = key
-    row = (
-        await conn.execute(
-            text(
-                "insert into alerts (id, rule, agent_id, decision_type, subject, state, summary, value, "
-                "threshold, started_at) values (cast(:id as uuid), :rule, :agent_id, :decision_type, :subject, "
-                "'firing', :summary, :value, :threshold, :now) "
-                "on conflict (rule, agent_id, decision_type, subject) where state = 'firing' do nothing "
-                f"returning {_ALERT_COLUMNS}"
-            ),
-            {
-                "id": alert_id,
-                "rule": rule,
-                "agent_id": agent_id,
-                "decision_type": decision_type,
-                "subject": subject,
-                "summary": summary,
-                "value": value,
-                "threshold": threshold,
-                "now": now,
-            },
-        )
-    ).first()
-    return StoredAlert(**row._mapping) if row else None
+@dataclass(frozen=True)
+class NewAlert:
+    id: str
+    rule: str
+    agent_id: str
+    decision_type: str
+    subject: str
+    summary: str
+    value: float
+    threshold: float
 
 
-async def resolve_alert(conn: AsyncConnection, *, alert_id: str, now: datetime) -> StoredAlert | None:
-    row = (
-        await conn.execute(
-            text(
-                "update alerts set state = 'resolved', resolved_at = :now "
-                f"where id = cast(:id as uuid) and state = 'firing' returning {_ALERT_COLUMNS}"
-            ),
-            {"id": alert_id, "now": now},
-        )
-    ).first()
-    return StoredAlert(**row._mapping) if row else None
+async def open_alerts(conn: AsyncConnection, alerts: Sequence[NewAlert], *, now: datetime) -> list[StoredAlert]:
+    """New firing rows in one statement; a key another evaluation opened
+    first is skipped (the partial unique index), so only rows opened here return."""
+    if not alerts:
+        return []
+    columns = ("id", "rule", "agent_id", "decision_type", "subject", "summary")
+    params: dict[str, Any] = {name: [getattr(a, name) for a in alerts] for name in columns}
+    params.update(value=[a.value for a in alerts], threshold=[a.threshold for a in alerts], now=now)
+    rows = await conn.execute(
+        text(
+            "insert into alerts (id, rule, agent_id, decision_type, subject, state, summary, value, threshold, "
+            "started_at) select cast(id as uuid), rule, agent_id, decision_type, subject, 'firing', summary, "
+            "value, threshold, :now from unnest(cast(:id as text[]), cast(:rule as text[]), "
+            "cast(:agent_id as text[]), cast(:decision_type as text[]), cast(:subject as text[]), "
+            "cast(:summary as text[]), cast(:value as float8[]), cast(:threshold as float8[])) "
+            "as n(id, rule, agent_id, decision_type, subject, summary, value, threshold) "
+            "on conflict (rule, agent_id, decision_type, subject) where state = 'firing' do nothing "
+            f"returning {_ALERT_COLUMNS}"
+        ),
+        params,
+    )
+    return [StoredAlert(**row._mapping) for row in rows]
 
 
-async def enqueue_delivery(
-    conn: AsyncConnection, *, delivery_id: str, alert_id: str, transition: str, body: str
-) -> None:
+async def resolve_alerts(conn: AsyncConnection, *, alert_ids: Sequence[str], now: datetime) -> list[StoredAlert]:
+    if not alert_ids:
+        return []
+    rows = await conn.execute(
+        text(
+            "update alerts set state = 'resolved', resolved_at = :now "
+            "where id = any(cast(:ids as uuid[])) and state = 'firing' "
+            f"returning {_ALERT_COLUMNS}"
+        ),
+        {"ids": list(alert_ids), "now": now},
+    )
+    return [StoredAlert(**row._mapping) for row in rows]
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: str
+    alert_id: str
+    transition: str
+    body: str
+
+
+async def enqueue_deliveries(conn: AsyncConnection, deliveries: Sequence[Delivery]) -> None:
+    if not deliveries:
+        return
     await conn.execute(
         text(
             "insert into alert_outbox (id, alert_id, transition, body) "
-            "values (cast(:id as uuid), cast(:alert_id as uuid), :transition, :body)"
+            "select cast(id as uuid), cast(alert_id as uuid), transition, body from unnest("
+            "cast(:id as text[]), cast(:alert_id as text[]), cast(:transition as text[]), cast(:body as text[])"
+            ") as d(id, alert_id, transition, body)"
         ),
-        {"id": delivery_id, "alert_id": alert_id, "transition": transition, "body": body},
+        {
+            "id": [d.id for d in deliveries],
+            "alert_id": [d.alert_id for d in deliveries],
+            "transition": [d.transition for d in deliveries],
+            "body": [d.body for d in deliveries],
+        },
     )
 
 

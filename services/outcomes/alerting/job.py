@@ -81,28 +81,35 @@ class Alerter:
         async with self._engine.begin() as conn:
             stored = {_key(a): a for a in await store.firing_alerts(conn)}
             moves = alerts.transitions(stored, should_fire, known_rules=reading.known_rules)
-            for move in moves:
-                if move.transition == "firing":
-                    assert move.alert is not None
-                    row = await store.open_alert(
-                        conn,
-                        alert_id=str(uuid.uuid4()),
-                        key=(move.key.rule, move.key.agent_id, move.key.decision_type, move.key.subject),
-                        summary=move.alert.summary,
-                        value=move.alert.value,
-                        threshold=move.alert.threshold,
-                        now=now,
+            opened = await store.open_alerts(
+                conn,
+                [
+                    store.NewAlert(
+                        id=str(uuid.uuid4()),
+                        rule=m.key.rule,
+                        agent_id=m.key.agent_id,
+                        decision_type=m.key.decision_type,
+                        subject=m.key.subject,
+                        summary=m.alert.summary,
+                        value=m.alert.value,
+                        threshold=m.alert.threshold,
                     )
-                else:
-                    row = await store.resolve_alert(conn, alert_id=stored[move.key].id, now=now)
-                if row is not None:
-                    await store.enqueue_delivery(
-                        conn,
-                        delivery_id=str(uuid.uuid4()),
-                        alert_id=row.id,
-                        transition=move.transition,
-                        body=delivery_body(move.transition, row),
-                    )
+                    for m in moves
+                    if m.transition == "firing" and m.alert is not None
+                ],
+                now=now,
+            )
+            resolved = await store.resolve_alerts(
+                conn, alert_ids=[stored[m.key].id for m in moves if m.transition == "resolved"], now=now
+            )
+            await store.enqueue_deliveries(
+                conn,
+                [store.Delivery(str(uuid.uuid4()), row.id, "firing", delivery_body("firing", row)) for row in opened]
+                + [
+                    store.Delivery(str(uuid.uuid4()), row.id, "resolved", delivery_body("resolved", row))
+                    for row in resolved
+                ],
+            )
         if moves:
             _log.info("alerts moved", extra={"transitions": [(m.transition, m.key.rule) for m in moves]})
             self.delivered.set()
