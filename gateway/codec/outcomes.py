@@ -132,3 +132,23 @@ def alert_json(alert: outcomes_pb2.Alert) -> dict[str, Any]:
 
 def alert_page_json(reply: outcomes_pb2.ListAlertsResponse) -> dict[str, Any]:
     return {"items": [alert_json(a) for a in reply.items], "next_cursor": reply.next_cursor or None}
+
+
+def alert_delivery_exposition(reply: outcomes_pb2.AlertDelivery | None) -> str:
+    """Alert webhook delivery, Prometheus text format 0.0.4; nothing while the
+    outcomes context does not answer (the other figures still scrape)."""
+    if reply is None:
+        return ""
+    figures = (
+        ("outrider_alert_delivery_failures_total", "counter", "Failed alert webhook attempts.", reply.failed_attempts),
+        ("outrider_alert_deliveries_total", "counter", "Alert transitions delivered (2xx).", reply.delivered),
+        ("outrider_alert_deliveries_pending", "gauge", "Alert transitions not delivered yet.", reply.pending),
+    )
+    lines = []
+    for metric, kind, help_text, value in figures:
+        lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} {kind}", f"{metric} {value}"]
+    return "\n".join(lines) + "\n"
+
+
+def alert_delivery_request() -> outcomes_pb2.GetAlertDeliveryRequest:
+    return outcomes_pb2.GetAlertDeliveryRequest()

@@ -38,6 +38,8 @@ ACCESS = {
     "Evaluate": Access.READ,
     "GetAutonomyEvidence": Access.READ,
     "ListAlerts": Access.READ,
+    # Scraped by the gateway's /metrics.
+    "GetAlertDelivery": Access.SERVICE,
 }
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0

@@ -74,6 +74,13 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
             rows = await store.list_alerts(conn, state=state, after=after, limit=limit)
         return codec.alerts_response(rows, limit)
 
+    async def GetAlertDelivery(
+        self, request: outcomes_pb2.GetAlertDeliveryRequest, context: Context
+    ) -> outcomes_pb2.AlertDelivery:
+        async with self._engine.connect() as conn:
+            delivered, pending, failed = await store.delivery_counts(conn)
+        return outcomes_pb2.AlertDelivery(delivered=delivered, pending=pending, failed_attempts=failed)
+
     # Declared by the contract (DESIGN §10) and not served yet.
 
     async def Evaluate(self, request: outcomes_pb2.EvaluateRequest, context: Context) -> outcomes_pb2.Evaluation:

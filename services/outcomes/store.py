@@ -529,3 +529,17 @@ async def mark_failed(conn: AsyncConnection, *, delivery_id: str, retry_at: date
         ),
         {"id": delivery_id, "retry_at": retry_at, "error": error[:500]},
     )
+
+
+async def delivery_counts(conn: AsyncConnection) -> tuple[int, int, int]:
+    """Delivered, pending, and failed attempts (every attempt but a row's delivering one)."""
+    row = (
+        await conn.execute(
+            text(
+                "select count(*) filter (where delivered_at is not null), "
+                "count(*) filter (where delivered_at is null), "
+                "coalesce(sum(attempts), 0) - count(*) filter (where delivered_at is not null) from alert_outbox"
+            )
+        )
+    ).one()
+    return int(row[0]), int(row[1]), int(row[2])
