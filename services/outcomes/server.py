@@ -7,10 +7,11 @@ from datetime import timedelta
 
 import grpc
 
-from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc, registry_pb2_grpc
+from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc, registry_pb2_grpc, telemetry_pb2_grpc
 from services.common import retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
+from services.outcomes.alerting.service import start_alerting
 from services.outcomes.clients import DecisionsClient
 from services.outcomes.consumer import FactsConsumer
 from services.outcomes.guard.clients import RegistryClient
@@ -38,6 +39,8 @@ ACCESS = {
     "Evaluate": Access.READ,
     "GetAutonomyEvidence": Access.READ,
     "ListAlerts": Access.READ,
+    # Scraped by the gateway's /metrics.
+    "GetAlertDelivery": Access.SERVICE,
 }
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0
@@ -47,11 +50,23 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     decisions = DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub))
     registry = RegistryClient(runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub))
     guard = Guard(registry, decisions, interval_s=max(runtime.settings.rollout_guard_interval_s, MIN_SWEEP_INTERVAL_S))
+    # Alerts are evaluated after every sweep, like the guard, and on their own timer.
+    alerts_due = start_alerting(
+        runtime,
+        decisions=runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub),
+        telemetry=runtime.clients.stub("telemetry", telemetry_pb2_grpc.TelemetryStub),
+        registry=runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub),
+    )
+
+    def after_sweep() -> None:
+        guard.wake()
+        alerts_due.set()
+
     sweeper = Sweeper(
         engine=runtime.engine,
         decisions=decisions,
         window=timedelta(hours=runtime.settings.outcome_window_hours),
-        after_sweep=guard.wake,
+        after_sweep=after_sweep,
     )
     router = Router(runtime.engine, decisions=decisions)
     service = OutcomesService(runtime.engine, sweeper=sweeper, router=router, decisions=decisions)
