@@ -192,11 +192,10 @@ def alert_page_json(reply: outcomes_pb2.ListAlertsResponse) -> dict[str, Any]:
     return {"items": [alert_json(a) for a in reply.items], "next_cursor": reply.next_cursor or None}
 
 
-def alert_delivery_exposition(reply: outcomes_pb2.AlertDelivery | None) -> str:
-    """Alert webhook delivery, Prometheus text format 0.0.4; nothing while the
-    outcomes context does not answer (the other figures still scrape)."""
-    if reply is None:
-        return ""
+def alert_delivery_exposition(reply: outcomes_pb2.AlertDelivery) -> str:
+    """Alert webhook delivery, Prometheus text format 0.0.4; the scrape leaves
+    it out while the outcomes context does not answer (the other figures
+    still scrape)."""
     figures = (
         ("outrider_alert_delivery_failures_total", "counter", "Failed alert webhook attempts.", reply.failed_attempts),
         ("outrider_alert_deliveries_total", "counter", "Alert transitions delivered (2xx).", reply.delivered),

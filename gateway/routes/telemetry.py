@@ -29,7 +29,7 @@ from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
-from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc, telemetry_pb2_grpc
+from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2_grpc, telemetry_pb2_grpc
 from services.common.clients import ContextCallError
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
@@ -116,19 +116,20 @@ async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResp
         + codec.agent_refusals_exposition(
             counters, decisions=decisions, spans=otlp.foreign_agent_spans if otlp is not None else 0
         )
-        + outcomes_codec.alert_delivery_exposition(delivery)
+        + delivery
     )
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
-async def _alert_delivery(request: Request) -> outcomes_pb2.AlertDelivery | None:
+async def _alert_delivery(request: Request) -> str:
     try:
-        return await stub(request, "outcomes", outcomes_pb2_grpc.OutcomesStub).GetAlertDelivery(
+        reply = await stub(request, "outcomes", outcomes_pb2_grpc.OutcomesStub).GetAlertDelivery(
             outcomes_codec.alert_delivery_request()
         )
     except ContextCallError as error:
         _log.warning("alert delivery left out of the scrape", extra={"status": error.status.name})
-        return None
+        return ""
+    return outcomes_codec.alert_delivery_exposition(reply)
 
 
 async def _retention_reports(request: Request) -> dict[str, retention.Report]:

@@ -84,7 +84,9 @@ async def test_a_refused_search_is_the_error_a_refused_call_would_be(settings, t
                     )
     expected = from_rpc_error(refused.value, "decisions")
     assert reply.status_code == expected.status == 503, reply.text
-    assert reply.json() == {"error": {"code": expected.code, "message": expected.message, "details": expected.details}}
+    # The answer adds the request's id, as every 5xx does.
+    details = {**expected.details, "request_id": reply.headers["x-request-id"]}
+    assert reply.json() == {"error": {"code": expected.code, "message": expected.message, "details": details}}
     assert expected.code != "UPSTREAM_UNAVAILABLE"
 
 
