@@ -73,6 +73,56 @@ def routing_json(reply: outcomes_pb2.Routing) -> dict[str, Any]:
     }
 
 
+def _present(message: Any, name: str) -> Any:
+    return getattr(message, name) if message.HasField(name) else None
+
+
+def evaluation_json(reply: outcomes_pb2.Evaluation) -> dict[str, Any]:
+    estimate = reply.estimate if reply.HasField("estimate") else None
+    logged = reply.logged
+    return {
+        "decision_type": reply.decision_type,
+        "model": reply.model,
+        "method": reply.method,
+        "estimate": None if estimate is None else {"mean": estimate.mean, "low": estimate.low, "high": estimate.high},
+        "logged": {
+            "decisions": logged.decisions,
+            "judged": logged.judged,
+            "with_propensity": logged.with_propensity,
+            "mean": _present(logged, "mean"),
+            "unknown": logged.unknown,
+            "pending": logged.pending,
+        },
+        "matched": reply.matched,
+        "effective_sample_size": reply.effective_sample_size,
+        "interval_method": reply.interval_method,
+        "reason": reply.reason,
+    }
+
+
+def evidence_json(reply: outcomes_pb2.AutonomyEvidence) -> dict[str, Any]:
+    return {
+        "agent_id": reply.agent_id,
+        "decision_type": reply.decision_type or None,
+        "by_execution": {
+            execution: {
+                "judged": e.judged,
+                "successes": e.successes,
+                "failures": e.failures,
+                "unknown": e.unknown,
+                "pending": e.pending,
+                "mean": _present(e, "mean"),
+                "low": _present(e, "low"),
+                "high": _present(e, "high"),
+            }
+            for execution, e in sorted(reply.by_execution.items())
+        },
+        "agreement_rate": _present(reply, "agreement_rate"),
+        "recommendation": reply.recommendation,
+        "reason": reply.reason,
+    }
+
+
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
@@ -106,3 +156,11 @@ def routing_request(
     if seed is not None:
         message.seed = seed
     return message
+
+
+def evaluate_request(*, decision_type: str, model: str) -> outcomes_pb2.EvaluateRequest:
+    return outcomes_pb2.EvaluateRequest(decision_type=decision_type, model=model)
+
+
+def evidence_request(*, agent_id: str, decision_type: str | None) -> outcomes_pb2.GetAutonomyEvidenceRequest:
+    return outcomes_pb2.GetAutonomyEvidenceRequest(agent_id=agent_id, decision_type=decision_type or "")

@@ -125,3 +125,58 @@ class Routing(Reply):
     pick: str | None = Field(description="the Thompson pick; null when no model has evidence")
     seed: int
     arms: list[ModelArm]
+
+
+class Estimate(Reply):
+    mean: float
+    low: float = Field(description="95 % interval, lower end")
+    high: float = Field(description="95 % interval, upper end")
+
+
+class LoggedPolicy(Reply):
+    decisions: int = Field(description="decisions of the type, judged or not")
+    judged: int = Field(description="judged success or failure")
+    with_propensity: int = Field(description="judged decisions that carry the router's propensity")
+    mean: float | None = Field(description="the logged policy's own judged success rate; null when none is judged")
+    unknown: int
+    pending: int
+
+
+class Evaluation(Reply):
+    decision_type: str
+    model: str
+    method: Literal["snips"] = Field(description="self-normalised inverse-propensity scoring")
+    estimate: Estimate | None = Field(
+        description="the success rate had every judged decision of the type gone to `model`; "
+        "null with fewer than 30 matched decisions"
+    )
+    logged: LoggedPolicy
+    matched: int = Field(description="judged decisions with a propensity that went to `model`")
+    effective_sample_size: float = Field(description="(Σw)² / Σw² over the matched decisions")
+    interval_method: str
+    reason: str
+
+
+class ExecutionEvidence(Reply):
+    judged: int
+    successes: int
+    failures: int
+    unknown: int
+    pending: int
+    mean: float | None = Field(description="judged success rate; null when none is judged")
+    low: float | None = Field(description="95 % Wilson interval, lower end")
+    high: float | None = Field(description="95 % Wilson interval, upper end")
+
+
+Execution = Literal["autonomous", "confirmed", "overridden", "proposed"]
+
+
+class AutonomyEvidence(Reply):
+    agent_id: str
+    decision_type: str | None = Field(description="null: every decision type of the agent together")
+    by_execution: dict[Execution, ExecutionEvidence]
+    agreement_rate: float | None = Field(
+        description="confirmed ÷ (confirmed + overridden), judged or not; null with neither"
+    )
+    recommendation: Literal["ready", "keep_off", "demote", "not_enough_evidence"]
+    reason: str

@@ -1,10 +1,11 @@
-"""Outcomes routes: facts, the sweep, conversations, metrics and routing."""
+"""Outcomes routes: facts, the sweep, conversations, metrics, routing, and the
+evidence before a switch (DESIGN §10)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import Field
 
 from gateway.auth import Principal, internal, staff
@@ -17,9 +18,11 @@ from gateway.contracts.common import (
     errors,
 )
 from gateway.contracts.outcomes import (
+    AutonomyEvidence,
     ConversationIn,
     ConversationMetrics,
     CreditsReply,
+    Evaluation,
     FactsIn,
     FactsReply,
     Routing,
@@ -126,3 +129,38 @@ async def routing(
 ) -> dict[str, Any]:
     ask = codec.routing_request(decision_type=decision_type, skill=skill, seed=seed, candidates=candidate)
     return codec.routing_json(await _outcomes(request).GetRouting(ask))
+
+
+DecisionTypeQuery = Query(max_length=64, pattern=FILLED, description="the decision type", examples=["stall_response"])
+
+
+@router.get(
+    "/admin/ai/evaluate",
+    summary="Off-policy estimate of a decision type's success rate had every decision gone to one model",
+    response_model=Evaluation,
+    responses=STAFF_ERRORS,
+)
+async def evaluate(
+    request: Request,
+    decision_type: Annotated[str, DecisionTypeQuery],
+    model: Annotated[str, Query(max_length=256, pattern=FILLED, description="the model to estimate a pin of")],
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    reply = await _outcomes(request).Evaluate(codec.evaluate_request(decision_type=decision_type, model=model))
+    return codec.evaluation_json(reply)
+
+
+@router.get(
+    "/admin/ai/agents/{agent_id}/evidence",
+    summary="Judged success by how the agent's actions were carried out, and whether to let it act alone",
+    response_model=AutonomyEvidence,
+    responses=STAFF_ERRORS,
+)
+async def autonomy_evidence(
+    request: Request,
+    agent_id: Annotated[str, Path(min_length=1, max_length=128, pattern=CARRIABLE)],
+    _: Principal = Depends(staff),
+    decision_type: Annotated[str | None, DecisionTypeQuery] = None,
+) -> dict[str, Any]:
+    ask = codec.evidence_request(agent_id=agent_id, decision_type=decision_type)
+    return codec.evidence_json(await _outcomes(request).GetAutonomyEvidence(ask))

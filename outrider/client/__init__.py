@@ -26,6 +26,7 @@ from outrider.client.registry import (
     UnknownThreshold,
 )
 from outrider.client.rollouts import Assignment, RolloutSettings
+from outrider.client.routing import ModelChoice, ModelRouter
 from outrider.client.subjects import HumanDecision, Lease, SubjectGate
 from outrider.client.telemetry import TelemetryPublisher
 from outrider.errors import (
@@ -65,6 +66,8 @@ __all__ = [
     "Lease",
     "LeaseRefused",
     "LeaseUnavailable",
+    "ModelChoice",
+    "ModelRouter",
     "NotFound",
     "OutriderError",
     "PermissionDenied",

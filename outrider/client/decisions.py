@@ -31,6 +31,7 @@ import grpc
 
 from outrider.client.registry import RegistryClient
 from outrider.client.rollouts import Assignment
+from outrider.client.routing import ModelChoice
 from outrider.errors import refusal
 from outrider.precedent_stream import PrecedentSearches, SearchStreamBroken
 from outrider.rpc import PERMANENT_CODES, TlsFiles, keyed_channel
@@ -114,6 +115,7 @@ class DecisionRecorder:
         rollout: Assignment | None = None,
         model_propensity: float | None = None,
         execution: str = "",
+        route: ModelChoice | None = None,
     ) -> str:
         """Queue one decision and return its id at once. Never raises.
 
@@ -125,9 +127,13 @@ class DecisionRecorder:
         (its answer's `propensity`), and `execution` how the action was
         carried out: autonomous, confirmed, overridden or proposed (DESIGN
         §10). A value out of range is refused by Outrider and dropped here,
-        counted, like any other refused decision.
+        counted, like any other refused decision. `route`, the choice
+        ModelRouter.choose() answered, sets both `model` and
+        `model_propensity` from it.
         """
         decision_id = decision_id or str(uuid.uuid4())
+        if route is not None:
+            model, model_propensity = route.model, route.propensity
         if rollout is None and self._registry is not None:
             rollout = self._registry.assignment(agent_id, decision_type, subject_id)
         try:

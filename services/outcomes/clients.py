@@ -17,6 +17,8 @@ from services.common import callers
 from services.common.clients import ContextCallError
 from services.outcomes import codec
 from services.outcomes.rules.advice import OutcomeCount
+from services.outcomes.rules.autonomy import ExecutionCount
+from services.outcomes.rules.evaluation import DecisionWeights
 from services.outcomes.rules.sweep import PendingDecision, Verdict
 
 _log = logging.getLogger(__name__)
@@ -80,3 +82,17 @@ class DecisionsClient:
     async def count_outcomes(self) -> list[OutcomeCount]:
         reply = await self._stub.CountOutcomes(decisions_pb2.CountOutcomesRequest())
         return codec.outcome_counts_from_proto(reply)
+
+    async def weigh_decisions(self, *, decision_type: str, model: str) -> DecisionWeights:
+        request = codec.weigh_decisions_request(decision_type=decision_type, model=model)
+        reply: decisions_pb2.DecisionWeights = await retrying(
+            lambda: self._stub.WeighDecisions(request), what="WeighDecisions"
+        )
+        return codec.weights_from_proto(reply)
+
+    async def count_executions(self, *, agent_id: str, decision_type: str) -> list[ExecutionCount]:
+        request = codec.count_executions_request(agent_id=agent_id, decision_type=decision_type)
+        reply: decisions_pb2.CountExecutionsResponse = await retrying(
+            lambda: self._stub.CountExecutions(request), what="CountExecutions"
+        )
+        return codec.execution_counts_from_proto(reply)

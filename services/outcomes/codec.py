@@ -14,8 +14,10 @@ from outrider.wire import timestamp, timestamp_datetime
 from services.common import guards
 from services.common.errors import InvalidArgument
 from services.outcomes.rules.advice import Advice, OutcomeCount, RouteQuery, route_query
+from services.outcomes.rules.autonomy import AutonomyEvidence, ExecutionCount
 from services.outcomes.rules.credit import Conversation, ConversationMetrics, TurnCredit
 from services.outcomes.rules.credit import parse_conversation as parse_conversation_payload
+from services.outcomes.rules.evaluation import INTERVAL_METHOD, DecisionWeights, Evaluation
 from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts, check_storable, decode_booking_event
 from services.outcomes.rules.submission import Booking, Route
 from services.outcomes.rules.sweep import PendingDecision, SweepReport, Verdict, batch_size
@@ -63,6 +65,44 @@ def set_outcomes_request(verdicts: Sequence[Verdict]) -> decisions_pb2.SetOutcom
 def outcome_counts_from_proto(reply: decisions_pb2.CountOutcomesResponse) -> list[OutcomeCount]:
     return [
         OutcomeCount(decision_type=i.decision_type, outcome=i.outcome, model=i.model, count=i.count)
+        for i in reply.items
+    ]
+
+
+def weigh_decisions_request(*, decision_type: str, model: str) -> decisions_pb2.WeighDecisionsRequest:
+    return decisions_pb2.WeighDecisionsRequest(decision_type=decision_type, model=model)
+
+
+def weights_from_proto(reply: decisions_pb2.DecisionWeights) -> DecisionWeights:
+    return DecisionWeights(
+        decisions=reply.decisions,
+        judged=reply.judged,
+        unknown=reply.unknown,
+        pending=reply.pending,
+        logged_successes=reply.logged_successes,
+        with_propensity=reply.with_propensity,
+        matched=reply.matched,
+        sum_w=reply.sum_w,
+        sum_w_r=reply.sum_w_r,
+        sum_w2=reply.sum_w2,
+        sum_w2_r=reply.sum_w2_r,
+    )
+
+
+def count_executions_request(*, agent_id: str, decision_type: str) -> decisions_pb2.CountExecutionsRequest:
+    return decisions_pb2.CountExecutionsRequest(agent_id=agent_id, decision_type=decision_type)
+
+
+def execution_counts_from_proto(reply: decisions_pb2.CountExecutionsResponse) -> list[ExecutionCount]:
+    return [
+        ExecutionCount(
+            decision_type=i.decision_type,
+            execution=i.execution,
+            successes=i.successes,
+            failures=i.failures,
+            unknown=i.unknown,
+            pending=i.pending,
+        )
         for i in reply.items
     ]
 
@@ -227,8 +267,90 @@ def routing_to_proto(advice: Advice) -> outcomes_pb2.Routing:
 
 def recommendation_to_proto(advice: Advice) -> outcomes_pb2.RecommendModelResponse:
     return outcomes_pb2.RecommendModelResponse(
-        model=advice.pick or "", arms=_arms(advice), seed=advice.seed, key=advice.key.label
+        model=advice.pick or "",
+        arms=_arms(advice),
+        seed=advice.seed,
+        key=advice.key.label,
+        propensity=advice.propensity,
+        propensity_draws=advice.propensity_draws,
     )
+
+
+# ─── Evidence before a switch ────────────────────────────────────────────────
+
+
+def _name(field: str, value: str, *, required: bool) -> str:
+    name = guards.text(field, value, max_length=MAX_ROUTE_NAME).strip()
+    if required and not name:
+        raise InvalidArgument(f"{field} is required", field=field)
+    return name
+
+
+def evaluate_query(request: outcomes_pb2.EvaluateRequest) -> tuple[str, str]:
+    """The decision type and the model a pin of it is estimated for."""
+    return _name("decision_type", request.decision_type, required=True), _name("model", request.model, required=True)
+
+
+def evaluation_to_proto(
+    *, decision_type: str, model: str, weights: DecisionWeights, evaluation: Evaluation
+) -> outcomes_pb2.Evaluation:
+    logged = outcomes_pb2.LoggedPolicy(
+        decisions=weights.decisions,
+        judged=weights.judged,
+        with_propensity=weights.with_propensity,
+        unknown=weights.unknown,
+        pending=weights.pending,
+    )
+    if evaluation.logged_mean is not None:
+        logged.mean = evaluation.logged_mean
+    message = outcomes_pb2.Evaluation(
+        decision_type=decision_type,
+        model=model,
+        method="snips",
+        logged=logged,
+        matched=evaluation.matched,
+        effective_sample_size=evaluation.effective_sample_size,
+        reason=evaluation.reason,
+        interval_method=INTERVAL_METHOD,
+    )
+    if evaluation.estimate is not None:
+        message.estimate.CopyFrom(
+            outcomes_pb2.Interval(
+                mean=evaluation.estimate.mean, low=evaluation.estimate.low, high=evaluation.estimate.high
+            )
+        )
+    return message
+
+
+def evidence_query(request: outcomes_pb2.GetAutonomyEvidenceRequest) -> tuple[str, str]:
+    """The agent, and the decision type ("" for all of them)."""
+    return _name("agent_id", request.agent_id, required=True), _name(
+        "decision_type", request.decision_type, required=False
+    )
+
+
+def evidence_to_proto(
+    *, agent_id: str, decision_type: str, evidence: AutonomyEvidence
+) -> outcomes_pb2.AutonomyEvidence:
+    message = outcomes_pb2.AutonomyEvidence(
+        agent_id=agent_id,
+        decision_type=decision_type,
+        recommendation=evidence.recommendation.value,
+        reason=evidence.reason,
+    )
+    if evidence.agreement_rate is not None:
+        message.agreement_rate = evidence.agreement_rate
+    for execution, counts in evidence.by_execution.items():
+        entry = message.by_execution[execution.value]
+        entry.judged = counts.judged
+        entry.successes = counts.successes
+        entry.failures = counts.failures
+        entry.unknown = counts.unknown
+        entry.pending = counts.pending
+        interval = counts.interval
+        if interval is not None:
+            entry.mean, entry.low, entry.high = interval.mean, interval.low, interval.high
+    return message
 
 
 # ─── Erasure of one subject ──────────────────────────────────────────────────

@@ -49,7 +49,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
         window=timedelta(hours=runtime.settings.outcome_window_hours),
     )
     router = Router(runtime.engine, decisions=decisions)
-    service = OutcomesService(runtime.engine, sweeper=sweeper, router=router)
+    service = OutcomesService(runtime.engine, sweeper=sweeper, router=router, decisions=decisions)
     outcomes_pb2_grpc.add_OutcomesServicer_to_server(service, server)
     if runtime.js is None:
         raise RuntimeError("the outcomes context needs JetStream; USES_NATS makes the runtime connect it")

@@ -11,17 +11,20 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
 from services.common.grpc_server import not_served
 from services.outcomes import codec, erasure, intake, ledger
+from services.outcomes.clients import DecisionsClient
 from services.outcomes.router import Router
+from services.outcomes.rules import autonomy, evaluation
 from services.outcomes.sweeper import Sweeper
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
 class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
-    def __init__(self, engine: AsyncEngine, *, sweeper: Sweeper, router: Router) -> None:
+    def __init__(self, engine: AsyncEngine, *, sweeper: Sweeper, router: Router, decisions: DecisionsClient) -> None:
         self._engine = engine
         self._sweeper = sweeper
         self._router = router
+        self._decisions = decisions
 
     async def RecordFacts(
         self, request: outcomes_pb2.RecordFactsRequest, context: Context
@@ -66,15 +69,23 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
     ) -> outcomes_pb2.EraseSubjectFactsResponse:
         return codec.erased_facts_response(await erasure.erase_subject(self._engine, codec.erased_subject(request)))
 
-    # Declared by the contract (DESIGN §10) and not served yet.
-
     async def Evaluate(self, request: outcomes_pb2.EvaluateRequest, context: Context) -> outcomes_pb2.Evaluation:
-        await not_served(context, "Evaluate")
+        # The sums come from the decisions context, computed where the
+        # decisions are kept: a million decisions cross as eleven numbers.
+        decision_type, model = codec.evaluate_query(request)
+        weights = await self._decisions.weigh_decisions(decision_type=decision_type, model=model)
+        return codec.evaluation_to_proto(
+            decision_type=decision_type, model=model, weights=weights, evaluation=evaluation.snips(weights, model=model)
+        )
 
     async def GetAutonomyEvidence(
         self, request: outcomes_pb2.GetAutonomyEvidenceRequest, context: Context
     ) -> outcomes_pb2.AutonomyEvidence:
-        await not_served(context, "GetAutonomyEvidence")
+        agent_id, decision_type = codec.evidence_query(request)
+        counts = await self._decisions.count_executions(agent_id=agent_id, decision_type=decision_type)
+        return codec.evidence_to_proto(agent_id=agent_id, decision_type=decision_type, evidence=autonomy.weigh(counts))
+
+    # Declared by the contract (DESIGN §10) and not served yet.
 
     async def ListAlerts(
         self, request: outcomes_pb2.ListAlertsRequest, context: Context

@@ -39,6 +39,23 @@ export interface paths {
         patch: operations["update_agent_admin_ai_agents__agent_id__patch"];
         trace?: never;
     };
+    "/admin/ai/agents/{agent_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Judged success by how the agent's actions were carried out, and whether to let it act alone */
+        get: operations["autonomy_evidence_admin_ai_agents__agent_id__evidence_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/audit": {
         parameters: {
             query?: never;
@@ -122,6 +139,23 @@ export interface paths {
         head?: never;
         /** A person judges or re-judges a decision */
         patch: operations["rejudge_admin_ai_decisions__decision_id__outcome_patch"];
+        trace?: never;
+    };
+    "/admin/ai/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Off-policy estimate of a decision type's success rate had every decision gone to one model */
+        get: operations["evaluate_admin_ai_evaluate_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/admin/ai/insights": {
@@ -888,6 +922,32 @@ export interface components {
              */
             old: unknown;
         };
+        /** AutonomyEvidence */
+        AutonomyEvidence: {
+            /** Agent Id */
+            agent_id: string;
+            /**
+             * Agreement Rate
+             * @description confirmed ÷ (confirmed + overridden), judged or not; null with neither
+             */
+            agreement_rate: number | null;
+            /** By Execution */
+            by_execution: {
+                [key: string]: components["schemas"]["ExecutionEvidence"];
+            };
+            /**
+             * Decision Type
+             * @description null: every decision type of the agent together
+             */
+            decision_type: string | null;
+            /** Reason */
+            reason: string;
+            /**
+             * Recommendation
+             * @enum {string}
+             */
+            recommendation: "ready" | "keep_off" | "demote" | "not_enough_evidence";
+        };
         /** ConversationIn */
         ConversationIn: {
             /** Conversation Id */
@@ -1232,6 +1292,79 @@ export interface components {
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];
         };
+        /** Estimate */
+        Estimate: {
+            /**
+             * High
+             * @description 95 % interval, upper end
+             */
+            high: number;
+            /**
+             * Low
+             * @description 95 % interval, lower end
+             */
+            low: number;
+            /** Mean */
+            mean: number;
+        };
+        /** Evaluation */
+        Evaluation: {
+            /** Decision Type */
+            decision_type: string;
+            /**
+             * Effective Sample Size
+             * @description (Σw)² / Σw² over the matched decisions
+             */
+            effective_sample_size: number;
+            /** @description the success rate had every judged decision of the type gone to `model`; null with fewer than 30 matched decisions */
+            estimate: components["schemas"]["Estimate"] | null;
+            /** Interval Method */
+            interval_method: string;
+            logged: components["schemas"]["LoggedPolicy"];
+            /**
+             * Matched
+             * @description judged decisions with a propensity that went to `model`
+             */
+            matched: number;
+            /**
+             * Method
+             * @description self-normalised inverse-propensity scoring
+             * @constant
+             */
+            method: "snips";
+            /** Model */
+            model: string;
+            /** Reason */
+            reason: string;
+        };
+        /** ExecutionEvidence */
+        ExecutionEvidence: {
+            /** Failures */
+            failures: number;
+            /**
+             * High
+             * @description 95 % Wilson interval, upper end
+             */
+            high: number | null;
+            /** Judged */
+            judged: number;
+            /**
+             * Low
+             * @description 95 % Wilson interval, lower end
+             */
+            low: number | null;
+            /**
+             * Mean
+             * @description judged success rate; null when none is judged
+             */
+            mean: number | null;
+            /** Pending */
+            pending: number;
+            /** Successes */
+            successes: number;
+            /** Unknown */
+            unknown: number;
+        };
         /**
          * Executor
          * @description Who can actually run a tool, which decides what a playground may do with it.
@@ -1448,6 +1581,33 @@ export interface components {
             imported: number;
             /** Subject Id */
             subject_id: string;
+        };
+        /** LoggedPolicy */
+        LoggedPolicy: {
+            /**
+             * Decisions
+             * @description decisions of the type, judged or not
+             */
+            decisions: number;
+            /**
+             * Judged
+             * @description judged success or failure
+             */
+            judged: number;
+            /**
+             * Mean
+             * @description the logged policy's own judged success rate; null when none is judged
+             */
+            mean: number | null;
+            /** Pending */
+            pending: number;
+            /** Unknown */
+            unknown: number;
+            /**
+             * With Propensity
+             * @description judged decisions that carry the router's propensity
+             */
+            with_propensity: number;
         };
         /** ModelArm */
         ModelArm: {
@@ -2860,6 +3020,67 @@ export interface operations {
             };
         };
     };
+    autonomy_evidence_admin_ai_agents__agent_id__evidence_get: {
+        parameters: {
+            query?: {
+                /** @description the decision type */
+                decision_type?: string | null;
+            };
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutonomyEvidence"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     list_audit_admin_ai_audit_get: {
         parameters: {
             query?: {
@@ -3197,6 +3418,67 @@ export interface operations {
             };
             /** @description the body is over the size limit; `details.limit_bytes` says the limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    evaluate_admin_ai_evaluate_get: {
+        parameters: {
+            query: {
+                /** @description the decision type */
+                decision_type: string;
+                /** @description the model to estimate a pin of */
+                model: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

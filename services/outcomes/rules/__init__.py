@@ -11,7 +11,11 @@ no wire types, one module per family.
 - `submission`: what a resubmitted conversation may change in the ledger.
 - `routing`: Beta posteriors per model and Thompson sampling over them.
 - `advice`: the route key, the candidates, and the advice for one key from
-  both kinds of evidence.
+  both kinds of evidence, with the pick's propensity.
+- `evaluation`: the SNIPS estimate of a model pin from the decisions
+  context's sums.
+- `autonomy`: judged success by how actions were carried out, and the
+  recommendation about acting alone.
 
 The limits named here are the ones the gateway also checks before a request
 reaches the context, so its 4xx and the rule's refusal draw the same line.

@@ -147,5 +147,19 @@ def pick_probabilities(posteriors: Mapping[str, BetaPosterior], *, draws: int, s
     return {model: count / draws for model, count in wins.items()}
 
 
+def pick_propensity(chances: Mapping[str, float], pick: str, *, draws: int) -> float:
+    """The pick's probability under the Thompson draw, as `pick_probabilities`
+    estimated it, floored at one draw in `draws`.
+
+    Decisions take 0 < p <= 1 and weigh each by 1/p, so a pick that was
+    drawn must never read as impossible. With the same seed the first of the
+    estimating draws is the pick itself, so its count is at least one; the
+    floor only holds that line should the two ever be computed apart.
+    """
+    if pick not in chances:
+        raise ValueError(f"{pick!r} is not among the models drawn")
+    return min(1.0, max(chances[pick], 1.0 / draws))
+
+
 def posterior_means(posteriors: Mapping[str, BetaPosterior]) -> dict[str, float]:
     return {model: posterior.mean for model, posterior in posteriors.items()}

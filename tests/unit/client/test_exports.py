@@ -42,6 +42,8 @@ def test_the_public_exports_are_pinned() -> None:
         "Lease",
         "LeaseRefused",
         "LeaseUnavailable",
+        "ModelChoice",
+        "ModelRouter",
         "NotFound",
         "OutriderError",
         "PermissionDenied",

@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from services.common.errors import InvalidArgument
@@ -11,7 +13,13 @@ from services.outcomes.rules.advice import (
     candidate_models,
     route_key,
 )
-from services.outcomes.rules.routing import BetaPosterior, Evidence
+from services.outcomes.rules.routing import (
+    BetaPosterior,
+    Evidence,
+    pick_probabilities,
+    pick_propensity,
+    thompson_pick,
+)
 
 STALL = RouteKey("decision_type", "stall_response")
 
@@ -140,3 +148,66 @@ def test_the_better_supported_model_is_picked_most_often():
     assert arms["good"].posterior.mean > arms["poor"].posterior.mean
     assert arms["good"].pick_probability > 0.99
     assert advice.pick == "good"
+
+
+# ─── The pick's propensity ───────────────────────────────────────────────────
+
+
+def _decision_counts(**by_model: tuple[int, int]) -> list[OutcomeCount]:
+    rows = []
+    for model, (successes, failures) in by_model.items():
+        rows.append(OutcomeCount(decision_type="stall_response", outcome="success", model=model, count=successes))
+        rows.append(OutcomeCount(decision_type="stall_response", outcome="failure", model=model, count=failures))
+    return rows
+
+
+def test_two_equal_posteriors_give_the_pick_a_propensity_near_a_half():
+    advice = advise(
+        RouteKey("decision_type", "stall_response"),
+        credits=[],
+        outcomes=_decision_counts(a=(20, 20), b=(20, 20)),
+        seed=7,
+    )
+    # 4,000 draws: the estimate of 0.5 is within ±0.016 at 95 %; 0.03 is over 3.5 standard errors.
+    assert advice.propensity == pytest.approx(0.5, abs=0.03)
+    assert advice.propensity_draws == 4000
+
+
+def test_a_dominant_posterior_gives_its_pick_a_propensity_near_one():
+    advice = advise(
+        RouteKey("decision_type", "stall_response"),
+        credits=[],
+        outcomes=_decision_counts(strong=(200, 5), weak=(5, 200)),
+        seed=11,
+    )
+    assert advice.pick == "strong"
+    assert advice.propensity > 0.99
+
+
+def test_the_propensity_is_that_of_the_model_actually_picked():
+    for seed in range(30):
+        advice = advise(
+            RouteKey("decision_type", "stall_response"),
+            credits=[],
+            outcomes=_decision_counts(a=(12, 8), b=(10, 10), c=(3, 5)),
+            seed=seed,
+        )
+        chances = {arm.model: arm.pick_probability for arm in advice.arms}
+        assert advice.propensity == chances[advice.pick]
+
+
+def test_an_unlikely_pick_still_has_a_propensity_above_zero():
+    # A long shot is still drawn now and then; when it is, its weight 1/p must be finite.
+    posteriors = {"long_shot": BetaPosterior(2, 10), "favourite": BetaPosterior(10, 2)}
+    picked = [seed for seed in range(5000) if thompson_pick(posteriors, random.Random(seed)) == "long_shot"]
+    assert picked, "the long shot is drawn in some seed"
+    for seed in picked[:3]:
+        chances = pick_probabilities(posteriors, draws=PICK_DRAWS, seed=seed)
+        assert 0 < pick_propensity(chances, "long_shot", draws=PICK_DRAWS) <= 1
+
+
+def test_a_propensity_is_floored_at_one_draw_and_needs_a_drawn_model():
+    assert pick_propensity({"a": 0.0, "b": 1.0}, "a", draws=4000) == 1 / 4000
+    assert pick_propensity({"a": 1.0}, "a", draws=4000) == 1.0
+    with pytest.raises(ValueError, match="not among the models drawn"):
+        pick_propensity({"a": 1.0}, "z", draws=4000)

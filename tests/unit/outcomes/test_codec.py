@@ -3,12 +3,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from outrider.v1 import outcomes_pb2
+from outrider.v1 import decisions_pb2, outcomes_pb2
 from services.common.errors import InvalidArgument
 from services.common.guards import Refused
 from services.outcomes import codec
 from services.outcomes.rules.advice import CreditTally, RouteKey, advise
+from services.outcomes.rules.autonomy import weigh
 from services.outcomes.rules.credit import Credit, Resolution, Role, TurnCredit
+from services.outcomes.rules.evaluation import snips
 from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts
 from services.outcomes.rules.submission import Route
 
@@ -101,3 +103,41 @@ def test_a_routing_name_postgres_cannot_hold_is_refused_by_name(kind, fields, fi
     with pytest.raises(Refused) as refused:
         codec.route_request(kind(**{"decision_type": "stall_response", **fields}))
     assert refused.value.field == field
+
+
+# ─── Evidence before a switch ────────────────────────────────────────────────
+
+
+def test_an_evaluation_needs_a_decision_type_and_a_model():
+    assert codec.evaluate_query(outcomes_pb2.EvaluateRequest(decision_type=" stall ", model="m")) == ("stall", "m")
+    with pytest.raises(InvalidArgument, match="model is required"):
+        codec.evaluate_query(outcomes_pb2.EvaluateRequest(decision_type="stall", model="  "))
+    with pytest.raises(Refused):
+        codec.evaluate_query(outcomes_pb2.EvaluateRequest(decision_type="st\x00all", model="m"))
+
+
+def test_an_evaluation_without_enough_matches_carries_no_estimate_but_the_logged_rate():
+    reply = decisions_pb2.DecisionWeights(
+        decisions=50, judged=40, unknown=5, pending=5, logged_successes=30, with_propensity=20, matched=10, sum_w=20
+    )
+    weights = codec.weights_from_proto(reply)
+    message = codec.evaluation_to_proto(
+        decision_type="stall", model="m", weights=weights, evaluation=snips(weights, model="m")
+    )
+    assert not message.HasField("estimate")
+    assert message.logged.mean == pytest.approx(0.75)
+    assert (message.logged.decisions, message.logged.unknown, message.logged.pending) == (50, 5, 5)
+    assert message.method == "snips" and message.matched == 10 and "at least 30" in message.reason
+
+
+def test_autonomy_evidence_answers_every_execution_and_leaves_absent_rates_unset():
+    reply = decisions_pb2.CountExecutionsResponse(
+        items=[decisions_pb2.ExecutionCount(decision_type="stall", execution="confirmed", successes=3, failures=1)]
+    )
+    evidence = weigh(codec.execution_counts_from_proto(reply))
+    message = codec.evidence_to_proto(agent_id="a1", decision_type="", evidence=evidence)
+    assert set(message.by_execution) == {"autonomous", "confirmed", "overridden", "proposed"}
+    assert message.by_execution["confirmed"].mean == pytest.approx(0.75)
+    assert not message.by_execution["autonomous"].HasField("mean")
+    assert message.agreement_rate == pytest.approx(1.0)
+    assert message.recommendation == "not_enough_evidence"
