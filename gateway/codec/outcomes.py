@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.outcomes import ConversationIn
+from gateway.contracts.paging import PageRequest
 from outrider.v1 import outcomes_pb2
 
 # ─── Out ───────────────────────────────────────────────────────────────────
@@ -164,3 +166,47 @@ def evaluate_request(*, decision_type: str, model: str) -> outcomes_pb2.Evaluate
 
 def evidence_request(*, agent_id: str, decision_type: str | None) -> outcomes_pb2.GetAutonomyEvidenceRequest:
     return outcomes_pb2.GetAutonomyEvidenceRequest(agent_id=agent_id, decision_type=decision_type or "")
+
+
+def alerts_request(*, state: str, page: PageRequest) -> outcomes_pb2.ListAlertsRequest:
+    return outcomes_pb2.ListAlertsRequest(state=state, page=page_request(page))
+
+
+def alert_json(alert: outcomes_pb2.Alert) -> dict[str, Any]:
+    return {
+        "id": alert.id,
+        "rule": alert.rule,
+        "agent_id": alert.agent_id or None,
+        "decision_type": alert.decision_type or None,
+        "rollout_id": alert.rollout_id or None,
+        "state": alert.state,
+        "summary": alert.summary,
+        "value": alert.value,
+        "threshold": alert.threshold,
+        "started_at": timestamp_text(alert.started_at),
+        "resolved_at": timestamp_text(alert.resolved_at) if alert.HasField("resolved_at") else None,
+    }
+
+
+def alert_page_json(reply: outcomes_pb2.ListAlertsResponse) -> dict[str, Any]:
+    return {"items": [alert_json(a) for a in reply.items], "next_cursor": reply.next_cursor or None}
+
+
+def alert_delivery_exposition(reply: outcomes_pb2.AlertDelivery | None) -> str:
+    """Alert webhook delivery, Prometheus text format 0.0.4; nothing while the
+    outcomes context does not answer (the other figures still scrape)."""
+    if reply is None:
+        return ""
+    figures = (
+        ("outrider_alert_delivery_failures_total", "counter", "Failed alert webhook attempts.", reply.failed_attempts),
+        ("outrider_alert_deliveries_total", "counter", "Alert transitions delivered (2xx).", reply.delivered),
+        ("outrider_alert_deliveries_pending", "gauge", "Alert transitions not delivered yet.", reply.pending),
+    )
+    lines = []
+    for metric, kind, help_text, value in figures:
+        lines += [f"# HELP {metric} {help_text}", f"# TYPE {metric} {kind}", f"{metric} {value}"]
+    return "\n".join(lines) + "\n"
+
+
+def alert_delivery_request() -> outcomes_pb2.GetAlertDeliveryRequest:
+    return outcomes_pb2.GetAlertDeliveryRequest()

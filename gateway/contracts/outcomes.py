@@ -10,6 +10,7 @@ from gateway.contracts.common import (
     FILLED,
     Contract,
     Instant,
+    Page,
     Reply,
     integer_or_text,
     text,
@@ -180,3 +181,24 @@ class AutonomyEvidence(Reply):
     )
     recommendation: Literal["ready", "keep_off", "demote", "not_enough_evidence"]
     reason: str
+
+
+# ─── Alerts (DESIGN §10) ─────────────────────────────────────────────────────
+
+
+class Alert(Reply):
+    id: str
+    rule: Literal["judged_success_drop", "agent_silent", "ingest_lag", "stream_full", "rollout_halted"]
+    agent_id: str | None = Field(description="the agent the alert is about; null for a platform alert")
+    decision_type: str | None = Field(description="the decision type of a judged_success_drop")
+    rollout_id: str | None = Field(description="the rollout of a rollout_halted alert")
+    state: Literal["firing", "resolved"]
+    summary: str
+    value: float = Field(description="what the rule measured: the drop, seconds silent or behind, a fullness")
+    threshold: float = Field(description="the value at which the rule fires")
+    started_at: str = Field(json_schema_extra={"format": "date-time"})
+    resolved_at: str | None = Field(json_schema_extra={"format": "date-time"})
+
+
+class AlertPage(Page[Alert]):
+    pass

@@ -1,9 +1,9 @@
-"""Outcomes routes: facts, the sweep, conversations, metrics, routing, and the
-evidence before a switch (DESIGN §10)."""
+"""Outcomes routes: facts, the sweep, conversations, metrics, routing, the
+evidence before a switch (DESIGN §10) and alerts."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import Field
@@ -18,6 +18,7 @@ from gateway.contracts.common import (
     errors,
 )
 from gateway.contracts.outcomes import (
+    AlertPage,
     AutonomyEvidence,
     ConversationIn,
     ConversationMetrics,
@@ -28,6 +29,7 @@ from gateway.contracts.outcomes import (
     Routing,
     SweepReply,
 )
+from gateway.contracts.paging import PageQuery
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import outcomes_pb2_grpc
@@ -164,3 +166,21 @@ async def autonomy_evidence(
 ) -> dict[str, Any]:
     ask = codec.evidence_request(agent_id=agent_id, decision_type=decision_type)
     return codec.evidence_json(await _outcomes(request).GetAutonomyEvidence(ask))
+
+
+@router.get(
+    "/admin/ai/alerts",
+    summary="Alerts, firing before resolved, newest first",
+    response_model=AlertPage,
+    responses=STAFF_ERRORS,
+)
+async def list_alerts(
+    request: Request,
+    page: PageQuery,
+    state: Annotated[
+        Literal["firing", "resolved"] | None, Query(description="only alerts in this state; both when absent")
+    ] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    reply = await _outcomes(request).ListAlerts(codec.alerts_request(state=state or "", page=page))
+    return codec.alert_page_json(reply)

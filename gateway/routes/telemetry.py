@@ -22,13 +22,14 @@ from fastapi.responses import PlainTextResponse
 
 from gateway import intake
 from gateway.auth import Principal, scraper, staff
+from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import retention
 from gateway.codec import telemetry as codec
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.telemetry import Insights, RunSeries
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
-from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, telemetry_pb2_grpc
+from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc, telemetry_pb2_grpc
 from services.common.clients import ContextCallError
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
@@ -103,8 +104,8 @@ async def _decision_refusals(request: Request) -> int | None:
     },
 )
 async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
-    counters, decisions = await asyncio.gather(
-        _telemetry(request).GetCounters(codec.counters_request()), _decision_refusals(request)
+    counters, decisions, delivery = await asyncio.gather(
+        _telemetry(request).GetCounters(codec.counters_request()), _decision_refusals(request), _alert_delivery(request)
     )
     otlp = getattr(request.app.state, "otlp", None)
     text = (
@@ -115,8 +116,19 @@ async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResp
         + codec.agent_refusals_exposition(
             counters, decisions=decisions, spans=otlp.foreign_agent_spans if otlp is not None else 0
         )
+        + outcomes_codec.alert_delivery_exposition(delivery)
     )
     return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+async def _alert_delivery(request: Request) -> outcomes_pb2.AlertDelivery | None:
+    try:
+        return await stub(request, "outcomes", outcomes_pb2_grpc.OutcomesStub).GetAlertDelivery(
+            outcomes_codec.alert_delivery_request()
+        )
+    except ContextCallError as error:
+        _log.warning("alert delivery left out of the scrape", extra={"status": error.status.name})
+        return None
 
 
 async def _retention_reports(request: Request) -> dict[str, retention.Report]:

@@ -362,6 +362,20 @@ class ListAlertsResponse(_message.Message):
     next_cursor: str
     def __init__(self, items: _Optional[_Iterable[_Union[Alert, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class GetAlertDeliveryRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AlertDelivery(_message.Message):
+    __slots__ = ("delivered", "pending", "failed_attempts")
+    DELIVERED_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    FAILED_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    delivered: int
+    pending: int
+    failed_attempts: int
+    def __init__(self, delivered: _Optional[int] = ..., pending: _Optional[int] = ..., failed_attempts: _Optional[int] = ...) -> None: ...
+
 class EraseSubjectFactsRequest(_message.Message):
     __slots__ = ("subject_id",)
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -86,6 +86,11 @@ class OutcomesStub:
                 request_serializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsResponse.FromString,
                 _registered_method=True)
+        self.GetAlertDelivery = channel.unary_unary(
+                '/outrider.v1.Outcomes/GetAlertDelivery',
+                request_serializer=outrider_dot_v1_dot_outcomes__pb2.GetAlertDeliveryRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_outcomes__pb2.AlertDelivery.FromString,
+                _registered_method=True)
 
 
 class OutcomesServicer:
@@ -159,6 +164,14 @@ class OutcomesServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetAlertDelivery(self, request, context):
+        """How alert transitions are being delivered to the webhook, counted over
+        every replica's outbox: what /metrics exposes for the delivery rule.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OutcomesServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -211,6 +224,11 @@ def add_OutcomesServicer_to_server(servicer, server):
                     servicer.ListAlerts,
                     request_deserializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_outcomes__pb2.ListAlertsResponse.SerializeToString,
+            ),
+            'GetAlertDelivery': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAlertDelivery,
+                    request_deserializer=outrider_dot_v1_dot_outcomes__pb2.GetAlertDeliveryRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_outcomes__pb2.AlertDelivery.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -485,6 +503,33 @@ class Outcomes:
             '/outrider.v1.Outcomes/ListAlerts',
             outrider_dot_v1_dot_outcomes__pb2.ListAlertsRequest.SerializeToString,
             outrider_dot_v1_dot_outcomes__pb2.ListAlertsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAlertDelivery(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Outcomes/GetAlertDelivery',
+            outrider_dot_v1_dot_outcomes__pb2.GetAlertDeliveryRequest.SerializeToString,
+            outrider_dot_v1_dot_outcomes__pb2.AlertDelivery.FromString,
             options,
             channel_credentials,
             insecure,

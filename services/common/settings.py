@@ -119,6 +119,14 @@ class Settings:
     embedding_dimension: int = 384
     tool_base_urls: Mapping[str, str] = field(default_factory=dict)
     sweep_interval_s: float = 60.0
+    # Alerts (DESIGN §10): the judged-decision window, the drop that fires,
+    # how often they are evaluated, and where their transitions are POSTed.
+    alert_window: int = 100
+    alert_min_drop: float = 0.15
+    alert_interval_s: float = 60.0
+    alert_silent_after_s: int = 86_400
+    alert_webhook_url: str | None = None
+    alert_webhook_secret: str | None = None
     # Configured human-input sources by the source string a subject records
     # (e.g. "tracker:ops/bookings"): {"url": ..., "token": ..., "timeout_s": ...}.
     human_sources: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
@@ -250,6 +258,24 @@ def secret_text(raw: str) -> str:
         raise ValueError(f"must be at least {MIN_SECRET_CHARS} characters, got {len(raw)}")
     if not raw.isprintable() or any(c.isspace() for c in raw):
         raise ValueError("must be printable characters without blanks")
+    return raw
+
+
+def fraction(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError("must be a number") from None
+    if not 0 < value < 1:
+        raise ValueError("must be between 0 and 1")
+    return value
+
+
+def web_url(raw: str) -> str | None:
+    if not raw:
+        return None
+    if not raw.startswith(("http://", "https://")):
+        raise ValueError("must be an http:// or https:// URL")
     return raw
 
 
@@ -658,6 +684,44 @@ DECLARED: tuple[Declared, ...] = (
     ),
     Declared("OUTRIDER_SWEEP_INTERVAL_S", "sweep_interval_s", "seconds between outcome sweeps", integer(1, 86_400), 60),
     Declared(
+        "OUTRIDER_ALERT_WINDOW",
+        "alert_window",
+        "judged decisions per window an agent × decision type's success drop is measured over",
+        integer(20, 10_000),
+        100,
+    ),
+    Declared(
+        "OUTRIDER_ALERT_MIN_DROP",
+        "alert_min_drop",
+        "the fall in judged success (0..1) between two windows that fires an alert",
+        fraction,
+        0.15,
+    ),
+    Declared(
+        "OUTRIDER_ALERT_INTERVAL_S", "alert_interval_s", "seconds between alert evaluations", integer(1, 86_400), 60
+    ),
+    Declared(
+        "OUTRIDER_ALERT_SILENT_AFTER_S",
+        "alert_silent_after_s",
+        "seconds without a run after which an agent that ran is alerted as silent",
+        integer(60, 30 * 86_400),
+        86_400,
+    ),
+    Declared(
+        "OUTRIDER_ALERT_WEBHOOK_URL",
+        "alert_webhook_url",
+        "where each alert transition is POSTed as signed JSON; unset delivers none",
+        web_url,
+    ),
+    Declared(
+        "OUTRIDER_ALERT_WEBHOOK_SECRET",
+        "alert_webhook_secret",
+        "HMAC-SHA256 key of the webhook's X-Outrider-Signature, 32+ characters;"
+        " production with a URL refuses to boot without it",
+        secret_text,
+        secret=True,
+    ),
+    Declared(
         "OUTRIDER_HUMAN_SOURCES",
         "human_sources",
         'JSON: `{"<source>": {"url": …, "token": …, "timeout_s": …}}` feeds reconciled before a lease',
@@ -984,6 +1048,7 @@ def load(env: Mapping[str, str] | None = None) -> Settings:
     values["human_sources"] = values["human_sources"] or {}
     values["redact_patterns"] = values["redact_patterns"] or {}
     values["sweep_interval_s"] = float(values["sweep_interval_s"])
+    values["alert_interval_s"] = float(values["alert_interval_s"])
     _check_nats_users(values)
     _check_stream_caps(values)
     return Settings(**values)
@@ -1011,6 +1076,8 @@ def _require_given_secrets(values: Mapping[str, Any]) -> None:
         missing.append("OUTRIDER_INTERNAL_KEY or OUTRIDER_ENGINE_KEYS")
     if not values["nats_url"] and not values["nats_engine_password"]:
         missing.append("OUTRIDER_NATS_ENGINE_PASSWORD")
+    if values["alert_webhook_url"] and not values["alert_webhook_secret"]:
+        missing.append("OUTRIDER_ALERT_WEBHOOK_SECRET")
     if missing:
         raise SettingsError(f"production refuses to boot without {', '.join(missing)}")
 

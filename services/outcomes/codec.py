@@ -4,6 +4,7 @@ its own context's and the decisions context's it calls."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -11,9 +12,10 @@ from google.protobuf.message import Message
 
 from outrider.v1 import decisions_pb2, outcomes_pb2
 from outrider.wire import timestamp, timestamp_datetime
-from services.common import guards
-from services.common.errors import InvalidArgument
+from services.common import guards, paging
+from services.common.errors import FieldError, InvalidArgument
 from services.outcomes.rules.advice import Advice, OutcomeCount, RouteQuery, route_query
+from services.outcomes.rules.alerts import ROLLOUT_HALTED
 from services.outcomes.rules.autonomy import AutonomyEvidence, ExecutionCount
 from services.outcomes.rules.credit import Conversation, ConversationMetrics, TurnCredit
 from services.outcomes.rules.credit import parse_conversation as parse_conversation_payload
@@ -21,6 +23,7 @@ from services.outcomes.rules.evaluation import INTERVAL_METHOD, DecisionWeights,
 from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts, check_storable, decode_booking_event
 from services.outcomes.rules.submission import Booking, Route
 from services.outcomes.rules.sweep import PendingDecision, SweepReport, Verdict, batch_size
+from services.outcomes.store import StoredAlert
 
 # ─── The decisions context's messages ────────────────────────────────────────
 
@@ -365,3 +368,48 @@ def erased_subject(request: outcomes_pb2.EraseSubjectFactsRequest) -> str:
 
 def erased_facts_response(facts: int) -> outcomes_pb2.EraseSubjectFactsResponse:
     return outcomes_pb2.EraseSubjectFactsResponse(facts=facts)
+
+
+# ─── Alerts ──────────────────────────────────────────────────────────────────
+
+ALERT_STATES = ("firing", "resolved")
+
+
+def _alert_position(parts: list[str]) -> tuple[str, datetime, str]:
+    state, started, ident = parts
+    if state not in ALERT_STATES:
+        raise ValueError("not an alert state")
+    return state, paging.parse_cursor_instant(started), str(uuid.UUID(ident))
+
+
+def list_alerts_query(
+    request: outcomes_pb2.ListAlertsRequest,
+) -> tuple[str | None, tuple[str, datetime, str] | None, int]:
+    if request.state and request.state not in ALERT_STATES:
+        raise FieldError("state", f"must be one of {', '.join(ALERT_STATES)}, got {request.state!r}")
+    return (
+        request.state or None,
+        paging.decode_cursor(request.page.cursor, _alert_position, field="page.cursor"),
+        paging.page_limit(request.page.limit, field="page.limit"),
+    )
+
+
+def alert_to_proto(alert: StoredAlert) -> outcomes_pb2.Alert:
+    return outcomes_pb2.Alert(
+        id=alert.id,
+        rule=alert.rule,
+        agent_id=alert.agent_id,
+        decision_type=alert.decision_type,
+        state=alert.state,
+        summary=alert.summary,
+        value=alert.value,
+        threshold=alert.threshold,
+        started_at=timestamp(alert.started_at),
+        resolved_at=timestamp(alert.resolved_at),
+        rollout_id=alert.subject if alert.rule == ROLLOUT_HALTED else "",
+    )
+
+
+def alerts_response(rows: Sequence[StoredAlert], limit: int) -> outcomes_pb2.ListAlertsResponse:
+    page, cursor = paging.one_page(rows, limit, lambda a: (a.state, a.started_at, a.id))
+    return outcomes_pb2.ListAlertsResponse(items=[alert_to_proto(a) for a in page], next_cursor=cursor)

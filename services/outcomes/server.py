@@ -7,14 +7,16 @@ from datetime import timedelta
 
 import grpc
 
-from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc
+from outrider.v1 import decisions_pb2_grpc, outcomes_pb2, outcomes_pb2_grpc, registry_pb2_grpc, telemetry_pb2_grpc
 from services.common import retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
+from services.outcomes.alerting.service import start_alerting
 from services.outcomes.clients import DecisionsClient
 from services.outcomes.consumer import FactsConsumer
 from services.outcomes.retention import lifetimes
 from services.outcomes.router import Router
+from services.outcomes.rules.sweep import SweepReport
 from services.outcomes.service import OutcomesService
 from services.outcomes.sweeper import Sweeper, run_on_timer
 
@@ -36,6 +38,8 @@ ACCESS = {
     "Evaluate": Access.READ,
     "GetAutonomyEvidence": Access.READ,
     "ListAlerts": Access.READ,
+    # Scraped by the gateway's /metrics.
+    "GetAlertDelivery": Access.SERVICE,
 }
 USES_NATS = True
 MIN_SWEEP_INTERVAL_S = 1.0
@@ -63,5 +67,18 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     runtime.on_close(subscription.unsubscribe)
     # A zero or negative interval would spin the timer; a second is the floor.
     interval = max(runtime.settings.sweep_interval_s, MIN_SWEEP_INTERVAL_S)
-    runtime.spawn(run_on_timer(sweeper.sweep, interval_s=interval), name="sweep-timer")
+    # Alerts are evaluated after every sweep the timer runs, and on their own timer.
+    alerts_due = start_alerting(
+        runtime,
+        decisions=runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub),
+        telemetry=runtime.clients.stub("telemetry", telemetry_pb2_grpc.TelemetryStub),
+        registry=runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub),
+    )
+
+    async def sweep_then_alert() -> SweepReport:
+        report = await sweeper.sweep()
+        alerts_due.set()
+        return report
+
+    runtime.spawn(run_on_timer(sweep_then_alert, interval_s=interval), name="sweep-timer")
     retention.start(server, runtime, lifetimes(runtime.settings))

@@ -9,8 +9,7 @@ import grpc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import outcomes_pb2, outcomes_pb2_grpc
-from services.common.grpc_server import not_served
-from services.outcomes import codec, erasure, intake, ledger
+from services.outcomes import codec, erasure, intake, ledger, store
 from services.outcomes.clients import DecisionsClient
 from services.outcomes.router import Router
 from services.outcomes.rules import autonomy, evaluation
@@ -69,6 +68,21 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
     ) -> outcomes_pb2.EraseSubjectFactsResponse:
         return codec.erased_facts_response(await erasure.erase_subject(self._engine, codec.erased_subject(request)))
 
+    async def ListAlerts(
+        self, request: outcomes_pb2.ListAlertsRequest, context: Context
+    ) -> outcomes_pb2.ListAlertsResponse:
+        state, after, limit = codec.list_alerts_query(request)
+        async with self._engine.connect() as conn:
+            rows = await store.list_alerts(conn, state=state, after=after, limit=limit)
+        return codec.alerts_response(rows, limit)
+
+    async def GetAlertDelivery(
+        self, request: outcomes_pb2.GetAlertDeliveryRequest, context: Context
+    ) -> outcomes_pb2.AlertDelivery:
+        async with self._engine.connect() as conn:
+            delivered, pending, failed = await store.delivery_counts(conn)
+        return outcomes_pb2.AlertDelivery(delivered=delivered, pending=pending, failed_attempts=failed)
+
     async def Evaluate(self, request: outcomes_pb2.EvaluateRequest, context: Context) -> outcomes_pb2.Evaluation:
         # The sums come from the decisions context, computed where the
         # decisions are kept: a million decisions cross as eleven numbers.
@@ -84,10 +98,3 @@ class OutcomesService(outcomes_pb2_grpc.OutcomesServicer):
         agent_id, decision_type = codec.evidence_query(request)
         counts = await self._decisions.count_executions(agent_id=agent_id, decision_type=decision_type)
         return codec.evidence_to_proto(agent_id=agent_id, decision_type=decision_type, evidence=autonomy.weigh(counts))
-
-    # Declared by the contract (DESIGN §10) and not served yet.
-
-    async def ListAlerts(
-        self, request: outcomes_pb2.ListAlertsRequest, context: Context
-    ) -> outcomes_pb2.ListAlertsResponse:
-        await not_served(context, "ListAlerts")

@@ -361,3 +361,185 @@ async def tally_credits(conn: AsyncConnection, *, column: RouteColumn, key: str)
 def document_json(document: dict[str, Any]) -> str:
     """A facts document as stored JSON text (sorted, so equal facts compare equal)."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"))
+
+
+# ─── Alerts ──────────────────────────────────────────────────────────────────
+
+
+@dataclass(frozen=True)
+class StoredAlert:
+    id: str
+    rule: str
+    agent_id: str
+    decision_type: str
+    subject: str
+    state: str
+    summary: str
+    value: float
+    threshold: float
+    started_at: datetime
+    resolved_at: datetime | None
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    id: str
+    transition: str
+    body: str
+    attempts: int
+
+
+_ALERT_COLUMNS = (
+    "cast(id as text) as id, rule, agent_id, decision_type, subject, state, summary, value, threshold, "
+    "started_at, resolved_at"
+)
+
+
+async def firing_alerts(conn: AsyncConnection) -> list[StoredAlert]:
+    """Every firing alert, locked so one evaluation at a time moves them."""
+    rows = await conn.execute(text(f"select {_ALERT_COLUMNS} from alerts where state = 'firing' for update"))
+    return [StoredAlert(**row._mapping) for row in rows]
+
+
+@dataclass(frozen=True)
+class NewAlert:
+    id: str
+    rule: str
+    agent_id: str
+    decision_type: str
+    subject: str
+    summary: str
+    value: float
+    threshold: float
+
+
+async def open_alerts(conn: AsyncConnection, alerts: Sequence[NewAlert], *, now: datetime) -> list[StoredAlert]:
+    """New firing rows in one statement; a key another evaluation opened
+    first is skipped (the partial unique index), so only rows opened here return."""
+    if not alerts:
+        return []
+    columns = ("id", "rule", "agent_id", "decision_type", "subject", "summary")
+    params: dict[str, Any] = {name: [getattr(a, name) for a in alerts] for name in columns}
+    params.update(value=[a.value for a in alerts], threshold=[a.threshold for a in alerts], now=now)
+    rows = await conn.execute(
+        text(
+            "insert into alerts (id, rule, agent_id, decision_type, subject, state, summary, value, threshold, "
+            "started_at) select cast(id as uuid), rule, agent_id, decision_type, subject, 'firing', summary, "
+            "value, threshold, :now from unnest(cast(:id as text[]), cast(:rule as text[]), "
+            "cast(:agent_id as text[]), cast(:decision_type as text[]), cast(:subject as text[]), "
+            "cast(:summary as text[]), cast(:value as float8[]), cast(:threshold as float8[])) "
+            "as n(id, rule, agent_id, decision_type, subject, summary, value, threshold) "
+            "on conflict (rule, agent_id, decision_type, subject) where state = 'firing' do nothing "
+            f"returning {_ALERT_COLUMNS}"
+        ),
+        params,
+    )
+    return [StoredAlert(**row._mapping) for row in rows]
+
+
+async def resolve_alerts(conn: AsyncConnection, *, alert_ids: Sequence[str], now: datetime) -> list[StoredAlert]:
+    if not alert_ids:
+        return []
+    rows = await conn.execute(
+        text(
+            "update alerts set state = 'resolved', resolved_at = :now "
+            "where id = any(cast(:ids as uuid[])) and state = 'firing' "
+            f"returning {_ALERT_COLUMNS}"
+        ),
+        {"ids": list(alert_ids), "now": now},
+    )
+    return [StoredAlert(**row._mapping) for row in rows]
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: str
+    alert_id: str
+    transition: str
+    body: str
+
+
+async def enqueue_deliveries(conn: AsyncConnection, deliveries: Sequence[Delivery]) -> None:
+    if not deliveries:
+        return
+    await conn.execute(
+        text(
+            "insert into alert_outbox (id, alert_id, transition, body) "
+            "select cast(id as uuid), cast(alert_id as uuid), transition, body from unnest("
+            "cast(:id as text[]), cast(:alert_id as text[]), cast(:transition as text[]), cast(:body as text[])"
+            ") as d(id, alert_id, transition, body)"
+        ),
+        {
+            "id": [d.id for d in deliveries],
+            "alert_id": [d.alert_id for d in deliveries],
+            "transition": [d.transition for d in deliveries],
+            "body": [d.body for d in deliveries],
+        },
+    )
+
+
+async def list_alerts(
+    conn: AsyncConnection, *, state: str | None, after: tuple[str, datetime, str] | None, limit: int
+) -> list[StoredAlert]:
+    """Firing before resolved, newest first within each; limit + 1 rows for paging."""
+    clauses = []
+    params: dict[str, Any] = {"limit": limit + 1}
+    if state:
+        clauses.append("state = :state")
+        params["state"] = state
+    if after is not None:
+        clauses.append(
+            "(state > :a_state or (state = :a_state and (started_at, id) < (:a_started, cast(:a_id as uuid))))"
+        )
+        params.update(a_state=after[0], a_started=after[1], a_id=after[2])
+    where = f"where {' and '.join(clauses)}" if clauses else ""
+    rows = await conn.execute(
+        text(f"select {_ALERT_COLUMNS} from alerts {where} order by state, started_at desc, id desc limit :limit"),
+        params,
+    )
+    return [StoredAlert(**row._mapping) for row in rows]
+
+
+async def due_deliveries(conn: AsyncConnection, *, now: datetime, limit: int) -> list[OutboxRow]:
+    """Undelivered transitions whose next attempt is due, oldest first, locked
+    and skipped by another replica delivering at the same time."""
+    rows = await conn.execute(
+        text(
+            "select cast(id as text) as id, transition, body, attempts from alert_outbox "
+            "where delivered_at is null and next_attempt_at <= :now "
+            "order by created_at, id limit :limit for update skip locked"
+        ),
+        {"now": now, "limit": limit},
+    )
+    return [OutboxRow(**row._mapping) for row in rows]
+
+
+async def mark_delivered(conn: AsyncConnection, *, delivery_id: str, now: datetime) -> None:
+    await conn.execute(
+        text("update alert_outbox set delivered_at = :now, attempts = attempts + 1 where id = cast(:id as uuid)"),
+        {"id": delivery_id, "now": now},
+    )
+
+
+async def mark_failed(conn: AsyncConnection, *, delivery_id: str, retry_at: datetime, error: str) -> None:
+    await conn.execute(
+        text(
+            "update alert_outbox set attempts = attempts + 1, next_attempt_at = :retry_at, last_error = :error "
+            "where id = cast(:id as uuid)"
+        ),
+        {"id": delivery_id, "retry_at": retry_at, "error": error[:500]},
+    )
+
+
+async def delivery_counts(conn: AsyncConnection) -> tuple[int, int, int]:
+    """Delivered, pending, and failed attempts (every attempt but a row's delivering one)."""
+    row = (
+        await conn.execute(
+            text(
+                "select count(*) filter (where delivered_at is not null), "
+                "count(*) filter (where delivered_at is null), "
+                "coalesce(sum(attempts), 0) - count(*) filter (where delivered_at is not null) from alert_outbox"
+            )
+        )
+    ).one()
+    return int(row[0]), int(row[1]), int(row[2])

@@ -56,6 +56,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alerts, firing before resolved, newest first */
+        get: operations["list_alerts_admin_ai_alerts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/audit": {
         parameters: {
             query?: never;
@@ -851,6 +868,68 @@ export interface components {
          * @enum {string}
          */
         AgentStatus: "live" | "partial" | "simulation" | "broken" | "unmerged" | "retired";
+        /** Alert */
+        Alert: {
+            /**
+             * Agent Id
+             * @description the agent the alert is about; null for a platform alert
+             */
+            agent_id: string | null;
+            /**
+             * Decision Type
+             * @description the decision type of a judged_success_drop
+             */
+            decision_type: string | null;
+            /** Id */
+            id: string;
+            /**
+             * Resolved At
+             * Format: date-time
+             */
+            resolved_at: string | null;
+            /**
+             * Rollout Id
+             * @description the rollout of a rollout_halted alert
+             */
+            rollout_id: string | null;
+            /**
+             * Rule
+             * @enum {string}
+             */
+            rule: "judged_success_drop" | "agent_silent" | "ingest_lag" | "stream_full" | "rollout_halted";
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "firing" | "resolved";
+            /** Summary */
+            summary: string;
+            /**
+             * Threshold
+             * @description the value at which the rule fires
+             */
+            threshold: number;
+            /**
+             * Value
+             * @description what the rule measured: the drop, seconds silent or behind, a fullness
+             */
+            value: number;
+        };
+        /** AlertPage */
+        AlertPage: {
+            /** Items */
+            items: components["schemas"]["Alert"][];
+            /**
+             * Next Cursor
+             * @description pass as ?cursor= for the next page; null on the last page
+             */
+            next_cursor: string | null;
+        };
         /**
          * ArmEvidence
          * @description What the guard last counted for one arm; mean, low and high describe its Beta(1, 1) posterior (95 %).
@@ -3041,6 +3120,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AutonomyEvidence"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_alerts_admin_ai_alerts_get: {
+        parameters: {
+            query?: {
+                /** @description only alerts in this state; both when absent */
+                state?: ("firing" | "resolved") | null;
+                /** @description the next_cursor of the previous page */
+                cursor?: string;
+                /** @description items per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertPage"];
                 };
             };
             /** @description no or bad credentials */

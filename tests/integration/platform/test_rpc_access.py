@@ -97,6 +97,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "Evaluate": R,
         "GetAutonomyEvidence": R,
         "ListAlerts": R,
+        "GetAlertDelivery": S,
     },
     "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R, "GetRetention": S},
     "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S, "GetRetention": S},

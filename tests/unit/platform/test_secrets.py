@@ -26,6 +26,7 @@ SECRET_VARIABLES = (
     "OUTRIDER_JWT_SECRET_PREVIOUS",
     "OUTRIDER_NATS_PASSWORD",
     "OUTRIDER_NATS_ENGINE_PASSWORD",
+    "OUTRIDER_ALERT_WEBHOOK_SECRET",
 )
 GIVEN = {
     "OUTRIDER_JWT_SECRET": "j" * 40,
@@ -165,3 +166,18 @@ def test_the_previous_service_key_and_engine_key_are_accepted_and_empty_ones_nev
     assert identify(((SERVICE_KEY_HEADER, ""),), engine_keys={"e": ("",)}, service_keys=("",)) is None
     assert identify((("x-internal-key", ""),), engine_keys={"e": ("",)}, service_keys=("",)) is None
     assert identify((), engine_keys=engines, service_keys=(current,)) is None
+
+
+def test_production_with_an_alert_webhook_needs_its_secret(tmp_path):
+    hook = {"OUTRIDER_ALERT_WEBHOOK_URL": "https://hooks.example.com/x", "OUTRIDER_DATA_DIR": str(tmp_path)}
+    with pytest.raises(SettingsError, match="OUTRIDER_ALERT_WEBHOOK_SECRET"):
+        load({**PRODUCTION, **hook})
+    given = load({**PRODUCTION, **hook, "OUTRIDER_ALERT_WEBHOOK_SECRET": "w" * 40})
+    assert given.alert_webhook_secret == "w" * 40
+    # Without a URL nothing is delivered, so nothing needs signing.
+    assert load({**PRODUCTION, "OUTRIDER_DATA_DIR": str(tmp_path)}).alert_webhook_secret is None
+
+
+def test_an_alert_webhook_is_an_http_url(tmp_path):
+    with pytest.raises(SettingsError, match="OUTRIDER_ALERT_WEBHOOK_URL"):
+        load({**GIVEN, "OUTRIDER_DATA_DIR": str(tmp_path), "OUTRIDER_ALERT_WEBHOOK_URL": "ftp://x"})
