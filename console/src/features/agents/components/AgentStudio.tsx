@@ -4,8 +4,10 @@ import { Empty, QueryView } from "../../../components/States";
 import { Link } from "../../../lib/router";
 import { useAgent } from "../api/queries";
 import { AutonomyControl } from "./AutonomyControl";
+import { AutonomyEvidence } from "./AutonomyEvidence";
 import { History } from "./History";
 import { ModelPicker } from "./ModelPicker";
+import { PinEstimates } from "./PinEstimates";
 import { RolloutLauncher } from "./RolloutLauncher";
 import { SkillCard } from "./SkillCard";
 
@@ -41,6 +43,7 @@ export function AgentStudio({ agentId }: { agentId: string }) {
                   <dd>No autonomy gate: this agent never acts without a person.</dd>
                 </>
               )}
+              <AutonomyEvidence agent={detail} />
               {detail.runtime === "engine" ? (
                 <ModelPicker agent={detail} />
               ) : (
@@ -49,6 +52,7 @@ export function AgentStudio({ agentId }: { agentId: string }) {
                   <dd>Runs in the console; it reads no model pin.</dd>
                 </>
               )}
+              <PinEstimates agent={detail} />
             </dl>
             <RolloutLauncher agent={detail} />
             <History entity="agent" id={detail.id} />
