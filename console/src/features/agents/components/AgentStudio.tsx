@@ -79,7 +79,7 @@ export function AgentStudio({ agentId }: { agentId: string }) {
             {detail.tools.length === 0 ? (
               <Empty>This agent uses no tools.</Empty>
             ) : (
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0} role="region" aria-label="Tools, scrolls sideways on a narrow screen">
                 <table>
                   <thead>
                     <tr>
