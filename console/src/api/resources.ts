@@ -12,6 +12,8 @@ type AuditQuery = NonNullable<paths["/admin/ai/audit"]["get"]["parameters"]["que
 export type AuditEntity = NonNullable<AuditQuery["entity"]>;
 
 export type Agent = Schemas["Agent"];
+export type Alert = Schemas["Alert"];
+export type AutonomyEvidence = Schemas["AutonomyEvidence"];
 export type AgentPatch = Schemas["AgentPatch"];
 export type DecisionCount = Schemas["DecisionCount"];
 export type ErrorBody = Schemas["ErrorBody"];

@@ -2,6 +2,7 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { useEffect, useState, type ReactNode } from "react";
 import { Empty, Loading } from "../components/States";
 import { matchRoute, navigate, useLocation } from "../lib/router";
+import { AlertsPage } from "../features/alerts/components/AlertsPage";
 import { AgentsPage } from "../features/agents/components/AgentsPage";
 import { NewSkillPage } from "../features/agents/components/NewSkillPage";
 import { AuditPage } from "../features/audit/components/AuditPage";
@@ -32,6 +33,7 @@ const ROUTES: Route[] = [
   { pattern: "/routing", title: "Routing", render: () => <RoutingPage /> },
   { pattern: "/rollouts", title: "Rollouts", render: () => <RolloutsPage /> },
   { pattern: "/rollouts/:id", title: "Rollout", render: (p) => <RolloutPage rolloutId={p.id ?? ""} /> },
+  { pattern: "/alerts", title: "Alerts", render: () => <AlertsPage /> },
   { pattern: "/playground", title: "Playground", render: () => <PlaygroundPage /> },
   { pattern: "/playground/runs/:id", title: "Playground run", render: (p) => <RunPage runId={p.id ?? ""} /> },
   { pattern: "/audit", title: "Audit", render: () => <AuditPage /> },

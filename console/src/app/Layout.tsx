@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { AlertsBadge } from "../features/alerts/components/AlertsBadge";
 import { Link, useLocation } from "../lib/router";
 import { roleLabel } from "../lib/session";
 import { useSession } from "../lib/SessionContext";
@@ -9,6 +10,7 @@ const SECTIONS = [
   { to: "/insights", label: "Insights" },
   { to: "/routing", label: "Routing" },
   { to: "/rollouts", label: "Rollouts" },
+  { to: "/alerts", label: "Alerts" },
   { to: "/playground", label: "Playground" },
   { to: "/audit", label: "Audit" },
 ];
@@ -42,6 +44,7 @@ export function Layout({ children }: { children: ReactNode }) {
             ))}
           </ul>
         </nav>
+        <AlertsBadge />
         {claims ? (
           <div className="who">
             <span>{claims.email || claims.sub}</span>

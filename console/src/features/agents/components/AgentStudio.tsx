@@ -6,8 +6,10 @@ import { useEffect, useState } from "react";
 import { updatedAgo } from "../../../lib/format";
 import { useAgent } from "../api/queries";
 import { AutonomyControl } from "./AutonomyControl";
+import { AutonomyEvidence } from "./AutonomyEvidence";
 import { History } from "./History";
 import { ModelPicker } from "./ModelPicker";
+import { PinEstimates } from "./PinEstimates";
 import { RolloutLauncher } from "./RolloutLauncher";
 import { SkillCard } from "./SkillCard";
 
@@ -46,6 +48,7 @@ export function AgentStudio({ agentId }: { agentId: string }) {
                   <dd>No autonomy gate: this agent never acts without a person.</dd>
                 </>
               )}
+              <AutonomyEvidence agent={detail} />
               {detail.runtime === "engine" ? (
                 <ModelPicker agent={detail} />
               ) : (
@@ -54,6 +57,7 @@ export function AgentStudio({ agentId }: { agentId: string }) {
                   <dd>Runs in the console; it reads no model pin.</dd>
                 </>
               )}
+              <PinEstimates agent={detail} />
             </dl>
             <RolloutLauncher agent={detail} />
             <History entity="agent" id={detail.id} />
@@ -80,7 +84,7 @@ export function AgentStudio({ agentId }: { agentId: string }) {
             {detail.tools.length === 0 ? (
               <Empty>This agent uses no tools.</Empty>
             ) : (
-              <div className="table-wrap">
+              <div className="table-wrap" tabIndex={0} role="region" aria-label="Tools, scrolls sideways on a narrow screen">
                 <table>
                   <thead>
                     <tr>
