@@ -184,7 +184,7 @@ async def test_an_archive_from_an_older_schema_is_migrated_after_it_is_restored(
     assert "registry: migrated through registry_0002" in restored.err
     conn = await asyncpg.connect(template.raw_dsn(target))
     try:
-        assert await conn.fetchval("select version_num from registry.alembic_version") == "registry_0003"
+        assert await conn.fetchval("select version_num from registry.alembic_version") == "registry_0004"
         assert await conn.fetchval(
             "select count(*) from information_schema.columns"
             " where table_schema = 'registry' and table_name = 'audit' and column_name = 'request_id'"
