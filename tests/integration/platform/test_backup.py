@@ -164,6 +164,7 @@ async def test_an_archive_from_an_older_schema_is_migrated_after_it_is_restored(
         # The registry as its first migration left it.
         await conn.execute(
             """
+            alter table registry.agents drop column autonomy_guard;
             drop table registry.rollout_events;
             drop table registry.rollouts;
             alter table registry.audit drop column request_id;
