@@ -28,6 +28,7 @@ def agent_json(agent: registry_pb2.Agent) -> dict[str, Any]:
         "has_autonomy_gate": agent.has_autonomy_gate,
         "autonomous": agent.autonomous,
         "model": agent.model or None,
+        "autonomy_guard": agent.autonomy_guard,
         "skill_count": agent.skill_count,
         "tool_count": agent.tool_count,
     }
@@ -253,6 +254,8 @@ def agent_update(agent_id: str, body: AgentPatch) -> registry_pb2.UpdateAgentReq
     if "model" in sent:
         # null asks for the engine's default model, carried as an empty pin.
         message.model = body.model or ""
+    if "autonomy_guard" in sent:
+        message.autonomy_guard = body.autonomy_guard
     if "confirm" in sent:
         message.confirm = body.confirm or ""
     return message

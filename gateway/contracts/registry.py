@@ -71,6 +71,7 @@ class Agent(Reply):
     has_autonomy_gate: bool
     autonomous: bool
     model: str | None = Field(description="the pinned model; null means the engine's default")
+    autonomy_guard: bool = Field(description="the platform switches autonomy off when the evidence says demote")
     skill_count: int
     tool_count: int
 
@@ -299,6 +300,9 @@ class AgentPatch(Contract):
     )
     model: ModelId | None = Field(None, description="pin a model; null returns the agent to the engine default")
     confirm: text(max_length=128) | None = Field(None, description="the agent id, typed to confirm autonomy ON")
+    autonomy_guard: StrictBool = Field(
+        None, description="true lets the platform switch autonomy off by itself when the evidence says demote"
+    )
 
 
 class SkillPatch(Contract):

@@ -49,7 +49,12 @@ MIN_SWEEP_INTERVAL_S = 1.0
 async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     decisions = DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub))
     registry = RegistryClient(runtime.clients.stub("registry", registry_pb2_grpc.RegistryStub))
-    guard = Guard(registry, decisions, interval_s=max(runtime.settings.rollout_guard_interval_s, MIN_SWEEP_INTERVAL_S))
+    guard = Guard(
+        registry,
+        decisions,
+        interval_s=max(runtime.settings.rollout_guard_interval_s, MIN_SWEEP_INTERVAL_S),
+        autonomy=(registry, decisions),
+    )
     # Alerts are evaluated after every sweep, like the guard, and on their own timer.
     alerts_due = start_alerting(
         runtime,

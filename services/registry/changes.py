@@ -11,11 +11,13 @@ the caller asks for a new snapshot only then, and only after the commit.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.registry import rules, store
+
+AUTONOMY_GUARD: Final = store.Actor(sub=rules.AUTONOMY_GUARD_ACTOR, email="")
 
 
 async def update_skill(
@@ -38,12 +40,17 @@ async def update_agent(
     patch: Mapping[str, Any],
     confirm: str | None,
     allowed_models: str | None,
-    actor: store.Actor,
+    actor: store.Actor | None,
 ) -> tuple[store.AgentRow, bool]:
+    """A person's agent change, or (actor None) the autonomy guard's demotion, audited as it."""
     row = await store.get_agent_row(conn, agent_id=agent_id, lock=True)
     if row is None:
         raise rules.agent_not_found(agent_id, "id")
-    changes = rules.plan_agent_patch(row.agent, patch, confirm=confirm, allowed_models=allowed_models)
+    if actor is None:
+        changes = rules.plan_guard_demotion(row.agent, patch, confirm=confirm)
+        actor = AUTONOMY_GUARD
+    else:
+        changes = rules.plan_agent_patch(row.agent, patch, confirm=confirm, allowed_models=allowed_models)
     if changes:
         row = await store.update_agent(conn, row=row, changes=changes)
         await _audit_and_announce(conn, "agent", agent_id, changes, actor)

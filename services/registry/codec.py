@@ -42,6 +42,7 @@ def agent_to_proto(row: AgentRow) -> registry_pb2.Agent:
         has_autonomy_gate=agent.has_autonomy_gate,
         autonomous=agent.autonomous,
         model=agent.model or "",
+        autonomy_guard=agent.autonomy_guard,
         skill_count=row.skill_count,
         tool_count=row.tool_count,
     )
@@ -186,6 +187,20 @@ def actor() -> Actor:
     return Actor(sub=person.sub, email=person.email)
 
 
+def agent_writer() -> Actor | None:
+    """The person behind an agent change, or None when the platform itself
+    makes it (the autonomy guard: the service key acting for nobody).
+
+    An engine named in a sealed envelope is not the platform: it could turn
+    another agent's autonomy off on evidence it never had.
+    """
+    if callers.principal() is not None:
+        return actor()
+    if callers.engine_name() is not None:
+        raise PermissionDenied("an engine may not change an agent", code="GUARD_DEMOTES_ONLY")
+    return None
+
+
 def requested_agent(request: registry_pb2.GetAgentRequest) -> str:
     return request.id
 
@@ -270,6 +285,8 @@ def agent_patch(request: registry_pb2.UpdateAgentRequest) -> dict[str, Any]:
         patch["autonomous"] = request.autonomous
     if request.HasField("model"):
         patch["model"] = request.model
+    if request.HasField("autonomy_guard"):
+        patch["autonomy_guard"] = request.autonomy_guard
     return patch
 
 

@@ -57,7 +57,7 @@ AGENT_CODE_DEFINED_FIELDS: Final = (
     "status_note",
     "has_autonomy_gate",
 )
-AGENT_OPERATOR_FIELDS: Final = ("autonomous", "model")
+AGENT_OPERATOR_FIELDS: Final = ("autonomous", "model", "autonomy_guard")
 
 TOOL_KEY: Final = "name"
 TOOL_CODE_DEFINED_FIELDS: Final = (
@@ -160,6 +160,7 @@ def reseed_agent(*, stored: Agent, seeded: Agent) -> Agent:
         seeded,
         autonomous=stored.autonomous and seeded.has_autonomy_gate,
         model=stored.model if seeded.runtime is Runtime.ENGINE else None,
+        autonomy_guard=stored.autonomy_guard,
     )
 
 

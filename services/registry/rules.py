@@ -20,7 +20,7 @@ from enum import StrEnum
 from fnmatch import fnmatchcase
 from typing import Any, Final
 
-from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound
+from services.common.errors import Conflict, DomainError, InvalidArgument, NotFound, PermissionDenied
 
 Number = int | float
 
@@ -137,6 +137,8 @@ class Agent:
     has_autonomy_gate: bool
     autonomous: bool
     model: str | None
+    # Opt-in: the platform may switch autonomy off by itself on evidence that says demote.
+    autonomy_guard: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,7 +575,7 @@ def _on_step(value: Number, spec: _Spec) -> bool:
 # ─── Patches ───────────────────────────────────────────────────────────────
 
 SKILL_PATCH_FIELDS: Final = frozenset({"enabled", "thresholds", "version"})
-AGENT_PATCH_FIELDS: Final = frozenset({"autonomous", "model"})
+AGENT_PATCH_FIELDS: Final = frozenset({"autonomous", "model", "autonomy_guard"})
 
 
 def plan_skill_patch(skill: Skill, patch: Mapping[str, Any]) -> list[FieldChange]:
@@ -640,7 +642,7 @@ def plan_agent_patch(
     confirm: str | None = None,
     allowed_models: str | None = None,
 ) -> list[FieldChange]:
-    """Plan an agent patch: `autonomous` and `model`; `confirm` travels beside the patch.
+    """Plan an agent patch: `autonomous`, `model` and `autonomy_guard`; `confirm` travels beside the patch.
 
     A field set to its current value is no change, so a form that sends every
     field on every save never trips a rule for the fields it did not touch.
@@ -669,7 +671,40 @@ def plan_agent_patch(
         if model != agent.model:
             check_model(agent, model, allowed_models=allowed_models)
             changes.append(FieldChange("model", agent.model, model))
+    if "autonomy_guard" in patch:
+        guard = patch["autonomy_guard"]
+        if not isinstance(guard, bool):
+            raise InvalidRegistryChange(
+                "autonomy_guard must be true or false",
+                code="INVALID_FIELD",
+                fields={"autonomy_guard": "must be true or false"},
+            )
+        if guard != agent.autonomy_guard:
+            changes.append(FieldChange("autonomy_guard", agent.autonomy_guard, guard))
     return changes
+
+
+# The audit actor of a demotion the platform made: the autonomy guard, not a person.
+AUTONOMY_GUARD_ACTOR: Final = "autonomy-guard"
+
+
+def plan_guard_demotion(agent: Agent, patch: Mapping[str, Any], *, confirm: str | None = None) -> list[FieldChange]:
+    """The platform's own agent change: autonomy off, on an agent whose operator opted into the guard.
+
+    Anything more would let a credential no person holds hand actions to an
+    agent or change what a person chose, so everything else is refused.
+    """
+    if set(patch) != {"autonomous"} or patch["autonomous"] is not False or confirm is not None:
+        raise PermissionDenied(
+            "the platform may only switch an agent's autonomy off; every other change is a person's",
+            code="GUARD_DEMOTES_ONLY",
+        )
+    if not agent.autonomy_guard:
+        raise PermissionDenied(
+            f"{agent.id} has not opted into the autonomy guard; only a person switches its autonomy",
+            code="GUARD_NOT_OPTED_IN",
+        )
+    return [FieldChange("autonomous", True, False)] if agent.autonomous else []
 
 
 def check_autonomy_change(agent: Agent, *, autonomous: bool, confirm: str | None) -> None:

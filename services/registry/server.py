@@ -27,7 +27,9 @@ ACCESS = {
     "ListSkills": Access.READ,
     "ListTools": Access.READ,
     "ListAudit": Access.READ,
-    "UpdateAgent": Access.WRITE,
+    # A person's change; the autonomy guard (the platform, acting for nobody)
+    # may only switch a guarded agent's autonomy off.
+    "UpdateAgent": Access.WRITE_OR_PLATFORM,
     "CreateSkill": Access.WRITE,
     "UpdateSkill": Access.WRITE,
     # Another context's change, audited here for the person it acts for.

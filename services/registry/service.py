@@ -99,7 +99,7 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
         return codec.skill_to_proto(row)
 
     async def UpdateAgent(self, request: registry_pb2.UpdateAgentRequest, context: Context) -> registry_pb2.Agent:
-        actor = codec.actor()
+        actor = codec.agent_writer()
         edit = codec.agent_edit(request)
         async with self._engine.begin() as conn:
             row, changed = await changes.update_agent(

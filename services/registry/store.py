@@ -74,7 +74,7 @@ class AuditRow:
 
 _AGENT_FIELDS = """
     a.id, a.name, a.class_ref, a.runtime, a.purpose, a.wake_on, a.writes_to, a.status, a.status_note,
-    a.has_autonomy_gate, a.autonomous, a.model
+    a.has_autonomy_gate, a.autonomous, a.model, a.autonomy_guard
 """
 _AGENT_COUNTS = """
     (select count(*) from skills s where s.agent_id = a.id) as skill_count,
@@ -97,6 +97,7 @@ def _agent(row: Any) -> Agent:
         has_autonomy_gate=row.has_autonomy_gate,
         autonomous=row.autonomous,
         model=row.model,
+        autonomy_guard=row.autonomy_guard,
     )
 
 
@@ -129,7 +130,7 @@ async def agents_by_id(conn: AsyncConnection) -> dict[str, Agent]:
 async def update_agent(conn: AsyncConnection, *, row: AgentRow, changes: Sequence[FieldChange]) -> AgentRow:
     """Apply planned changes to a locked agent and return it as stored now."""
     values = {change.field: change.new for change in changes}
-    _check_columns(values, {"autonomous", "model"})
+    _check_columns(values, {"autonomous", "model", "autonomy_guard"})
     assignments = ", ".join(f"{column} = :{column}" for column in values)
     await conn.execute(
         text(f"update agents set {assignments}, updated_at = now() where id = :id"), {**values, "id": row.agent.id}
@@ -142,9 +143,9 @@ async def insert_agent(conn: AsyncConnection, *, agent: Agent) -> None:
         text(
             """
             insert into agents (id, name, class_ref, runtime, purpose, wake_on, writes_to, status, status_note,
-                                has_autonomy_gate, autonomous, model)
+                                has_autonomy_gate, autonomous, model, autonomy_guard)
             values (:id, :name, :class_ref, :runtime, :purpose, :wake_on, :writes_to, :status, :status_note,
-                    :has_autonomy_gate, :autonomous, :model)
+                    :has_autonomy_gate, :autonomous, :model, :autonomy_guard)
             """
         ),
         _agent_values(agent),
@@ -159,7 +160,7 @@ async def replace_agent(conn: AsyncConnection, *, agent: Agent) -> None:
             update agents set name = :name, class_ref = :class_ref, runtime = :runtime, purpose = :purpose,
                    wake_on = :wake_on, writes_to = :writes_to, status = :status, status_note = :status_note,
                    has_autonomy_gate = :has_autonomy_gate, autonomous = :autonomous, model = :model,
-                   updated_at = now()
+                   autonomy_guard = :autonomy_guard, updated_at = now()
              where id = :id
             """
         ),
@@ -181,6 +182,7 @@ def _agent_values(agent: Agent) -> dict[str, Any]:
         "has_autonomy_gate": agent.has_autonomy_gate,
         "autonomous": agent.autonomous,
         "model": agent.model,
+        "autonomy_guard": agent.autonomy_guard,
     }
 
 

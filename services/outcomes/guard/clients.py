@@ -1,5 +1,5 @@
-"""The calls the rollout guard makes: the registry's rollouts, and the
-decisions context's arm counts, both with the service credential."""
+"""The calls the rollout guard makes: the registry's rollouts and agents, and
+the decisions context's counts, all with the service credential."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from outrider.v1 import common_pb2, registry_pb2, registry_pb2_grpc
 from services.common import callers
 from services.common.clients import ContextCallError
 from services.outcomes.clients import retrying
+from services.outcomes.rules.autonomy_guard import GuardedAgent
 from services.outcomes.rules.rollout_guard import ArmEvidence, GuardSettings, Judgement
 
 _log = logging.getLogger(__name__)
@@ -76,6 +77,30 @@ class RegistryClient:
                 "rollout verdict refused; the rollout moved since it was counted",
                 extra={"rollout_id": rollout_id, "verdict": judgement.verdict.value, "error_code": code},
             )
+            return False
+        finally:
+            callers.current.reset(acting_for)
+        return True
+
+    async def list_agents(self) -> list[GuardedAgent]:
+        reply: registry_pb2.ListAgentsResponse = await retrying(
+            lambda: self._stub.ListAgents(registry_pb2.ListAgentsRequest()), what="ListAgents"
+        )
+        return [GuardedAgent(a.id, autonomous=a.autonomous, autonomy_guard=a.autonomy_guard) for a in reply.items]
+
+    async def demote(self, agent_id: str) -> bool:
+        """Switch the agent's autonomy off; False when the registry refused it
+        (a person took the guard off, or the agent away, since it was listed)."""
+        request = registry_pb2.UpdateAgentRequest(id=agent_id, autonomous=False)
+        # The registry audits it as autonomy-guard only from the platform acting for nobody.
+        acting_for = callers.current.set(None)
+        try:
+            await self._stub.UpdateAgent(request)
+        except ContextCallError as error:
+            if error.status not in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND):
+                raise
+            code, _ = refusal_metadata(error.error)
+            _log.info("autonomy demotion refused", extra={"agent_id": agent_id, "error_code": code})
             return False
         finally:
             callers.current.reset(acting_for)

@@ -4,6 +4,10 @@ A pass lists the running and the paused rollouts, counts every arm of all of
 them in one call to the decisions context, judges each with the pure rule and
 hands the registry the verdict. A paused rollout is judged too, so harm found
 in the share it still serves halts it, but the rule never advances it.
+
+The autonomy guard's pass runs beside it, woken the same way: it weighs each
+opted-in autonomous agent's evidence and switches autonomy off where it says
+demote (services.outcomes.rules.autonomy_guard).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from services.outcomes.guard.clients import ActiveRollout
-from services.outcomes.rules import rollout_guard
+from services.outcomes.rules import autonomy_guard, rollout_guard
+from services.outcomes.rules.autonomy import ExecutionCount
+from services.outcomes.rules.autonomy_guard import Demotion, GuardedAgent
 from services.outcomes.rules.rollout_guard import ArmCounts, Judgement
 
 _log = logging.getLogger(__name__)
@@ -33,6 +39,19 @@ class RegistryApi(Protocol):
 class ArmsApi(Protocol):
     async def count_rollout_arms(self, rollout_ids: Sequence[str]) -> dict[tuple[str, str], ArmCounts]:
         """Counts by (rollout id, arm)."""
+
+
+class AgentsApi(Protocol):
+    async def list_agents(self) -> list[GuardedAgent]:
+        """Every agent, with its autonomy and its guard."""
+
+    async def demote(self, agent_id: str) -> bool:
+        """Switch its autonomy off; False when refused."""
+
+
+class ExecutionsApi(Protocol):
+    async def count_executions(self, *, agent_id: str, decision_type: str) -> list[ExecutionCount]:
+        """Counts by decision type and execution; an empty decision type gives every type."""
 
 
 async def guard_pass(registry: RegistryApi, decisions: ArmsApi) -> Counter[str]:
@@ -63,13 +82,41 @@ async def guard_pass(registry: RegistryApi, decisions: ArmsApi) -> Counter[str]:
     return taken
 
 
+async def autonomy_pass(registry: AgentsApi, decisions: ExecutionsApi) -> list[Demotion]:
+    """Weigh every opted-in autonomous agent once; the demotions the registry took."""
+    agents = autonomy_guard.watched(await registry.list_agents())
+    counts = {agent.id: await decisions.count_executions(agent_id=agent.id, decision_type="") for agent in agents}
+    taken: list[Demotion] = []
+    for demotion in autonomy_guard.demotions(agents, counts):
+        if await registry.demote(demotion.agent_id):
+            taken.append(demotion)
+            _log.info(
+                "agent autonomy switched off by the autonomy guard",
+                extra={
+                    "agent_id": demotion.agent_id,
+                    "decision_type": demotion.decision_type,
+                    "reason": demotion.reason,
+                },
+            )
+    return taken
+
+
 class Guard:
     """Runs a pass when a sweep finishes (woken, never awaited by the sweep) and at least every interval."""
 
-    def __init__(self, registry: RegistryApi, decisions: ArmsApi, *, interval_s: float) -> None:
+    def __init__(
+        self,
+        registry: RegistryApi,
+        decisions: ArmsApi,
+        *,
+        interval_s: float,
+        autonomy: tuple[AgentsApi, ExecutionsApi] | None = None,
+    ) -> None:
         self._registry = registry
         self._decisions = decisions
         self._interval_s = interval_s
+        # The autonomy guard's APIs; None runs rollout passes only.
+        self._autonomy = autonomy
         self._wake = asyncio.Event()
 
     def wake(self) -> None:
@@ -89,3 +136,11 @@ class Guard:
                 raise
             except Exception:  # noqa: BLE001 - one failed pass must not end the guard
                 _log.exception("rollout guard pass failed; retrying at the next sweep or interval")
+            if self._autonomy is None:
+                continue
+            try:
+                await autonomy_pass(*self._autonomy)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - nor may a failed autonomy pass, or stop the rollout passes
+                _log.exception("autonomy guard pass failed; retrying at the next sweep or interval")

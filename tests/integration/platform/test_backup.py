@@ -164,6 +164,7 @@ async def test_an_archive_from_an_older_schema_is_migrated_after_it_is_restored(
         # The registry as its first migration left it.
         await conn.execute(
             """
+            alter table registry.agents drop column autonomy_guard;
             drop table registry.rollout_events;
             drop table registry.rollouts;
             alter table registry.audit drop column request_id;
@@ -184,7 +185,7 @@ async def test_an_archive_from_an_older_schema_is_migrated_after_it_is_restored(
     assert "registry: migrated through registry_0002" in restored.err
     conn = await asyncpg.connect(template.raw_dsn(target))
     try:
-        assert await conn.fetchval("select version_num from registry.alembic_version") == "registry_0003"
+        assert await conn.fetchval("select version_num from registry.alembic_version") == "registry_0004"
         assert await conn.fetchval(
             "select count(*) from information_schema.columns"
             " where table_schema = 'registry' and table_name = 'audit' and column_name = 'request_id'"

@@ -37,7 +37,7 @@ PREVIOUS_SERVICE_KEY = "previous-service-key-0123456789abcdef"
 WRONG_KEY = "not-a-key-anyone-holds-0123456789abcd"
 
 
-E, R, W, S = Access.ENGINE, Access.READ, Access.WRITE, Access.SERVICE
+E, R, W, S, WP = Access.ENGINE, Access.READ, Access.WRITE, Access.SERVICE, Access.WRITE_OR_PLATFORM
 
 # Who may call what, written out here rather than read from the contexts'
 # tables, so that widening a table is a change a reviewer sees in this file.
@@ -51,7 +51,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "ListSkills": R,
         "ListTools": R,
         "ListAudit": R,
-        "UpdateAgent": W,
+        "UpdateAgent": WP,
         "CreateSkill": W,
         "UpdateSkill": W,
         "AppendAudit": W,
@@ -119,6 +119,8 @@ class Credential:
 def credentials() -> list[Credential]:
     everything = frozenset(Access)
     platform = frozenset({Access.ENGINE, Access.READ, Access.SERVICE})
+    # The platform acting for nobody also makes its own narrow changes.
+    itself = platform | {Access.WRITE_OR_PLATFORM}
     as_service = ((SERVICE_KEY_HEADER, SERVICE_KEY),)
     writer, reader, tenant_writer = person(1), person(3), person(1, tenant=7)
     forged = tuple((name, value) for name, value in _envelope(writer, WRONG_KEY))
@@ -137,8 +139,8 @@ def credentials() -> list[Credential]:
             ((ENGINE_KEY_HEADER, INTERNAL_KEY), *_envelope(writer, SERVICE_KEY)),
             frozenset({Access.ENGINE}),
         ),
-        Credential("service key alone", as_service, platform),
-        Credential("previous service key", ((SERVICE_KEY_HEADER, PREVIOUS_SERVICE_KEY),), platform),
+        Credential("service key alone", as_service, itself),
+        Credential("previous service key", ((SERVICE_KEY_HEADER, PREVIOUS_SERVICE_KEY),), itself),
         Credential("service key for a reader (role 3)", (*as_service, *_envelope(reader, SERVICE_KEY)), platform),
         Credential("service key for a role 4 reader", (*as_service, *_envelope(person(4), SERVICE_KEY)), platform),
         Credential("service key for a writer (role 1)", (*as_service, *_envelope(writer, SERVICE_KEY)), everything),

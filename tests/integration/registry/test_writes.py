@@ -8,6 +8,7 @@ import asyncio
 import grpc
 import pytest
 
+from outrider.rpc import ERROR_CODE_KEY
 from outrider.v1 import registry_pb2, registry_pb2_grpc
 from tests.harness import bearer, gateway_client, person, running, service_channel
 from tests.integration.registry.helpers import audit_count, registry_db
@@ -334,6 +335,7 @@ async def test_autonomy_on_needs_the_typed_agent_id(api, template, database):
         ("EXCEPTION_AGENT", {"status": "live"}, "INVALID_ARGUMENT", "status"),
         ("EXCEPTION_AGENT", {"autonomous": "on"}, "INVALID_ARGUMENT", "autonomous"),
         ("EXCEPTION_AGENT", {"model": 5}, "INVALID_ARGUMENT", "model"),
+        ("EXCEPTION_AGENT", {"autonomy_guard": "yes"}, "INVALID_ARGUMENT", "autonomy_guard"),
     ],
 )
 async def test_agent_patches_the_rules_refuse(api, template, database, agent_id, body, code, field):
@@ -373,3 +375,103 @@ async def test_the_service_itself_refuses_a_write_nobody_signed(api, settings):
         )
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
     assert reply.version == 2 and reply.updated_by == "svc-7"
+
+
+async def test_the_autonomy_guard_is_opted_into_audited_and_shown(api, template, database):
+    before = await api.get("/admin/ai/agents/EXCEPTION_AGENT", headers=WRITER)
+    on = await api.patch("/admin/ai/agents/EXCEPTION_AGENT", json={"autonomy_guard": True}, headers=WRITER)
+    again = await api.patch("/admin/ai/agents/EXCEPTION_AGENT", json={"autonomy_guard": True}, headers=WRITER)
+    listed = await api.get("/admin/ai/agents", headers=WRITER)
+    assert before.json()["autonomy_guard"] is False
+    assert on.status_code == 200 and on.json()["autonomy_guard"] is True
+    assert again.status_code == 200
+    shown = {agent["id"]: agent["autonomy_guard"] for agent in listed.json()["items"]}
+    assert shown["EXCEPTION_AGENT"] is True and shown["DISPATCH_AGENT"] is False
+    async with registry_db(template, database) as conn:
+        audit = await conn.fetch("select field, old, new, changed_by from audit where entity = 'agent' order by id")
+        stored = await conn.fetchval("select autonomy_guard from agents where id = 'EXCEPTION_AGENT'")
+    # The repeat changed nothing, so it wrote no second row.
+    assert [(r["field"], r["old"], r["new"], r["changed_by"]) for r in audit] == [
+        ("autonomy_guard", False, True, "u-42")
+    ]
+    assert stored is True
+
+
+async def test_a_reader_may_not_set_the_autonomy_guard(api, template, database):
+    reply = await api.patch(
+        "/admin/ai/agents/EXCEPTION_AGENT", json={"autonomy_guard": True}, headers=bearer(role=3, sub="u-9")
+    )
+    assert reply.status_code == 403, reply.text
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn) == 0
+
+
+async def make_autonomous(api, agent_id: str, *, guarded: bool) -> None:
+    reply = await api.patch(
+        f"/admin/ai/agents/{agent_id}",
+        json={"autonomous": True, "confirm": agent_id, "autonomy_guard": guarded},
+        headers=WRITER,
+    )
+    assert reply.status_code == 200, reply.text
+
+
+async def test_the_platform_turns_a_guarded_agents_autonomy_off_audited_as_the_guard(api, settings, template, database):
+    await make_autonomous(api, "EXCEPTION_AGENT", guarded=True)
+    async with service_channel(settings, "registry") as platform:
+        stub = registry_pb2_grpc.RegistryStub(platform)
+        demoted = await stub.UpdateAgent(registry_pb2.UpdateAgentRequest(id="EXCEPTION_AGENT", autonomous=False))
+        repeated = await stub.UpdateAgent(registry_pb2.UpdateAgentRequest(id="EXCEPTION_AGENT", autonomous=False))
+    assert demoted.autonomous is False and demoted.autonomy_guard is True
+    assert repeated.autonomous is False
+    async with registry_db(template, database) as conn:
+        rows = await conn.fetch(
+            "select field, old, new, changed_by, changed_by_email from audit where entity = 'agent' order by id"
+        )
+    assert [(r["field"], r["old"], r["new"], r["changed_by"], r["changed_by_email"]) for r in rows][-1] == (
+        "autonomous",
+        True,
+        False,
+        "autonomy-guard",
+        "",
+    )
+    assert [r["changed_by"] for r in rows].count("autonomy-guard") == 1
+
+
+@pytest.mark.parametrize(
+    ("guarded", "request_fields", "code"),
+    [
+        (False, {"autonomous": False}, "GUARD_NOT_OPTED_IN"),
+        (True, {"autonomous": True, "confirm": "EXCEPTION_AGENT"}, "GUARD_DEMOTES_ONLY"),
+        (True, {"model": "claude-opus-4-8"}, "GUARD_DEMOTES_ONLY"),
+        (True, {"autonomy_guard": False}, "GUARD_DEMOTES_ONLY"),
+        (True, {"autonomous": False, "autonomy_guard": False}, "GUARD_DEMOTES_ONLY"),
+    ],
+)
+async def test_the_platform_may_make_no_other_agent_change(
+    api, settings, template, database, guarded, request_fields, code
+):
+    await make_autonomous(api, "EXCEPTION_AGENT", guarded=guarded)
+    async with registry_db(template, database) as conn:
+        before = await audit_count(conn)
+    async with service_channel(settings, "registry") as platform:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await registry_pb2_grpc.RegistryStub(platform).UpdateAgent(
+                registry_pb2.UpdateAgentRequest(id="EXCEPTION_AGENT", **request_fields)
+            )
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert dict(caught.value.trailing_metadata())[ERROR_CODE_KEY] == code
+    async with registry_db(template, database) as conn:
+        assert await audit_count(conn) == before
+        assert await conn.fetchval("select autonomous from agents where id = 'EXCEPTION_AGENT'") is True
+
+
+async def test_a_person_below_role_1_still_may_not_turn_autonomy_off(api, settings, template, database):
+    await make_autonomous(api, "EXCEPTION_AGENT", guarded=True)
+    async with service_channel(settings, "registry", person(role=3, sub="u-9")) as reader:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await registry_pb2_grpc.RegistryStub(reader).UpdateAgent(
+                registry_pb2.UpdateAgentRequest(id="EXCEPTION_AGENT", autonomous=False)
+            )
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    async with registry_db(template, database) as conn:
+        assert await conn.fetchval("select autonomous from agents where id = 'EXCEPTION_AGENT'") is True

@@ -290,9 +290,10 @@ def test_every_field_has_exactly_one_owner(
     assert set(flat) == {item.name for item in fields(record)}
 
 
-def test_operator_controlled_fields_are_the_four_switches() -> None:
+def test_operator_controlled_fields_are_the_five_switches() -> None:
     assert {*AGENT_OPERATOR_FIELDS, *TOOL_OPERATOR_FIELDS, *SKILL_OPERATOR_FIELDS} == {
         "autonomous",
+        "autonomy_guard",
         "model",
         "enabled",
         "thresholds",
@@ -301,8 +302,10 @@ def test_operator_controlled_fields_are_the_four_switches() -> None:
 
 def test_reseeding_an_agent_keeps_the_operators_choices(agents: dict[str, Agent]) -> None:
     seeded = agents["EXCEPTION_AGENT"]
-    stored = replace(seeded, autonomous=True, model="claude-opus-5-5", purpose="old purpose")
-    assert reseed_agent(stored=stored, seeded=seeded) == replace(seeded, autonomous=True, model="claude-opus-5-5")
+    stored = replace(seeded, autonomous=True, model="claude-opus-5-5", autonomy_guard=True, purpose="old purpose")
+    assert reseed_agent(stored=stored, seeded=seeded) == replace(
+        seeded, autonomous=True, model="claude-opus-5-5", autonomy_guard=True
+    )
 
 
 def test_reseeding_drops_autonomy_and_model_the_code_no_longer_supports(agents: dict[str, Agent]) -> None:

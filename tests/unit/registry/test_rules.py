@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 import pytest
 
-from services.common.errors import DomainError
+from services.common.errors import DomainError, PermissionDenied
 from services.common.grpc_server import status_of
 from services.registry.rules import (
     Agent,
@@ -26,6 +26,7 @@ from services.registry.rules import (
     check_expected_version,
     parse_allowed_models,
     plan_agent_patch,
+    plan_guard_demotion,
     plan_new_skill,
     plan_skill_patch,
     reconcile_thresholds,
@@ -392,6 +393,11 @@ AGENT_PATCH_MATRIX = [
     (CONSOLE, {"model": "claude-opus-5-5"}, None, None, "MODEL_NOT_SETTABLE"),
     (CONSOLE, {"model": None}, None, None, []),
     (CONSOLE, {"model": "   "}, None, None, []),
+    # autonomy_guard: an opt-in, with or without autonomy, no confirmation needed
+    (GATED, {"autonomy_guard": True}, None, None, [("autonomy_guard", False, True)]),
+    (replace(GATED_ON, autonomy_guard=True), {"autonomy_guard": False}, None, None, [("autonomy_guard", True, False)]),
+    (GATED, {"autonomy_guard": False}, None, None, []),
+    (GATED, {"autonomy_guard": "on"}, None, None, "INVALID_FIELD"),
     # shape
     (GATED, {"name": "Renamed"}, None, None, "UNKNOWN_FIELDS"),
     (GATED, {"confirm": "EXCEPTION_AGENT"}, None, None, "UNKNOWN_FIELDS"),
@@ -564,3 +570,32 @@ def test_a_new_skill_draft_must_be_an_object() -> None:
     with pytest.raises(InvalidRegistryChange) as error:
         plan_new_skill([], agents=AGENTS, known_tools=TOOLS, existing_skill_ids=())  # type: ignore[arg-type]  # a JSON body can be any value
     assert error.value.code == "INVALID_SKILL"
+
+
+GUARDED_ON = replace(GATED_ON, autonomy_guard=True)
+
+
+@pytest.mark.parametrize(
+    ("agent", "patch", "confirm", "expected"),
+    [
+        (GUARDED_ON, {"autonomous": False}, None, [("autonomous", True, False)]),
+        (replace(GUARDED_ON, autonomous=False), {"autonomous": False}, None, []),
+        (GATED_ON, {"autonomous": False}, None, "GUARD_NOT_OPTED_IN"),
+        (GUARDED_ON, {"autonomous": True}, None, "GUARD_DEMOTES_ONLY"),
+        (replace(GUARDED_ON, autonomous=False), {"autonomous": True}, "EXCEPTION_AGENT", "GUARD_DEMOTES_ONLY"),
+        (GUARDED_ON, {"autonomous": 0}, None, "GUARD_DEMOTES_ONLY"),
+        (GUARDED_ON, {"model": "claude-opus-5-5"}, None, "GUARD_DEMOTES_ONLY"),
+        (GUARDED_ON, {"autonomous": False, "autonomy_guard": False}, None, "GUARD_DEMOTES_ONLY"),
+        (GUARDED_ON, {"autonomous": False}, "EXCEPTION_AGENT", "GUARD_DEMOTES_ONLY"),
+        (GUARDED_ON, {}, None, "GUARD_DEMOTES_ONLY"),
+    ],
+)
+def test_the_platform_only_ever_switches_a_guarded_agents_autonomy_off(
+    agent: Agent, patch: dict[str, Any], confirm: str | None, expected: list[tuple[str, Any, Any]] | str
+) -> None:
+    if isinstance(expected, str):
+        with pytest.raises(PermissionDenied) as error:
+            plan_guard_demotion(agent, patch, confirm=confirm)
+        assert error.value.code == expected
+    else:
+        assert plan_guard_demotion(agent, patch, confirm=confirm) == [FieldChange(*change) for change in expected]
