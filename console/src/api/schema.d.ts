@@ -715,6 +715,11 @@ export interface components {
         Agent: {
             /** Autonomous */
             autonomous: boolean;
+            /**
+             * Autonomy Guard
+             * @description the platform switches autonomy off when the evidence says demote
+             */
+            autonomy_guard: boolean;
             /** Class Ref */
             class_ref: string;
             /** Has Autonomy Gate */
@@ -748,6 +753,11 @@ export interface components {
         AgentDetail: {
             /** Autonomous */
             autonomous: boolean;
+            /**
+             * Autonomy Guard
+             * @description the platform switches autonomy off when the evidence says demote
+             */
+            autonomy_guard: boolean;
             /** Class Ref */
             class_ref: string;
             /** Has Autonomy Gate */
@@ -882,6 +892,11 @@ export interface components {
              * @description true lets the agent act without a human; needs `confirm` equal to the agent id
              */
             autonomous?: boolean;
+            /**
+             * Autonomy Guard
+             * @description true lets the platform switch autonomy off by itself when the evidence says demote
+             */
+            autonomy_guard?: boolean;
             /**
              * Confirm
              * @description the agent id, typed to confirm autonomy ON
