@@ -176,7 +176,11 @@ async def test_a_run_that_cannot_be_stored_logs_its_failure_redacted(settings, t
         reply = await pg.run("CUSTOMER_AGENT", "Where is booking 1001?")
 
     assert reply.status_code == 500
-    assert reply.json()["error"] == {"code": "INTERNAL", "message": "an internal error occurred", "details": {}}
+    assert reply.json()["error"] == {
+        "code": "INTERNAL",
+        "message": "an internal error occurred",
+        "details": {"request_id": reply.headers["x-request-id"]},
+    }
     printed = "\n".join(JsonFormatter("test").format(record) for record in caplog.records)
     assert "ops@example.com" not in printed
     [failed] = [r for r in caplog.records if r.getMessage() == "playground run failed"]
