@@ -96,3 +96,11 @@ def runs_request(page: PageRequest) -> playground_pb2.ListRunsRequest:
 
 def stored_run_request(run_id: str) -> playground_pb2.GetRunRequest:
     return playground_pb2.GetRunRequest(id=run_id)
+
+
+def status_request() -> playground_pb2.GetStatusRequest:
+    return playground_pb2.GetStatusRequest()
+
+
+def status_json(status: playground_pb2.PlaygroundStatus) -> dict[str, Any]:
+    return {"configured": status.configured, "reason": status.reason, "default_model": status.default_model}

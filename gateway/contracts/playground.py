@@ -47,6 +47,12 @@ class TraceStep(Reply):
     ms: int
 
 
+class PlaygroundStatus(Reply):
+    configured: bool = Field(description="false while runs are refused with 503 PLAYGROUND_NOT_CONFIGURED")
+    reason: str = Field(description="why runs are refused, in words; empty while configured")
+    default_model: str = Field(description="the model a run uses for an agent without a pin")
+
+
 class RunSummary(Reply):
     id: str
     agent_id: str

@@ -25,7 +25,7 @@ from gateway.codec import playground as codec
 from gateway.contracts.common import STAFF_ERRORS, errors
 from gateway.contracts.decisions import UUID_PATTERN
 from gateway.contracts.paging import PageQuery
-from gateway.contracts.playground import RunIn, RunPage, RunTrace
+from gateway.contracts.playground import PlaygroundStatus, RunIn, RunPage, RunTrace
 from gateway.errors import ApiError, from_rpc_error
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
@@ -108,6 +108,16 @@ async def run(body: RunIn, request: Request, person: Principal = Depends(writer)
     # playground's `deadline`, stored, rather than as this call's timeout.
     deadline_s = request.app.state.settings.playground_run_deadline_s
     return codec.trace_json(await _playground(request).Run(message, timeout=deadline_s + RUN_DEADLINE_MARGIN_S))
+
+
+@router.get(
+    "/admin/ai/playground/status",
+    summary="Whether a run can call the model now, and the default model",
+    response_model=PlaygroundStatus,
+    responses=STAFF_ERRORS,
+)
+async def status(request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
+    return codec.status_json(await _playground(request).GetStatus(codec.status_request()))
 
 
 @router.get(

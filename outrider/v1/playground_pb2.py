@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from outrider.v1 import common_pb2 as outrider_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1coutrider/v1/playground.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"F\n\nRunRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x10\n\x08skill_id\x18\x02 \x01(\t\x12\x0e\n\x06prompt\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05\"\xaa\x01\n\tTraceStep\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12\x12\n\ninput_json\x18\n \x01(\x0c\x12\x0f\n\x07outcome\x18\x04 \x01(\t\x12\x0e\n\x06result\x18\x05 \x01(\t\x12\n\n\x02ms\x18\x06 \x01(\x03\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\r\n\x05\x65rror\x18\x08 \x01(\t\x12\x15\n\rproposal_json\x18\x0b \x01(\x0cJ\x04\x08\x03\x10\x04J\x04\x08\t\x10\n\"\xf6\x03\n\x08RunTrace\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x10\n\x08skill_id\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\r\n\x05turns\x18\x05 \x01(\x05\x12\x14\n\x0cinput_tokens\x18\x06 \x01(\x03\x12\x15\n\routput_tokens\x18\x07 \x01(\x03\x12\x10\n\x08total_ms\x18\x08 \x01(\x03\x12\x12\n\nfinal_text\x18\t \x01(\t\x12%\n\x05steps\x18\n \x03(\x0b\x32\x16.outrider.v1.TraceStep\x12\r\n\x05\x65rror\x18\x0b \x01(\t\x12\x13\n\x0bstop_reason\x18\x0c \x01(\t\x12\x12\n\ncreated_by\x18\r \x01(\t\x12.\n\ncreated_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06prompt\x18\x0f \x01(\t\x12\x12\n\nstep_count\x18\x10 \x01(\x05\x12\x18\n\x10\x63reated_by_email\x18\x11 \x01(\t\x12\x39\n\nredactions\x18\x12 \x03(\x0b\x32%.outrider.v1.RunTrace.RedactionsEntry\x12\x0e\n\x06status\x18\x13 \x01(\t\x1a\x31\n\x0fRedactionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"K\n\nRunStarted\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x10\n\x08skill_id\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\"\x8e\x01\n\x08RunEvent\x12&\n\x04step\x18\x01 \x01(\x0b\x32\x16.outrider.v1.TraceStepH\x00\x12%\n\x04\x64one\x18\x02 \x01(\x0b\x32\x15.outrider.v1.RunTraceH\x00\x12*\n\x07started\x18\x03 \x01(\x0b\x32\x17.outrider.v1.RunStartedH\x00\x42\x07\n\x05\x65vent\"9\n\x0fListRunsRequest\x12&\n\x04page\x18\x01 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"M\n\x10ListRunsResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.RunTrace\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"\x1b\n\rGetRunRequest\x12\n\n\x02id\x18\x01 \x01(\t2\x92\x02\n\nPlayground\x12\x35\n\x03Run\x12\x17.outrider.v1.RunRequest\x1a\x15.outrider.v1.RunTrace\x12=\n\tRunStream\x12\x17.outrider.v1.RunRequest\x1a\x15.outrider.v1.RunEvent0\x01\x12L\n\x08ListRuns\x12\x1c.outrider.v1.ListRunsRequest\x1a\x1d.outrider.v1.ListRunsResponse\"\x03\x90\x02\x01\x12@\n\x06GetRun\x12\x1a.outrider.v1.GetRunRequest\x1a\x15.outrider.v1.RunTrace\"\x03\x90\x02\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1coutrider/v1/playground.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"\x12\n\x10GetStatusRequest\"M\n\x10PlaygroundStatus\x12\x12\n\nconfigured\x18\x01 \x01(\x08\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x15\n\rdefault_model\x18\x03 \x01(\t\"F\n\nRunRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x10\n\x08skill_id\x18\x02 \x01(\t\x12\x0e\n\x06prompt\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05\"\xaa\x01\n\tTraceStep\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12\x12\n\ninput_json\x18\n \x01(\x0c\x12\x0f\n\x07outcome\x18\x04 \x01(\t\x12\x0e\n\x06result\x18\x05 \x01(\t\x12\n\n\x02ms\x18\x06 \x01(\x03\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\r\n\x05\x65rror\x18\x08 \x01(\t\x12\x15\n\rproposal_json\x18\x0b \x01(\x0cJ\x04\x08\x03\x10\x04J\x04\x08\t\x10\n\"\xf6\x03\n\x08RunTrace\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x10\n\x08skill_id\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\r\n\x05turns\x18\x05 \x01(\x05\x12\x14\n\x0cinput_tokens\x18\x06 \x01(\x03\x12\x15\n\routput_tokens\x18\x07 \x01(\x03\x12\x10\n\x08total_ms\x18\x08 \x01(\x03\x12\x12\n\nfinal_text\x18\t \x01(\t\x12%\n\x05steps\x18\n \x03(\x0b\x32\x16.outrider.v1.TraceStep\x12\r\n\x05\x65rror\x18\x0b \x01(\t\x12\x13\n\x0bstop_reason\x18\x0c \x01(\t\x12\x12\n\ncreated_by\x18\r \x01(\t\x12.\n\ncreated_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06prompt\x18\x0f \x01(\t\x12\x12\n\nstep_count\x18\x10 \x01(\x05\x12\x18\n\x10\x63reated_by_email\x18\x11 \x01(\t\x12\x39\n\nredactions\x18\x12 \x03(\x0b\x32%.outrider.v1.RunTrace.RedactionsEntry\x12\x0e\n\x06status\x18\x13 \x01(\t\x1a\x31\n\x0fRedactionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"K\n\nRunStarted\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x10\n\x08skill_id\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\"\x8e\x01\n\x08RunEvent\x12&\n\x04step\x18\x01 \x01(\x0b\x32\x16.outrider.v1.TraceStepH\x00\x12%\n\x04\x64one\x18\x02 \x01(\x0b\x32\x15.outrider.v1.RunTraceH\x00\x12*\n\x07started\x18\x03 \x01(\x0b\x32\x17.outrider.v1.RunStartedH\x00\x42\x07\n\x05\x65vent\"9\n\x0fListRunsRequest\x12&\n\x04page\x18\x01 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"M\n\x10ListRunsResponse\x12$\n\x05items\x18\x01 \x03(\x0b\x32\x15.outrider.v1.RunTrace\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"\x1b\n\rGetRunRequest\x12\n\n\x02id\x18\x01 \x01(\t2\xe2\x02\n\nPlayground\x12\x35\n\x03Run\x12\x17.outrider.v1.RunRequest\x1a\x15.outrider.v1.RunTrace\x12=\n\tRunStream\x12\x17.outrider.v1.RunRequest\x1a\x15.outrider.v1.RunEvent0\x01\x12L\n\x08ListRuns\x12\x1c.outrider.v1.ListRunsRequest\x1a\x1d.outrider.v1.ListRunsResponse\"\x03\x90\x02\x01\x12@\n\x06GetRun\x12\x1a.outrider.v1.GetRunRequest\x1a\x15.outrider.v1.RunTrace\"\x03\x90\x02\x01\x12N\n\tGetStatus\x12\x1d.outrider.v1.GetStatusRequest\x1a\x1d.outrider.v1.PlaygroundStatus\"\x03\x90\x02\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,24 +39,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PLAYGROUND'].methods_by_name['ListRuns']._serialized_options = b'\220\002\001'
   _globals['_PLAYGROUND'].methods_by_name['GetRun']._loaded_options = None
   _globals['_PLAYGROUND'].methods_by_name['GetRun']._serialized_options = b'\220\002\001'
-  _globals['_RUNREQUEST']._serialized_start=104
-  _globals['_RUNREQUEST']._serialized_end=174
-  _globals['_TRACESTEP']._serialized_start=177
-  _globals['_TRACESTEP']._serialized_end=347
-  _globals['_RUNTRACE']._serialized_start=350
-  _globals['_RUNTRACE']._serialized_end=852
-  _globals['_RUNTRACE_REDACTIONSENTRY']._serialized_start=803
-  _globals['_RUNTRACE_REDACTIONSENTRY']._serialized_end=852
-  _globals['_RUNSTARTED']._serialized_start=854
-  _globals['_RUNSTARTED']._serialized_end=929
-  _globals['_RUNEVENT']._serialized_start=932
-  _globals['_RUNEVENT']._serialized_end=1074
-  _globals['_LISTRUNSREQUEST']._serialized_start=1076
-  _globals['_LISTRUNSREQUEST']._serialized_end=1133
-  _globals['_LISTRUNSRESPONSE']._serialized_start=1135
-  _globals['_LISTRUNSRESPONSE']._serialized_end=1212
-  _globals['_GETRUNREQUEST']._serialized_start=1214
-  _globals['_GETRUNREQUEST']._serialized_end=1241
-  _globals['_PLAYGROUND']._serialized_start=1244
-  _globals['_PLAYGROUND']._serialized_end=1518
+  _globals['_PLAYGROUND'].methods_by_name['GetStatus']._loaded_options = None
+  _globals['_PLAYGROUND'].methods_by_name['GetStatus']._serialized_options = b'\220\002\001'
+  _globals['_GETSTATUSREQUEST']._serialized_start=104
+  _globals['_GETSTATUSREQUEST']._serialized_end=122
+  _globals['_PLAYGROUNDSTATUS']._serialized_start=124
+  _globals['_PLAYGROUNDSTATUS']._serialized_end=201
+  _globals['_RUNREQUEST']._serialized_start=203
+  _globals['_RUNREQUEST']._serialized_end=273
+  _globals['_TRACESTEP']._serialized_start=276
+  _globals['_TRACESTEP']._serialized_end=446
+  _globals['_RUNTRACE']._serialized_start=449
+  _globals['_RUNTRACE']._serialized_end=951
+  _globals['_RUNTRACE_REDACTIONSENTRY']._serialized_start=902
+  _globals['_RUNTRACE_REDACTIONSENTRY']._serialized_end=951
+  _globals['_RUNSTARTED']._serialized_start=953
+  _globals['_RUNSTARTED']._serialized_end=1028
+  _globals['_RUNEVENT']._serialized_start=1031
+  _globals['_RUNEVENT']._serialized_end=1173
+  _globals['_LISTRUNSREQUEST']._serialized_start=1175
+  _globals['_LISTRUNSREQUEST']._serialized_end=1232
+  _globals['_LISTRUNSRESPONSE']._serialized_start=1234
+  _globals['_LISTRUNSRESPONSE']._serialized_end=1311
+  _globals['_GETRUNREQUEST']._serialized_start=1313
+  _globals['_GETRUNREQUEST']._serialized_end=1340
+  _globals['_PLAYGROUND']._serialized_start=1343
+  _globals['_PLAYGROUND']._serialized_end=1697
 # @@protoc_insertion_point(module_scope)

@@ -10,6 +10,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GetStatusRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class PlaygroundStatus(_message.Message):
+    __slots__ = ("configured", "reason", "default_model")
+    CONFIGURED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_MODEL_FIELD_NUMBER: _ClassVar[int]
+    configured: bool
+    reason: str
+    default_model: str
+    def __init__(self, configured: _Optional[bool] = ..., reason: _Optional[str] = ..., default_model: _Optional[str] = ...) -> None: ...
+
 class RunRequest(_message.Message):
     __slots__ = ("agent_id", "skill_id", "prompt")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]

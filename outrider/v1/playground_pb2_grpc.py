@@ -56,6 +56,11 @@ class PlaygroundStub:
                 request_serializer=outrider_dot_v1_dot_playground__pb2.GetRunRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_playground__pb2.RunTrace.FromString,
                 _registered_method=True)
+        self.GetStatus = channel.unary_unary(
+                '/outrider.v1.Playground/GetStatus',
+                request_serializer=outrider_dot_v1_dot_playground__pb2.GetStatusRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_playground__pb2.PlaygroundStatus.FromString,
+                _registered_method=True)
 
 
 class PlaygroundServicer:
@@ -91,6 +96,14 @@ class PlaygroundServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStatus(self, request, context):
+        """Whether a run can call the model at all, so a console says so before
+        anyone types a prompt rather than after the first run is refused.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlaygroundServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -113,6 +126,11 @@ def add_PlaygroundServicer_to_server(servicer, server):
                     servicer.GetRun,
                     request_deserializer=outrider_dot_v1_dot_playground__pb2.GetRunRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_playground__pb2.RunTrace.SerializeToString,
+            ),
+            'GetStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStatus,
+                    request_deserializer=outrider_dot_v1_dot_playground__pb2.GetStatusRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_playground__pb2.PlaygroundStatus.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -225,6 +243,33 @@ class Playground:
             '/outrider.v1.Playground/GetRun',
             outrider_dot_v1_dot_playground__pb2.GetRunRequest.SerializeToString,
             outrider_dot_v1_dot_playground__pb2.RunTrace.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Playground/GetStatus',
+            outrider_dot_v1_dot_playground__pb2.GetStatusRequest.SerializeToString,
+            outrider_dot_v1_dot_playground__pb2.PlaygroundStatus.FromString,
             options,
             channel_credentials,
             insecure,

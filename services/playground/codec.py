@@ -17,7 +17,7 @@ from outrider.wire import json_bytes, json_object
 from services.common import paging
 from services.common.errors import InvalidArgument
 from services.playground.engine import RunPlan, Step, ToolSpec
-from services.playground.rules import SkillChoice
+from services.playground.rules import SkillChoice, Status
 from services.playground.store import RunRow
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
 
@@ -187,6 +187,12 @@ def run_to_proto(row: RunRow) -> playground_pb2.RunTrace:
 
 def runs_response(rows: Iterable[RunRow], next_cursor: str) -> playground_pb2.ListRunsResponse:
     return playground_pb2.ListRunsResponse(items=[run_to_proto(row) for row in rows], next_cursor=next_cursor)
+
+
+def status_to_proto(status: Status) -> playground_pb2.PlaygroundStatus:
+    return playground_pb2.PlaygroundStatus(
+        configured=status.configured, reason=status.reason, default_model=status.default_model
+    )
 
 
 def started_event(run_id: uuid.UUID, plan: RunPlan) -> playground_pb2.RunEvent:

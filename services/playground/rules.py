@@ -176,6 +176,21 @@ def run_not_found(run_id: uuid.UUID) -> NotFound:
     return NotFound(f"playground run {run_id} does not exist", code="RUN_NOT_FOUND", details={"id": str(run_id)})
 
 
+NOT_CONFIGURED = "the playground is not configured: set ANTHROPIC_API_KEY to let it call the model"
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    configured: bool
+    reason: str
+    default_model: str
+
+
+def status(*, configured: bool, default_model: str) -> Status:
+    """What the playground can do now; the reason is the refusal a run would get."""
+    return Status(configured=configured, reason="" if configured else NOT_CONFIGURED, default_model=default_model)
+
+
 def model_for(pinned: str, default: str) -> str:
     """The agent's registry pin wins; the configured default covers the rest."""
     return pinned.strip() or default

@@ -229,12 +229,12 @@ class Runs:
             error="the playground stopped before this run ended; its steps up to then are kept",
         )
 
+    def status(self) -> rules.Status:
+        return rules.status(configured=self._model is not None, default_model=self._settings.playground_model)
+
     def _client(self) -> anthropic.AsyncAnthropic:
         if self._model is None:
-            raise Unavailable(
-                "the playground is not configured: set ANTHROPIC_API_KEY to let it call the model",
-                code="PLAYGROUND_NOT_CONFIGURED",
-            )
+            raise Unavailable(rules.NOT_CONFIGURED, code="PLAYGROUND_NOT_CONFIGURED")
         return self._model
 
     async def _end(self, admitted: Admitted, trace: Trace) -> store.RunRow:

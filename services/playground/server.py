@@ -27,6 +27,7 @@ ACCESS = {
     "RunStream": Access.WRITE,
     "ListRuns": Access.READ,
     "GetRun": Access.READ,
+    "GetStatus": Access.READ,
     "GetRetention": Access.SERVICE,
 }
 USES_NATS = False

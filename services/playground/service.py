@@ -58,3 +58,8 @@ class PlaygroundService(playground_pb2_grpc.PlaygroundServicer):
 
     async def GetRun(self, request: playground_pb2.GetRunRequest, context: Context) -> playground_pb2.RunTrace:
         return codec.run_to_proto(await self._runs.stored(codec.run_id(request)))
+
+    async def GetStatus(
+        self, request: playground_pb2.GetStatusRequest, context: Context
+    ) -> playground_pb2.PlaygroundStatus:
+        return codec.status_to_proto(self._runs.status())

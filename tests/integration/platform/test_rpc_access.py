@@ -99,7 +99,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "ListAlerts": R,
         "GetAlertDelivery": S,
     },
-    "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R, "GetRetention": S},
+    "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R, "GetStatus": R, "GetRetention": S},
     "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S, "GetRetention": S},
 }
 

@@ -8,6 +8,21 @@ from tests.integration.playground.scripted import Say
 from tests.integration.playground.support import RUN, count_rows, playground
 
 
+async def test_the_status_says_whether_runs_can_call_the_model(settings, template, database):
+    async with playground(settings, api_key=None, contexts=("playground",)) as pg:
+        unconfigured = await pg.client.get("/admin/ai/playground/status", headers=bearer(role=3))
+        refused = await pg.run("CUSTOMER_AGENT", "Hello")
+    async with playground(settings, contexts=("playground",)) as pg:
+        configured = await pg.client.get("/admin/ai/playground/status", headers=bearer(role=4))
+
+    assert unconfigured.status_code == 200, unconfigured.text
+    assert unconfigured.json()["configured"] is False
+    # The words a run's refusal carries, before anyone types a prompt.
+    assert unconfigured.json()["reason"] == refused.json()["error"]["message"]
+    assert "ANTHROPIC_API_KEY" in unconfigured.json()["reason"]
+    assert configured.json() == {"configured": True, "reason": "", "default_model": settings.playground_model}
+
+
 async def test_without_an_api_key_the_answer_is_503_before_anything_else(settings, template, database):
     # Only the playground runs: a registry lookup would fail differently.
     # Before the agent lookup and the rate limit; only a body the document
