@@ -6,9 +6,9 @@ import { armPosterior } from "../logic/rollouts";
 const WIDTH = 600;
 const HEIGHT = 160;
 const ARMS = [
-  { key: "control", label: "Control (baseline)", colour: "#1d5fbf", dash: undefined },
+  { key: "control", label: "Control (baseline)", colour: "var(--series-1)", dash: undefined },
   // Dashed, so a candidate level with control still shows beneath it.
-  { key: "candidate", label: "Candidate (the change, dashed)", colour: "#b3401e", dash: "7 5" },
+  { key: "candidate", label: "Candidate (the change, dashed)", colour: "var(--series-2)", dash: "7 5" },
 ] as const;
 
 /** Both arms' Beta posteriors on one axis, each 95 % interval marked beneath its curve. */
@@ -28,7 +28,7 @@ export function ArmsChart({ arms }: { arms: Rollout["arms"] }) {
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + 42}`} role="img" aria-label={label}>
         <line x1={0} x2={WIDTH} y1={HEIGHT} y2={HEIGHT} className="axis" />
         {drawn.map((arm) => (
-          <path key={arm.key} d={curvePath(arm.curve, WIDTH, HEIGHT, maxY)} fill="none" stroke={arm.colour} strokeWidth={2.5} strokeDasharray={arm.dash} />
+          <path key={arm.key} d={curvePath(arm.curve, WIDTH, HEIGHT, maxY)} fill="none" style={{ stroke: arm.colour }} strokeWidth={2.5} strokeDasharray={arm.dash} />
         ))}
         {drawn.map((arm, index) => (
           <line
@@ -37,7 +37,7 @@ export function ArmsChart({ arms }: { arms: Rollout["arms"] }) {
             x2={arm.posterior.high * WIDTH}
             y1={HEIGHT + 6 + index * 6}
             y2={HEIGHT + 6 + index * 6}
-            stroke={arm.colour}
+            style={{ stroke: arm.colour }}
             strokeWidth={4}
           />
         ))}

@@ -29,7 +29,7 @@ export function HarmChart({ history, confidence }: { history: RolloutEvent[]; co
         <text x={2} y={-3} className="tick">
           100 %
         </text>
-        <path d={harmPath(points, WIDTH, HEIGHT)} fill="none" stroke="#b3401e" strokeWidth={2} />
+        <path d={harmPath(points, WIDTH, HEIGHT)} fill="none" className="harm-line" strokeWidth={2} />
         {first ? (
           <text x={0} y={HEIGHT + 16} className="tick">
             {formatLocal(first.iso)}

@@ -8,7 +8,9 @@ import { credibleInterval, curvePath, densityCurve } from "../../../lib/beta";
 import type { RoutingKey } from "../api/keys";
 import { useConversationMetrics, useRouting, useRoutingChoices } from "../api/queries";
 
-const PALETTE = ["#1d5fbf", "#b3401e", "#2a7a3b", "#7a3fa8", "#8a6d00"];
+// CSS variables, so each series follows the colour scheme; an SVG
+// presentation attribute cannot read a variable, a style can.
+const PALETTE = ["var(--series-1)", "var(--series-2)", "var(--series-3)", "var(--series-4)", "var(--series-5)"];
 
 export function RoutingPage() {
   const [search, setSearch] = useSearch();
@@ -100,7 +102,7 @@ function PosteriorChart({ arms }: { arms: ModelArm[] }) {
       <svg viewBox={`0 0 ${width} ${height + 22}`} role="img" aria-label={label}>
         <line x1={0} x2={width} y1={height} y2={height} className="axis" />
         {curves.map((curve, index) => (
-          <path key={arms[index]?.model} d={curvePath(curve, width, height, maxY)} fill="none" stroke={PALETTE[index % PALETTE.length]} strokeWidth={2.5} />
+          <path key={arms[index]?.model} d={curvePath(curve, width, height, maxY)} fill="none" style={{ stroke: PALETTE[index % PALETTE.length] }} strokeWidth={2.5} />
         ))}
         {[0, 0.25, 0.5, 0.75, 1].map((x) => (
           <text key={x} x={x * width} y={height + 16} className="tick" textAnchor={x === 0 ? "start" : x === 1 ? "end" : "middle"}>
