@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { AlertsBadge } from "../features/alerts/components/AlertsBadge";
 import { Link, useLocation } from "../lib/router";
 import { roleLabel } from "../lib/session";
+import { useSearchShortcut } from "../lib/shortcuts";
 import { useSession } from "../lib/SessionContext";
 
 const SECTIONS = [
@@ -24,6 +25,7 @@ export function sectionOf(path: string): string | undefined {
 export function Layout({ children }: { children: ReactNode }) {
   const { claims, signOut } = useSession();
   const { path } = useLocation();
+  useSearchShortcut();
   return (
     <>
       <a className="skip" href="#content">
@@ -47,6 +49,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <AlertsBadge />
         {claims ? (
           <div className="who">
+            <span className="shortcut-hint" title="Press / to search">
+              <kbd>/</kbd> search
+            </span>
             <span>{claims.email || claims.sub}</span>
             <span className="who-role">{roleLabel(claims)}</span>
             <button type="button" className="button button-quiet" onClick={() => signOut()}>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../../../api/resources";
-import { evidenceNote, firstAgentWithSkills, modelIdProblem } from "./agents";
+import { agentsMatching, evidenceNote, firstAgentWithSkills, modelIdProblem } from "./agents";
 
 const agent = (id: string, skills: number) => ({ id, skill_count: skills }) as Agent;
 
@@ -35,5 +35,19 @@ describe("evidenceNote", () => {
   it("says where a model was seen in words", () => {
     expect(evidenceNote(["decisions", "routing", "telemetry"])).toBe("in its decisions, in routing, in model calls");
     expect(evidenceNote(["pin"])).toBe("pinned now");
+  });
+});
+
+describe("agentsMatching", () => {
+  const named = (id: string, name: string) => ({ id, name }) as Agent;
+  const fleet = [named("DISPATCH_AGENT", "Dispatch"), named("EXPRESS_DISPATCH_AGENT", "Express dispatch"), named("CUSTOMER_AGENT", "Customer care")];
+  it("finds every word in the name or id, in any case and order", () => {
+    expect(agentsMatching(fleet, "dispatch express").map((a) => a.id)).toEqual(["EXPRESS_DISPATCH_AGENT"]);
+    expect(agentsMatching(fleet, "CARE").map((a) => a.id)).toEqual(["CUSTOMER_AGENT"]);
+    expect(agentsMatching(fleet, "express_dispatch").map((a) => a.id)).toEqual(["EXPRESS_DISPATCH_AGENT"]);
+  });
+  it("keeps every agent for an empty search and none for a word nobody has", () => {
+    expect(agentsMatching(fleet, "  ")).toHaveLength(3);
+    expect(agentsMatching(fleet, "rider")).toHaveLength(0);
   });
 });

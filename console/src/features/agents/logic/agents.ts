@@ -5,6 +5,19 @@ export function firstAgentWithSkills(agents: Agent[]): string | undefined {
   return (agents.find((agent) => agent.skill_count > 0) ?? agents[0])?.id;
 }
 
+/**
+ * The agents a search finds: every word of it in the agent's name or id, in
+ * any case and order, so "dispatch express" finds EXPRESS_DISPATCH_AGENT.
+ */
+export function agentsMatching(agents: Agent[], search: string): Agent[] {
+  const words = search.toLowerCase().split(/[\s_]+/).filter(Boolean);
+  if (words.length === 0) return agents;
+  return agents.filter((agent) => {
+    const text = `${agent.name} ${agent.id}`.toLowerCase();
+    return words.every((word) => text.includes(word));
+  });
+}
+
 /** The model ids the registry accepts as a pin (its MODEL_ID_PATTERN). */
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 

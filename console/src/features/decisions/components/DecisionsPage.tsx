@@ -6,7 +6,15 @@ import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { formatRate } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
-import { activeFilterCount, filtersFromSearch, filtersToSearch, OUTCOMES, type DecisionFilters } from "../logic/filters";
+import {
+  activeFilterCount,
+  filtersFromSearch,
+  filtersToSearch,
+  OUTCOMES,
+  presetRange,
+  RANGE_PRESETS,
+  type DecisionFilters,
+} from "../logic/filters";
 import { PAGE_SIZE, useDecisions, useFilterChoices } from "../api/queries";
 
 export function DecisionsPage() {
@@ -102,9 +110,23 @@ function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (nex
     event.preventDefault();
     onApply(draft);
   };
-  const empty: DecisionFilters = { decision_type: "", agent_id: "", outcome: "", model: "", from: "", to: "" };
+  const empty: DecisionFilters = { decision_type: "", agent_id: "", subject_id: "", outcome: "", model: "", from: "", to: "" };
   return (
     <form className="filters" onSubmit={submit} aria-label="Filter decisions">
+      <div className="field">
+        <label htmlFor="f-subject">Subject</label>
+        <input
+          id="f-subject"
+          type="search"
+          value={draft.subject_id}
+          onChange={set("subject_id")}
+          placeholder="booking or subject id"
+          autoComplete="off"
+          spellCheck={false}
+          aria-keyshortcuts="/"
+          data-page-search=""
+        />
+      </div>
       <div className="field">
         <label htmlFor="f-type">Type</label>
         <select id="f-type" value={draft.decision_type} onChange={set("decision_type")}>
@@ -149,6 +171,27 @@ function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (nex
       <div className="field">
         <label htmlFor="f-to">Decided before</label>
         <input id="f-to" type="datetime-local" value={draft.to} onChange={set("to")} />
+      </div>
+      <div className="field">
+        <span className="label-like" id="f-range">
+          Range
+        </span>
+        <div className="range-presets" role="group" aria-labelledby="f-range">
+          {RANGE_PRESETS.map((preset) => (
+            <button
+              key={preset.label}
+              type="button"
+              className="button button-small"
+              onClick={() => {
+                const next = { ...draft, ...presetRange(preset.hours, Date.now()) };
+                setDraft(next);
+                onApply(next);
+              }}
+            >
+              {preset.label}
+            </button>
+          ))}
+        </div>
       </div>
       <div className="form-actions">
         <button type="submit" className="button button-primary">

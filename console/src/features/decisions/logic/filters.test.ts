@@ -1,18 +1,38 @@
 import { describe, expect, it } from "vitest";
-import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, filtersToSearch } from "./filters";
+import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, filtersToSearch, presetRange, RANGE_PRESETS } from "./filters";
 
 describe("decision filters", () => {
   it("round-trip through the URL", () => {
     const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=pending&from=2026-09-29T10:00"));
-    expect(filters).toEqual({ decision_type: "stall_response", agent_id: "", outcome: "pending", model: "", from: "2026-09-29T10:00", to: "" });
+    expect(filters).toEqual({ decision_type: "stall_response", agent_id: "", subject_id: "", outcome: "pending", model: "", from: "2026-09-29T10:00", to: "" });
     expect(filtersToSearch(filters, "abc")).toMatchObject({ decision_type: "stall_response", cursor: "abc" });
     expect(activeFilterCount(filters)).toBe(3);
   });
   it("send times as instants, and no bound when a time is empty", () => {
-    const query = filtersToQuery({ decision_type: "", agent_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "" });
+    const query = filtersToQuery({ decision_type: "", agent_id: "", subject_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "" });
     expect(query.decided_from).toBe(new Date("2026-09-29T10:00").toISOString());
     expect(query.decided_to).toBeUndefined();
     expect(query.model).toBe("m");
+  });
+});
+
+describe("subject search", () => {
+  it("keeps the subject in the URL and sends it trimmed", () => {
+    const filters = filtersFromSearch(new URLSearchParams("subject_id=booking-4711"));
+    expect(filters.subject_id).toBe("booking-4711");
+    expect(activeFilterCount(filters)).toBe(1);
+    expect(filtersToQuery({ ...filters, subject_id: "  booking-4711 " }).subject_id).toBe("booking-4711");
+  });
+});
+
+describe("presetRange", () => {
+  it("reaches back the preset's hours from now and leaves the top open", () => {
+    const now = new Date("2026-09-29T10:30:00").getTime();
+    for (const preset of RANGE_PRESETS) {
+      const range = presetRange(preset.hours, now);
+      expect(now - new Date(range.from).getTime()).toBe(preset.hours * 3_600_000);
+      expect(range.to).toBe("");
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { localInputToInstant } from "../../../lib/format";
+import { instantToLocalInput, localInputToInstant } from "../../../lib/format";
 
 export const OUTCOMES = ["success", "failure", "unknown", "pending"] as const;
 
@@ -6,13 +6,14 @@ export const OUTCOMES = ["success", "failure", "unknown", "pending"] as const;
 export type DecisionFilters = {
   decision_type: string;
   agent_id: string;
+  subject_id: string;
   outcome: string;
   model: string;
   from: string;
   to: string;
 };
 
-const FIELDS: (keyof DecisionFilters)[] = ["decision_type", "agent_id", "outcome", "model", "from", "to"];
+const FIELDS: (keyof DecisionFilters)[] = ["decision_type", "agent_id", "subject_id", "outcome", "model", "from", "to"];
 
 export function filtersFromSearch(search: URLSearchParams): DecisionFilters {
   return Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as DecisionFilters;
@@ -27,11 +28,27 @@ export function filtersToQuery(filters: DecisionFilters) {
   return {
     decision_type: filters.decision_type,
     agent_id: filters.agent_id,
+    subject_id: filters.subject_id.trim(),
     outcome: OUTCOMES.find((outcome) => outcome === filters.outcome),
     model: filters.model,
     decided_from: localInputToInstant(filters.from) || undefined,
     decided_to: localInputToInstant(filters.to) || undefined,
   };
+}
+
+/** The ranges an operator picks most, by how far back they reach. */
+export const RANGE_PRESETS = [
+  { label: "Last hour", hours: 1 },
+  { label: "Last 24 h", hours: 24 },
+  { label: "Last 7 days", hours: 24 * 7 },
+] as const;
+
+/**
+ * A preset as the filters keep it: from that far back, open-ended at the top,
+ * so decisions recorded after the page opened still show on the next page load.
+ */
+export function presetRange(hours: number, nowMs: number): Pick<DecisionFilters, "from" | "to"> {
+  return { from: instantToLocalInput(new Date(nowMs - hours * 3_600_000).toISOString()), to: "" };
 }
 
 export function activeFilterCount(filters: DecisionFilters): number {
