@@ -241,3 +241,102 @@ async def test_an_open_agent_studio_shows_a_colleagues_change_without_a_reload(d
     # The studio looks again every 10 s: well inside the 40 s it stayed stale before.
     await expect(switch).to_have_attribute("aria-checked", "false" if skill["enabled"] else "true", timeout=15_000)
     await expect(phone.locator(".freshness")).to_have_text(re.compile(r"^updated (just now|\d s ago)$"))
+
+
+async def test_every_page_passes_axe_in_dark_mode_too(demo: Platform, browser: Browser, axe_source):
+    decision = await a_decision(demo)
+    context = await browser.new_context(
+        viewport={"width": 1360, "height": 900}, timezone_id=OPERATOR_ZONE, locale="en-GB", color_scheme="dark"
+    )
+    dark = await context.new_page()
+    dark.set_default_timeout(15_000)
+    try:
+        await dark.goto(demo.link(path="/console/agents/DISPATCH_AGENT"))
+        await expect(dark.get_by_role("navigation", name="Console sections")).to_be_visible()
+        background = await dark.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+        assert background == "rgb(18, 24, 33)", background
+        found = {}
+        for path in (
+            "/console/agents/DISPATCH_AGENT",
+            "/console/decisions",
+            f"/console/decisions/{decision['id']}",
+            "/console/insights",
+            "/console/routing?decision_type=stall_response",
+            "/console/rollouts",
+            "/console/alerts",
+            "/console/playground",
+            "/console/audit",
+        ):
+            await dark.evaluate(GO, path)
+            await expect(dark.locator("main")).not_to_contain_text("Loading")
+            await screenshot(dark, "dark" + path.replace("/console", "").replace("/", "-").split("?")[0][:60])
+            violations = await serious_violations(dark, axe_source)
+            if violations:
+                found[path] = violations
+        assert found == {}, pretty([found])
+    finally:
+        await context.close()
+
+
+async def test_slash_searches_agents_and_then_subjects(demo: Platform, page: Page):
+    decision = await a_decision(demo)
+    await page.goto(demo.link(path="/console/agents/DISPATCH_AGENT"))
+    await expect(page.locator(".agent-list .agent-item").first).to_be_visible()
+    await page.keyboard.press("/")
+    search = page.get_by_label("Find an agent")
+    await expect(search).to_be_focused()
+    await page.keyboard.type("express dispatch")
+    agents = page.locator(".agent-list .agent-item")
+    await expect(agents).to_have_count(1)
+    await expect(agents.first).to_have_attribute("href", "/console/agents/EXPRESS_DISPATCH_AGENT")
+
+    # A page without a search field of its own sends "/" to the decisions list's subject search.
+    await page.evaluate(GO, "/console/insights")
+    await expect(page.locator("main")).not_to_contain_text("Loading")
+    await page.keyboard.press("/")
+    subject = page.get_by_label("Subject")
+    await expect(subject).to_be_focused()
+    await page.keyboard.type(decision["subject_id"])
+    await page.keyboard.press("Enter")
+    await expect(page).to_have_url(re.compile(r"subject_id="))
+    rows = page.locator("tbody tr")
+    await expect(rows.first).to_contain_text(decision["subject_id"])
+    subjects = await page.locator("tbody tr td a[href*='/subjects/']").all_inner_texts()
+    assert subjects and set(subjects) == {decision["subject_id"]}, subjects
+
+
+async def test_a_range_preset_filters_decisions_by_how_recent(demo: Platform, page: Page):
+    await page.goto(demo.link(path="/console/decisions"))
+    await page.get_by_role("button", name="Last hour").click()
+    await expect(page).to_have_url(re.compile(r"from=\d{4}-\d{2}-\d{2}T\d{2}%3A\d{2}"))
+    await expect(page.get_by_label("Decided from")).not_to_have_value("")
+    # The wall time an hour back in the operator's zone, to the minute the input keeps.
+    reach_s = await page.evaluate(
+        "() => (Date.now() - new Date(document.getElementById('f-from').value).getTime()) / 1000"
+    )
+    assert 3540 <= reach_s <= 3720, reach_s
+    await expect(page.get_by_label("Decided before")).to_have_value("")
+    await page.get_by_role("button", name="Last 7 days").click()
+    reach_s = await page.evaluate(
+        "() => (Date.now() - new Date(document.getElementById('f-from').value).getTime()) / 1000"
+    )
+    assert 7 * 86400 - 60 <= reach_s <= 7 * 86400 + 120, reach_s
+    await expect(page.locator("tbody tr").first).to_be_visible()
+
+
+async def test_a_tenant_login_gets_one_screen_that_says_why(demo: Platform, page: Page):
+    await page.goto(demo.link(tenant=17, path="/console/decisions"))
+    await expect(page.get_by_role("heading", name="No access to the Outrider console")).to_be_visible()
+    await expect(page.get_by_role("status")).to_contain_text("tenant 17")
+    assert await page.get_by_role("alert").count() == 0
+    await page.goto(demo.link(role=2, path="/console/agents"))
+    await expect(page.get_by_role("status")).to_contain_text("Role 2 may not read the console")
+    await page.get_by_role("button", name="Sign out").click()
+    await expect(page.get_by_role("heading", name="Sign in to the Outrider console")).to_be_visible()
+
+
+async def test_thresholds_read_as_words_with_their_keys(demo: Platform, page: Page):
+    await page.goto(demo.link(path="/console/agents/EXCEPTION_AGENT"))
+    field = page.get_by_label("Stall minutes")
+    await expect(field).to_be_visible()
+    await expect(page.locator("label", has=page.locator("code", has_text="stallMinutes"))).to_have_count(1)

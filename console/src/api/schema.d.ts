@@ -277,6 +277,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/playground/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a run can call the model now, and the default model */
+        get: operations["status_admin_ai_playground_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/rollouts": {
         parameters: {
             query?: never;
@@ -1937,6 +1954,24 @@ export interface components {
             outcome: "success" | "failure" | "unknown";
             /** Reason */
             reason?: string;
+        };
+        /** PlaygroundStatus */
+        PlaygroundStatus: {
+            /**
+             * Configured
+             * @description false while runs are refused with 503 PLAYGROUND_NOT_CONFIGURED
+             */
+            configured: boolean;
+            /**
+             * Default Model
+             * @description the model a run uses for an agent without a pin
+             */
+            default_model: string;
+            /**
+             * Reason
+             * @description why runs are refused, in words; empty while configured
+             */
+            reason: string;
         };
         /** Precedent */
         Precedent: {
@@ -4096,6 +4131,62 @@ export interface operations {
             };
             /** @description the thing named does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    status_admin_ai_playground_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaygroundStatus"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

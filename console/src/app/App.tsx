@@ -18,7 +18,9 @@ import { RoutingPage } from "../features/routing/components/RoutingPage";
 import { Layout } from "./Layout";
 import { makeQueryClient } from "./queryClient";
 import { SessionProvider, useSession } from "../lib/SessionContext";
+import { NoAccess } from "./NoAccess";
 import { SignIn } from "./SignIn";
+import { accessProblem } from "../lib/session";
 
 type Route = { pattern: string; title: string; render: (params: Record<string, string>) => ReactNode };
 
@@ -52,7 +54,7 @@ function Routes() {
 }
 
 function Console() {
-  const { token, pending } = useSession();
+  const { token, claims, pending } = useSession();
   const [client] = useState(makeQueryClient);
   // Signing out drops every cached answer: the next operator must not see them.
   useEffect(() => {
@@ -60,6 +62,8 @@ function Console() {
   }, [token, client]);
   if (pending) return <Loading what="your session" />;
   if (token === null) return <SignIn />;
+  const problem = claims ? accessProblem(claims) : null;
+  if (problem) return <NoAccess reason={problem} />;
   return (
     <QueryClientProvider client={client}>
       <Layout>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canWrite, readClaims, roleLabel, tokenFromFragment, tokenProblem } from "./session";
+import { accessProblem, canWrite, readClaims, roleLabel, tokenFromFragment, tokenProblem } from "./session";
 
 function jwt(claims: Record<string, unknown>): string {
   // As a JWT library does: UTF-8 bytes, then base64url.
@@ -51,5 +51,17 @@ describe("canWrite", () => {
     expect(canWrite({ ...admin, tenant_id: 7 })).toBe(false);
     expect(canWrite(null)).toBe(false);
     expect(roleLabel({ ...admin, role: 4 })).toBe("role 4 · read-only");
+  });
+});
+
+describe("accessProblem", () => {
+  it("lets staff roles 1, 3 and 4 of tenant 0 in", () => {
+    for (const role of [1, 3, 4]) expect(accessProblem({ ...admin, role })).toBeNull();
+  });
+  it("names the tenant of a tenant sign-in, whatever its role", () => {
+    for (const role of [1, 2, 3, 4, 9]) expect(accessProblem({ ...admin, role, tenant_id: 17 })).toMatch(/tenant 17/);
+  });
+  it("names a staff role that may not read", () => {
+    for (const role of [0, 2, 5, 9]) expect(accessProblem({ ...admin, role })).toMatch(new RegExp(`Role ${role} `));
   });
 });

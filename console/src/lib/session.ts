@@ -7,6 +7,8 @@ export type Claims = { sub: string; email: string; role: number; tenant_id: numb
 
 export const TOKEN_KEY = "outrider.console.token";
 export const WRITER_ROLE = 1;
+// The roles the gateway lets read the console (its STAFF_ROLES).
+export const READER_ROLES: readonly number[] = [1, 3, 4];
 
 /** The token a `#token=…` fragment carries, or null. */
 export function tokenFromFragment(hash: string): string | null {
@@ -44,6 +46,21 @@ export function tokenProblem(token: string, nowSeconds: number): string | null {
   const claims = readClaims(token);
   if (claims === null) return "That is not a console token (a JWT with role, tenant_id and exp).";
   if (claims.exp <= nowSeconds) return "Your sign-in has expired. Get a fresh link and sign in again.";
+  return null;
+}
+
+/**
+ * Why this sign-in can read no console page, in words; null when it can read
+ * them. The gateway would refuse every page with a 403, and a screen of
+ * stacked refusals tells the person less than one sentence does.
+ */
+export function accessProblem(claims: Claims): string | null {
+  if (claims.tenant_id !== 0) {
+    return `You are signed in for tenant ${claims.tenant_id}. The console is for platform staff (tenant 0); tenants see their agents through the host platform.`;
+  }
+  if (!READER_ROLES.includes(claims.role)) {
+    return `Role ${claims.role} may not read the console: it needs role 1 (admin), 3 or 4 (read-only).`;
+  }
   return null;
 }
 

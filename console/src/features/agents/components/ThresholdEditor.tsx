@@ -3,7 +3,7 @@ import { ApiError } from "../../../api/client";
 import type { Skill } from "../../../api/resources";
 import { useCanWrite } from "../../../lib/SessionContext";
 import { ErrorNotice } from "../../../components/States";
-import { checkThreshold, formFromThresholds, serverProblems, thresholdPatch, type ThresholdForm } from "../logic/thresholds";
+import { checkThreshold, formFromThresholds, serverProblems, thresholdLabel, thresholdPatch, type ThresholdForm } from "../logic/thresholds";
 import { useUpdateSkill } from "../api/queries";
 import { ConflictNotice } from "./ConflictNotice";
 
@@ -15,7 +15,9 @@ export function ThresholdEditor({ skill }: { skill: Skill }) {
       <dl className="thresholds-readonly">
         {Object.entries(schema).map(([key, spec]) => (
           <div key={key}>
-            <dt>{key}</dt>
+            <dt>
+              {thresholdLabel(key)} <code className="threshold-key">{key}</code>
+            </dt>
             <dd>
               {skill.thresholds[key] ?? spec.default}{" "}
               <span className="hint">
@@ -73,7 +75,9 @@ function EditableThresholds({ skill }: { skill: Skill }) {
           const problem = fromServer[key] ?? local;
           return (
             <div key={key} className="field">
-              <label htmlFor={id}>{key}</label>
+              <label htmlFor={id}>
+                {thresholdLabel(key)} <code className="threshold-key">{key}</code>
+              </label>
               <input
                 id={id}
                 name={key}

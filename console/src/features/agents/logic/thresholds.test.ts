@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThresholdSpec } from "../../../api/resources";
-import { checkThreshold, formFromThresholds, serverProblems, thresholdPatch } from "./thresholds";
+import { checkThreshold, formFromThresholds, serverProblems, thresholdLabel, thresholdPatch } from "./thresholds";
 
 const minutes: ThresholdSpec = { type: "integer", min: 3, max: 60, step: 1, default: 10 };
 const confidence: ThresholdSpec = { type: "number", min: 0.5, max: 1, step: 0.05, default: 0.7 };
@@ -50,5 +50,21 @@ describe("serverProblems", () => {
 
   it("finds nothing in details without fields", () => {
     expect(serverProblems(schema, { stallMinutes: "not where the gateway puts reasons" })).toEqual({});
+  });
+});
+
+describe("thresholdLabel", () => {
+  it("reads camel case and snake case keys as words", () => {
+    expect(thresholdLabel("stallMinutes")).toBe("Stall minutes");
+    expect(thresholdLabel("reassignConfidence")).toBe("Reassign confidence");
+    expect(thresholdLabel("unassigned_minutes")).toBe("Unassigned minutes");
+    expect(thresholdLabel("realertEvery")).toBe("Realert every");
+  });
+  it("keeps acronyms and numbers as written", () => {
+    expect(thresholdLabel("maxETAMinutes")).toBe("Max ETA minutes");
+    expect(thresholdLabel("p95LatencyMs")).toBe("P95 latency ms");
+  });
+  it("falls back to the key when it has no letters to split", () => {
+    expect(thresholdLabel("_")).toBe("_");
   });
 });

@@ -16,6 +16,21 @@ function onStep(value: number, spec: ThresholdSpec): boolean {
   return Math.abs(steps - Math.round(steps)) <= STEP_TOLERANCE * Math.max(1, Math.abs(steps));
 }
 
+/**
+ * A threshold key in words for its label: "stallMinutes" reads "Stall
+ * minutes". The key itself stays beside it, since it is what engines and the
+ * audit log name.
+ */
+export function thresholdLabel(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[\s_-]+/)
+    .filter(Boolean)
+    .map((word, index) => (/^[A-Z0-9]+$/.test(word) && word.length > 1 ? word : index === 0 ? word.charAt(0).toUpperCase() + word.slice(1).toLowerCase() : word.toLowerCase()));
+  return words.join(" ") || key;
+}
+
 /** One field as typed (a string from an input) against its schema entry. */
 export function checkThreshold(spec: ThresholdSpec, raw: string): Checked {
   const text = raw.trim();

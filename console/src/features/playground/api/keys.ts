@@ -1,5 +1,6 @@
 export const playgroundKeys = {
   all: ["playground"] as const,
+  status: () => [...playgroundKeys.all, "status"] as const,
   runs: () => [...playgroundKeys.all, "runs"] as const,
   run: (id: string) => [...playgroundKeys.all, "run", id] as const,
   agents: () => [...playgroundKeys.all, "agents"] as const,

@@ -5,6 +5,10 @@ import { sseParser } from "../../../lib/sse";
 import { applyEvent, failRun, IDLE, startRun, type RunState } from "../logic/trace";
 import { keysChangedByRun, playgroundKeys } from "./keys";
 
+export function usePlaygroundStatus() {
+  return useQuery({ queryKey: playgroundKeys.status(), queryFn: () => apiGet("/admin/ai/playground/status") });
+}
+
 export function useRuns() {
   return useQuery({
     queryKey: playgroundKeys.runs(),

@@ -6,11 +6,13 @@ import { Time } from "../../../components/Time";
 import { formatMs } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { ENDING_BADGE, explainFailure, promptBudget, PROMPT_LIMIT, runEnding } from "../logic/trace";
-import { useAgentSkills, usePlaygroundAgents, useRunStream, useRuns } from "../api/queries";
+import { useAgentSkills, usePlaygroundAgents, usePlaygroundStatus, useRunStream, useRuns } from "../api/queries";
 import { FinalAnswer, StepView, TraceSummary } from "./TraceView";
 
 export function PlaygroundPage() {
   const canWrite = useCanWrite();
+  const status = usePlaygroundStatus();
+  const unconfigured = status.data && !status.data.configured ? status.data.reason : null;
   return (
     <>
       <PageHeader title="Playground" />
@@ -18,13 +20,27 @@ export function PlaygroundPage() {
         Runs one prompt through a skill's tools with the real model. Read tools run against Outrider's backend with
         personal data redacted; write tools are only proposed, never executed.
       </p>
-      {canWrite ? <RunForm /> : <p className="notice notice-info">Only role 1 may run prompts; past runs are below.</p>}
+      {unconfigured ? (
+        <div className="notice notice-warn" role="status">
+          <p className="notice-title">Runs are switched off here</p>
+          <p>{sentence(unconfigured)}, then restart Outrider. Past runs are below.</p>
+        </div>
+      ) : canWrite ? (
+        <RunForm defaultModel={status.data?.default_model} />
+      ) : (
+        <p className="notice notice-info">Only role 1 may run prompts; past runs are below.</p>
+      )}
       <PastRuns />
     </>
   );
 }
 
-function RunForm() {
+/** The service's reason opens a sentence here. */
+function sentence(reason: string): string {
+  return reason.charAt(0).toUpperCase() + reason.slice(1);
+}
+
+function RunForm({ defaultModel }: { defaultModel: string | undefined }) {
   const [search] = useSearch();
   const agents = usePlaygroundAgents();
   const [agentId, setAgentId] = useState(search.get("agent") ?? "");
@@ -89,6 +105,11 @@ function RunForm() {
             {budget.used} / {PROMPT_LIMIT} characters{budget.over ? ` — ${-budget.left} over the limit` : ""}
           </p>
         </div>
+        {defaultModel ? (
+          <p className="hint">
+            An agent without a pinned model runs on <code>{defaultModel}</code>.
+          </p>
+        ) : null}
         <div className="form-actions">
           <button
             type="submit"
