@@ -1,7 +1,8 @@
 """The signals the alert rules read, gathered only through other contexts'
 APIs: decisions' judged windows, telemetry's insights and ingest state,
-registry's halted rollouts. A source that fails leaves its rules unknown for this pass, so
-their firing alerts neither fire anew nor resolve on a missing reading."""
+registry's halted rollouts. A source that fails leaves its rules unknown
+for this pass, so their firing alerts neither fire anew nor resolve on a
+missing reading."""
 
 from __future__ import annotations
 
@@ -86,7 +87,6 @@ class SignalSources:
         windows: list[JudgedWindow] = []
         last_runs: dict[str, datetime] = {}
         halted: list[tuple[str, str]] = []
-        ingest: IngestSignals | None = None
         try:
             windows = await self._judged_windows()
             known.add(alerts.JUDGED_SUCCESS_DROP)
@@ -102,6 +102,7 @@ class SignalSources:
             known.add(alerts.ROLLOUT_HALTED)
         except ContextCallError as error:
             _log.warning("rollouts unavailable; halts not evaluated", extra={"grpc_code": error.status.name})
+        ingest: IngestSignals | None = None
         try:
             ingest = ingest_signals(await self._telemetry.GetIngestState(telemetry_pb2.GetIngestStateRequest()))
             known |= {alerts.INGEST_LAG, alerts.STREAM_FULL}
