@@ -204,3 +204,43 @@ class Counters(_message.Message):
     agent_refusals: _containers.ScalarMap[str, int]
     replies_refused: int
     def __init__(self, received: _Optional[int] = ..., inserted: _Optional[int] = ..., duplicates: _Optional[int] = ..., malformed: _Optional[int] = ..., redelivered: _Optional[int] = ..., heartbeats: _Optional[int] = ..., dead_lettered: _Optional[int] = ..., malformed_by_field: _Optional[_Mapping[str, int]] = ..., otlp_received: _Optional[int] = ..., otlp_malformed: _Optional[int] = ..., otlp_spans_rejected: _Optional[int] = ..., otlp_runs_inserted: _Optional[int] = ..., model_calls_inserted: _Optional[int] = ..., otlp_duplicates: _Optional[int] = ..., otlp_unwritable: _Optional[int] = ..., agent_refusals: _Optional[_Mapping[str, int]] = ..., replies_refused: _Optional[int] = ...) -> None: ...
+
+class GetIngestStateRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ConsumerIngest(_message.Message):
+    __slots__ = ("name", "pending", "ack_pending", "seconds_behind")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    ACK_PENDING_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_BEHIND_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    pending: int
+    ack_pending: int
+    seconds_behind: float
+    def __init__(self, name: _Optional[str] = ..., pending: _Optional[int] = ..., ack_pending: _Optional[int] = ..., seconds_behind: _Optional[float] = ...) -> None: ...
+
+class StreamIngest(_message.Message):
+    __slots__ = ("name", "fullness", "measure", "messages", "bytes", "consumers")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FULLNESS_FIELD_NUMBER: _ClassVar[int]
+    MEASURE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    CONSUMERS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    fullness: float
+    measure: str
+    messages: int
+    bytes: int
+    consumers: _containers.RepeatedCompositeFieldContainer[ConsumerIngest]
+    def __init__(self, name: _Optional[str] = ..., fullness: _Optional[float] = ..., measure: _Optional[str] = ..., messages: _Optional[int] = ..., bytes: _Optional[int] = ..., consumers: _Optional[_Iterable[_Union[ConsumerIngest, _Mapping]]] = ...) -> None: ...
+
+class IngestState(_message.Message):
+    __slots__ = ("streams", "pending_limit")
+    STREAMS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    streams: _containers.RepeatedCompositeFieldContainer[StreamIngest]
+    pending_limit: int
+    def __init__(self, streams: _Optional[_Iterable[_Union[StreamIngest, _Mapping]]] = ..., pending_limit: _Optional[int] = ...) -> None: ...

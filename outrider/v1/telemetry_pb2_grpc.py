@@ -51,6 +51,11 @@ class TelemetryStub:
                 request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetCountersRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_telemetry__pb2.Counters.FromString,
                 _registered_method=True)
+        self.GetIngestState = channel.unary_unary(
+                '/outrider.v1.Telemetry/GetIngestState',
+                request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetIngestStateRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_telemetry__pb2.IngestState.FromString,
+                _registered_method=True)
 
 
 class TelemetryServicer:
@@ -78,6 +83,15 @@ class TelemetryServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetIngestState(self, request, context):
+        """What the platform's JetStream streams hold and what their consumers
+        still owe, as the NATS server has it now (the alert job reads it).
+        UNAVAILABLE when NATS does not answer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TelemetryServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -95,6 +109,11 @@ def add_TelemetryServicer_to_server(servicer, server):
                     servicer.GetCounters,
                     request_deserializer=outrider_dot_v1_dot_telemetry__pb2.GetCountersRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_telemetry__pb2.Counters.SerializeToString,
+            ),
+            'GetIngestState': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetIngestState,
+                    request_deserializer=outrider_dot_v1_dot_telemetry__pb2.GetIngestStateRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_telemetry__pb2.IngestState.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -180,6 +199,33 @@ class Telemetry:
             '/outrider.v1.Telemetry/GetCounters',
             outrider_dot_v1_dot_telemetry__pb2.GetCountersRequest.SerializeToString,
             outrider_dot_v1_dot_telemetry__pb2.Counters.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetIngestState(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Telemetry/GetIngestState',
+            outrider_dot_v1_dot_telemetry__pb2.GetIngestStateRequest.SerializeToString,
+            outrider_dot_v1_dot_telemetry__pb2.IngestState.FromString,
             options,
             channel_credentials,
             insecure,

@@ -126,6 +126,7 @@ class Settings:
     alert_min_drop: float = 0.15
     alert_interval_s: float = 60.0
     alert_silent_after_s: int = 86_400
+    alert_ingest_lag_s: int = 300
     alert_webhook_url: str | None = None
     alert_webhook_secret: str | None = None
     # Configured human-input sources by the source string a subject records
@@ -714,6 +715,13 @@ DECLARED: tuple[Declared, ...] = (
         "seconds without a run after which an agent that ran is alerted as silent",
         integer(60, 30 * 86_400),
         86_400,
+    ),
+    Declared(
+        "OUTRIDER_ALERT_INGEST_LAG_S",
+        "alert_ingest_lag_s",
+        "seconds the oldest message a stream's consumer has not yet been handed may wait before ingest lag is alerted",
+        integer(1, 86_400),
+        300,
     ),
     Declared(
         "OUTRIDER_ALERT_WEBHOOK_URL",

@@ -1,17 +1,20 @@
 """What a JetStream stream holds and what its consumers still owe, read in
 one go and judged by pure rules.
 
-Three readers share the figures: a start deciding whether a stream may be
+Four readers share the figures: a start deciding whether a stream may be
 recreated (nothing in it is owed to anyone), `/readyz` deciding whether a
-stream is near full or a consumer too far behind, and `/metrics`.
+stream is near full or a consumer too far behind, `/metrics`, and the
+telemetry context's ingest state, which the alert job reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
 
 # A stream this full turns readiness red: the publisher whose event is refused
 # next is the first to notice otherwise, and by then it is too late to act.
@@ -43,6 +46,9 @@ class ConsumerState:
     redelivered: int
     # Pull requests waiting for messages: someone is reading right now.
     waiting: int = 0
+    # The stream sequence of the last message delivered to it: what it has
+    # not been handed yet is stored after it.
+    delivered_seq: int = 0
 
     def reads(self, subject: str) -> bool:
         return not self.filters or any(subject_matches(pattern, subject) for pattern in self.filters)
@@ -105,10 +111,38 @@ async def read_stream(js: JetStreamContext, name: str) -> StreamState:
                 ack_pending=consumer.num_ack_pending or 0,
                 redelivered=consumer.num_redelivered or 0,
                 waiting=consumer.num_waiting or 0,
+                delivered_seq=consumer.delivered.stream_seq if consumer.delivered else 0,
             )
             for consumer in consumers
         ),
     )
+
+
+def seconds_behind(consumer: ConsumerState, stored_at: Iterable[datetime], *, now: datetime) -> float:
+    """How far behind a consumer is: the age of the oldest message not yet
+    delivered to it, given when the first such message on each subject it
+    reads was stored; 0 when nothing is pending.
+
+    The stamps are the NATS server's clock; one ahead of ours counts as just
+    stored rather than as a negative lag."""
+    stamps = list(stored_at)
+    if not consumer.pending or not stamps:
+        return 0.0
+    return max(0.0, (now - min(stamps)).total_seconds())
+
+
+async def first_undelivered(js: JetStreamContext, stream: str, consumer: ConsumerState) -> list[datetime]:
+    """When the first message stored after what `consumer` was last handed
+    was stored, on each subject it reads (none found, none listed)."""
+    stamps = []
+    for pattern in consumer.filters or (">",):
+        try:
+            found = await js.get_msg(stream, seq=consumer.delivered_seq + 1, subject=pattern, next=True)
+        except NotFoundError:
+            continue
+        if found.time is not None:
+            stamps.append(found.time)
+    return stamps
 
 
 def unread(state: StreamState, *, ours: Sequence[str], retired: Sequence[str] = ()) -> dict[str, int]:

@@ -9,6 +9,7 @@ from typing import Any
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from outrider.wire import timestamp
 from services.telemetry import rules
+from services.telemetry.ingest_state import StreamReading
 
 
 def requested_days(request: telemetry_pb2.GetInsightsRequest | telemetry_pb2.GetRunSeriesRequest) -> int | None:
@@ -114,3 +115,29 @@ def series_to_proto(
             for agent_id, points in series.items()
         ],
     )
+
+
+def ingest_state_to_proto(readings: Iterable[StreamReading], *, pending_limit: int) -> telemetry_pb2.IngestState:
+    streams = []
+    for reading in readings:
+        state = reading.state
+        fullness, measure = state.fullest()
+        streams.append(
+            telemetry_pb2.StreamIngest(
+                name=state.name,
+                fullness=fullness,
+                measure=measure,
+                messages=state.messages,
+                bytes=state.bytes,
+                consumers=[
+                    telemetry_pb2.ConsumerIngest(
+                        name=consumer.name,
+                        pending=consumer.pending,
+                        ack_pending=consumer.ack_pending,
+                        seconds_behind=reading.behind_s.get(consumer.name, 0.0),
+                    )
+                    for consumer in state.consumers
+                ],
+            )
+        )
+    return telemetry_pb2.IngestState(streams=streams, pending_limit=pending_limit)

@@ -26,6 +26,7 @@ ACCESS = {
     "GetInsights": Access.READ,
     "GetRunSeries": Access.READ,
     "GetCounters": Access.SERVICE,
+    "GetIngestState": Access.SERVICE,
     "GetRetention": Access.SERVICE,
 }
 USES_NATS = True
@@ -53,5 +54,6 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
         decisions=DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub)),
         counters=counters,
         prices=rules.price_table(runtime.settings.model_prices),
+        pending_limit=runtime.settings.ingest_lag_max,
     )
     telemetry_pb2_grpc.add_TelemetryServicer_to_server(service, server)

@@ -1,9 +1,10 @@
 """The telemetry gRPC servicer: decode, read insights or a run series, encode;
-and this replica's ingest counters."""
+this replica's ingest counters; and the streams' ingest state."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 import grpc
@@ -11,7 +12,7 @@ from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-from services.telemetry import codec, insights, rules
+from services.telemetry import codec, ingest_state, insights, rules
 from services.telemetry.clients import DecisionsClient, RegistryClient
 from services.telemetry.counters import Counters
 
@@ -29,6 +30,8 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         decisions: DecisionsClient,
         counters: Counters,
         prices: Mapping[str, rules.Price] | None = None,
+        pending_limit: int,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._engine = engine
         self._js = js
@@ -36,6 +39,8 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         self._decisions = decisions
         self._counters = counters
         self._prices = prices or {}
+        self._pending_limit = pending_limit
+        self._clock = clock
 
     async def GetInsights(self, request: telemetry_pb2.GetInsightsRequest, context: Context) -> telemetry_pb2.Insights:
         days = rules.window_days(codec.requested_days(request))
@@ -67,3 +72,9 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
 
     async def GetCounters(self, request: telemetry_pb2.GetCountersRequest, context: Context) -> telemetry_pb2.Counters:
         return codec.counters_to_proto(self._counters.snapshot())
+
+    async def GetIngestState(
+        self, request: telemetry_pb2.GetIngestStateRequest, context: Context
+    ) -> telemetry_pb2.IngestState:
+        readings = await ingest_state.read(self._js, clock=self._clock)
+        return codec.ingest_state_to_proto(readings, pending_limit=self._pending_limit)

@@ -36,7 +36,9 @@ def start_alerting(
             decisions=decisions, telemetry=telemetry, registry=registry, window=settings.alert_window
         ),
         thresholds=Thresholds(
-            min_drop=settings.alert_min_drop, silent_after=timedelta(seconds=settings.alert_silent_after_s)
+            min_drop=settings.alert_min_drop,
+            silent_after=timedelta(seconds=settings.alert_silent_after_s),
+            max_ingest_lag_s=float(settings.alert_ingest_lag_s),
         ),
     )
     wake = asyncio.Event()

@@ -1,7 +1,8 @@
 """The signals the alert rules read, gathered only through other contexts'
-APIs: decisions' judged windows, telemetry's insights, registry's halted
-rollouts. A source that fails leaves its rules unknown for this pass, so
-their firing alerts neither fire anew nor resolve on a missing reading."""
+APIs: decisions' judged windows, telemetry's insights and ingest state,
+registry's halted rollouts. A source that fails leaves its rules unknown
+for this pass, so their firing alerts neither fire anew nor resolve on a
+missing reading."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from outrider.v1 import (
 )
 from services.common.clients import ContextCallError
 from services.outcomes.rules import alerts
-from services.outcomes.rules.alerts import JudgedWindow, Signals
+from services.outcomes.rules.alerts import JudgedWindow, Signals, StreamLoad
 
 _log = logging.getLogger(__name__)
 
@@ -32,6 +33,39 @@ ROLLOUT_PAGE = 200
 class Reading:
     signals: Signals
     known_rules: frozenset[str]
+
+
+@dataclass(frozen=True)
+class IngestSignals:
+    # The worst consumer's seconds behind, and that consumer (`STREAM/consumer`).
+    lag_s: float
+    lagging: str
+    # Each stream, then each of its consumers, with how near it is to its limit.
+    loads: list[StreamLoad]
+
+
+def ingest_signals(reply: telemetry_pb2.IngestState) -> IngestSignals:
+    """Telemetry's ingest state as the rules read it. A consumer's limit is
+    the backlog past which it counts as too far behind (OUTRIDER_INGEST_LAG_MAX,
+    the bound `/readyz` applies too)."""
+    lag_s, lagging = 0.0, ""
+    loads: list[StreamLoad] = []
+    for stream in reply.streams:
+        loads.append(StreamLoad(stream.name, stream.fullness, stream.measure))
+        for consumer in stream.consumers:
+            name = f"{stream.name}/{consumer.name}"
+            if consumer.seconds_behind > lag_s:
+                lag_s, lagging = consumer.seconds_behind, name
+            if reply.pending_limit > 0:
+                loads.append(
+                    StreamLoad(
+                        name,
+                        consumer.pending / reply.pending_limit,
+                        f"{consumer.pending:,} messages not yet delivered, of {reply.pending_limit:,}"
+                        " (OUTRIDER_INGEST_LAG_MAX)",
+                    )
+                )
+    return IngestSignals(lag_s=lag_s, lagging=lagging, loads=loads)
 
 
 class SignalSources:
@@ -68,7 +102,24 @@ class SignalSources:
             known.add(alerts.ROLLOUT_HALTED)
         except ContextCallError as error:
             _log.warning("rollouts unavailable; halts not evaluated", extra={"grpc_code": error.status.name})
-        return Reading(Signals(windows=windows, last_runs=last_runs, halted_rollouts=halted), frozenset(known))
+        ingest: IngestSignals | None = None
+        try:
+            ingest = ingest_signals(await self._telemetry.GetIngestState(telemetry_pb2.GetIngestStateRequest()))
+            known |= {alerts.INGEST_LAG, alerts.STREAM_FULL}
+        except ContextCallError as error:
+            _log.warning(
+                "ingest state unavailable; ingest lag and stream fullness not evaluated",
+                extra={"grpc_code": error.status.name},
+            )
+        signals = Signals(
+            windows=windows,
+            last_runs=last_runs,
+            halted_rollouts=halted,
+            ingest_lag_s=ingest.lag_s if ingest else None,
+            lagging=ingest.lagging if ingest else "",
+            streams=ingest.loads if ingest else (),
+        )
+        return Reading(signals, frozenset(known))
 
     async def _judged_windows(self) -> list[JudgedWindow]:
         reply: decisions_pb2.CountJudgedWindowsResponse = await self._decisions.CountJudgedWindows(

@@ -65,6 +65,8 @@ class StreamLoad:
 
     name: str
     fullness: float
+    # The limit it is nearest, in words ("812 of 1,000 messages on telemetry.task").
+    measure: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,8 @@ class Signals:
     # Per agent that has ever run, when it last ran.
     last_runs: Mapping[str, datetime] | None = None
     ingest_lag_s: float | None = None
+    # The consumer that far behind (`STREAM/consumer`).
+    lagging: str = ""
     streams: Sequence[StreamLoad] = ()
     halted_rollouts: Sequence[tuple[str, str]] = ()  # (rollout_id, agent_id)
 
@@ -172,7 +176,12 @@ def evaluate(signals: Signals, *, now: datetime, thresholds: Thresholds) -> dict
         firing.append(
             FiringAlert(
                 key=AlertKey(INGEST_LAG),
-                summary=f"telemetry ingest is {signals.ingest_lag_s:.0f} s behind",
+                summary=(
+                    f"consumer {signals.lagging} is {signals.ingest_lag_s:.0f} s behind: the oldest message"
+                    " not yet delivered to it was stored that long ago"
+                    if signals.lagging
+                    else f"telemetry ingest is {signals.ingest_lag_s:.0f} s behind"
+                ),
                 value=signals.ingest_lag_s,
                 threshold=thresholds.max_ingest_lag_s,
             )
@@ -182,7 +191,8 @@ def evaluate(signals: Signals, *, now: datetime, thresholds: Thresholds) -> dict
             firing.append(
                 FiringAlert(
                     key=AlertKey(STREAM_FULL, subject=stream.name),
-                    summary=f"{stream.name} is {stream.fullness:.0%} of its limit",
+                    summary=f"{stream.name} is {stream.fullness:.0%} of its limit"
+                    + (f" ({stream.measure})" if stream.measure else ""),
                     value=stream.fullness,
                     threshold=thresholds.max_stream_fullness,
                 )

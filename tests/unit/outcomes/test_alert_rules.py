@@ -106,3 +106,20 @@ def test_a_rule_whose_signal_was_not_read_resolves_nothing() -> None:
     silent = AlertKey(alerts.AGENT_SILENT, agent_id="a")
     assert alerts.transitions([silent], {}, known_rules=[alerts.ROLLOUT_HALTED]) == []
     assert [m.transition for m in alerts.transitions([silent], {}, known_rules=[alerts.AGENT_SILENT])] == ["resolved"]
+
+
+def test_a_full_stream_and_a_lagging_consumer_say_which_and_by_what_measure() -> None:
+    thresholds = Thresholds(max_ingest_lag_s=60, max_stream_fullness=0.8)
+    signals = Signals(
+        ingest_lag_s=412,
+        lagging="TELEMETRY/telemetry-ingest",
+        streams=[StreamLoad("TELEMETRY", 0.84, "840 of 1,000 messages on telemetry.task"), StreamLoad("FACTS", 0.0)],
+    )
+    firing = alerts.evaluate(signals, now=NOW, thresholds=thresholds)
+    full = firing[AlertKey(alerts.STREAM_FULL, subject="TELEMETRY")]
+    assert full.summary == "TELEMETRY is 84% of its limit (840 of 1,000 messages on telemetry.task)"
+    assert (full.value, full.threshold) == (0.84, 0.8)
+    lag = firing[AlertKey(alerts.INGEST_LAG)]
+    assert lag.summary.startswith("consumer TELEMETRY/telemetry-ingest is 412 s behind")
+    assert (lag.value, lag.threshold) == (412, 60)
+    assert set(firing) == {AlertKey(alerts.STREAM_FULL, subject="TELEMETRY"), AlertKey(alerts.INGEST_LAG)}

@@ -5,6 +5,7 @@ what the metrics say, and what a new or migrated stream looks like."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
@@ -24,6 +25,7 @@ from services.common.stream_state import (
     StreamState,
     alarms,
     owed,
+    seconds_behind,
     settles_soon,
     subject_matches,
     unread,
@@ -213,3 +215,24 @@ def test_a_migrated_stream_keeps_the_operators_limits_and_gains_the_backstops():
     assert (dropping.max_msgs_per_subject, dropping.discard_new_per_subject) == (-1, False)
     # A cap the operator chose stays.
     assert migrated_stream(old_facts(max_msgs_per_subject=50), FACTS, LIMITS).max_msgs_per_subject == 50
+
+
+def test_a_consumer_is_as_far_behind_as_the_oldest_message_not_yet_delivered_to_it() -> None:
+    now = datetime(2026, 12, 2, 12, tzinfo=UTC)
+    behind = consumer(pending=3)
+    stamps = [now - timedelta(seconds=40), now - timedelta(seconds=412.5)]
+    assert seconds_behind(behind, stamps, now=now) == pytest.approx(412.5)
+    assert seconds_behind(behind, [now - timedelta(seconds=7)], now=now) == pytest.approx(7)
+
+
+def test_a_consumer_with_nothing_pending_or_nothing_found_is_not_behind() -> None:
+    now = datetime(2026, 12, 2, 12, tzinfo=UTC)
+    # Stamps without a backlog are messages taken meanwhile; a backlog without
+    # stamps was taken between the two reads.
+    assert seconds_behind(consumer(pending=0), [now - timedelta(hours=1)], now=now) == 0.0
+    assert seconds_behind(consumer(pending=5), [], now=now) == 0.0
+
+
+def test_a_server_clock_ahead_of_ours_reads_as_no_lag_rather_than_a_negative_one() -> None:
+    now = datetime(2026, 12, 2, 12, tzinfo=UTC)
+    assert seconds_behind(consumer(pending=1), [now + timedelta(seconds=2)], now=now) == 0.0

@@ -2,7 +2,9 @@ from datetime import UTC, datetime
 
 from gateway.codec.telemetry import METRICS, agent_json, exposition
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
+from services.common.stream_state import ConsumerState, StreamState
 from services.telemetry import codec, rules
+from services.telemetry.ingest_state import StreamReading
 
 NOW = datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
 
@@ -93,3 +95,32 @@ def test_exposition_is_prometheus_text_with_every_counter():
     assert "outrider_telemetry_redelivered_total 3" in lines
     assert lines[0].startswith("# HELP outrider_telemetry_received_total ")
     assert lines[1] == "# TYPE outrider_telemetry_received_total counter"
+
+
+def test_ingest_state_carries_each_streams_nearest_limit_and_each_consumers_lag():
+    consumer = ConsumerState(
+        name="telemetry-ingest", filters=("telemetry.task",), pending=7, ack_pending=2, redelivered=0
+    )
+    quiet = ConsumerState(
+        name="telemetry-otlp-ingest", filters=("telemetry.otlp",), pending=0, ack_pending=0, redelivered=0
+    )
+    stream = StreamState(
+        name="TELEMETRY",
+        messages=9,
+        bytes=900,
+        max_bytes=1000,
+        max_msgs=-1,
+        max_msgs_per_subject=-1,
+        consumers=(consumer, quiet),
+    )
+    reply = codec.ingest_state_to_proto(
+        [StreamReading(stream, {"telemetry-ingest": 31.5, "telemetry-otlp-ingest": 0.0})], pending_limit=500
+    )
+    assert reply.pending_limit == 500
+    [telemetry] = reply.streams
+    assert (telemetry.name, telemetry.fullness, telemetry.measure) == ("TELEMETRY", 0.9, "900 of 1,000 bytes")
+    assert (telemetry.messages, telemetry.bytes) == (9, 900)
+    assert [(c.name, c.pending, c.ack_pending, c.seconds_behind) for c in telemetry.consumers] == [
+        ("telemetry-ingest", 7, 2, 31.5),
+        ("telemetry-otlp-ingest", 0, 0, 0.0),
+    ]
