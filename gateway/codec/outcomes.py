@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from gateway.codec.common import page_request, timestamp_text
-from gateway.contracts.outcomes import ConversationIn
+from gateway.contracts.outcomes import ConversationIn, TurnIn
 from gateway.contracts.paging import PageRequest
-from outrider.v1 import outcomes_pb2
+from outrider.v1 import common_pb2, outcomes_pb2
 
 # ─── Out ───────────────────────────────────────────────────────────────────
 
@@ -136,10 +136,17 @@ def sweep_request(batch_size: int | None) -> outcomes_pb2.SweepRequest:
     return outcomes_pb2.SweepRequest(batch_size=batch_size or 0)
 
 
+def _turn(turn: TurnIn) -> outcomes_pb2.Turn:
+    message = outcomes_pb2.Turn(**turn.model_dump(exclude_none=True, exclude={"rollout"}))
+    if turn.rollout is not None:
+        message.rollout.CopyFrom(common_pb2.RolloutArm(id=turn.rollout.id, arm=turn.rollout.arm))
+    return message
+
+
 def conversation_request(body: ConversationIn) -> outcomes_pb2.SubmitConversationRequest:
     return outcomes_pb2.SubmitConversationRequest(
         conversation_id=body.conversation_id,
-        turns=[outcomes_pb2.Turn(**turn.model_dump(exclude_none=True)) for turn in body.turns],
+        turns=[_turn(turn) for turn in body.turns],
         **{k: v for k, v in (("skill", body.skill), ("decision_type", body.decision_type)) if v is not None},
     )
 

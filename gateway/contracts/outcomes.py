@@ -15,6 +15,7 @@ from gateway.contracts.common import (
     integer_or_text,
     text,
 )
+from gateway.contracts.decisions import RolloutArmIn
 from services.outcomes.rules import MAX_SUBJECT_ID
 
 FACT_NAMES = ("status", "assigned_at", "delivered_at", "sla_due_at", "cancelled")
@@ -66,6 +67,10 @@ class TurnIn(Contract):
     ref: Filled = Field(description="unique within the conversation; keys the credit ledger")
     model: Label | None = None
     trace_id: Label | None = None
+    rollout: RolloutArmIn | None = Field(
+        None,
+        description="the rollout arm an assistant turn answered under: its credit counts for that arm (DESIGN §9)",
+    )
 
 
 class ConversationIn(Contract):

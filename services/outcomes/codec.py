@@ -169,6 +169,9 @@ def conversation_from_proto(request: outcomes_pb2.SubmitConversationRequest) -> 
                 "ref": turn.ref,
                 "model": _optional(turn, "model"),
                 "trace_id": _optional(turn, "trace_id"),
+                # Present only when sent, so the payload rule sees an absent
+                # arm as absent and a sent one, however empty, as sent.
+                "rollout": {"id": turn.rollout.id, "arm": turn.rollout.arm} if turn.HasField("rollout") else None,
             }
             for turn in request.turns
         ],

@@ -49,6 +49,8 @@ async def submit(conn: AsyncConnection, conversation: Conversation, route: Route
             credit=c.credit.value,
             confidence=c.confidence,
             resolution=c.resolution.value,
+            rollout_id=None if c.rollout is None else c.rollout.rollout_id,
+            rollout_arm=None if c.rollout is None else c.rollout.arm.value,
         )
         for c in assignment.credits
     ]
@@ -63,6 +65,8 @@ async def submit(conn: AsyncConnection, conversation: Conversation, route: Route
                 episode_id=d.episode_id,
                 model=d.model,
                 trace_id=d.trace_id,
+                rollout_id=None if d.rollout is None else d.rollout.rollout_id,
+                rollout_arm=None if d.rollout is None else d.rollout.arm.value,
             )
             for d in assignment.deferred
         ],

@@ -14,7 +14,7 @@ from services.common.runtime import Runtime
 from services.outcomes.alerting.service import start_alerting
 from services.outcomes.clients import DecisionsClient
 from services.outcomes.consumer import FactsConsumer
-from services.outcomes.guard.clients import RegistryClient
+from services.outcomes.guard.clients import CreditLedger, RegistryClient
 from services.outcomes.guard.flow import Guard
 from services.outcomes.retention import lifetimes
 from services.outcomes.router import Router
@@ -52,6 +52,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
     guard = Guard(
         registry,
         decisions,
+        CreditLedger(runtime.engine),
         interval_s=max(runtime.settings.rollout_guard_interval_s, MIN_SWEEP_INTERVAL_S),
         autonomy=(registry, decisions),
     )

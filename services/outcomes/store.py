@@ -5,6 +5,7 @@ credits, its deferred turns and its digest, commit together or not at all."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,6 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from services.common.retention import oldest_first
 from services.outcomes.rules.advice import CreditTally
 from services.outcomes.rules.erasure import RejectionSample
+from services.outcomes.rules.rollout_guard import ArmCredit
+from services.outcomes.rules.routing import Evidence
 from services.outcomes.rules.submission import BookedConversation
 from services.outcomes.rules.sweep import FactValues
 
@@ -203,6 +206,9 @@ class CreditRow:
     credit: str
     confidence: float
     resolution: str
+    # The rollout arm the turn answered under; both None outside a rollout.
+    rollout_id: uuid.UUID | None = None
+    rollout_arm: str | None = None
 
 
 async def insert_credits(
@@ -223,16 +229,17 @@ async def insert_credits(
         text(
             """
             insert into credits (conversation_id, turn_ref, episode_id, model, trace_id, skill,
-                                 decision_type, credit, confidence, resolution)
+                                 decision_type, credit, confidence, resolution, rollout_id, rollout_arm)
             select c.conversation_id, c.turn_ref, c.episode_id, c.model, c.trace_id, :skill,
-                   :decision_type, c.credit, c.confidence, c.resolution
+                   :decision_type, c.credit, c.confidence, c.resolution, c.rollout_id, c.rollout_arm
               from unnest(cast(:conversation_ids as text[]), cast(:turn_refs as text[]),
                           cast(:episode_ids as integer[]), cast(:models as text[]),
                           cast(:trace_ids as text[]), cast(:credit_values as text[]),
-                          cast(:confidences as double precision[]), cast(:resolutions as text[]))
+                          cast(:confidences as double precision[]), cast(:resolutions as text[]),
+                          cast(:rollout_ids as uuid[]), cast(:rollout_arms as text[]))
                    with ordinality
                    as c(conversation_id, turn_ref, episode_id, model, trace_id, credit, confidence,
-                        resolution, position)
+                        resolution, rollout_id, rollout_arm, position)
              order by c.position
             on conflict (conversation_id, turn_ref, episode_id) do nothing
             returning turn_ref, episode_id
@@ -249,6 +256,8 @@ async def insert_credits(
             "credit_values": [c.credit for c in credits],
             "confidences": [c.confidence for c in credits],
             "resolutions": [c.resolution for c in credits],
+            "rollout_ids": [c.rollout_id for c in credits],
+            "rollout_arms": [c.rollout_arm for c in credits],
         },
     )
     return {(row.turn_ref, row.episode_id) for row in rows}
@@ -261,6 +270,8 @@ class DeferredRow:
     episode_id: int
     model: str | None
     trace_id: str | None
+    rollout_id: uuid.UUID | None = None
+    rollout_arm: str | None = None
 
 
 async def insert_deferred(conn: AsyncConnection, *, deferred: Sequence[DeferredRow]) -> None:
@@ -269,8 +280,9 @@ async def insert_deferred(conn: AsyncConnection, *, deferred: Sequence[DeferredR
         await conn.execute(
             text(
                 """
-                insert into deferred_turns (conversation_id, turn_ref, episode_id, model, trace_id)
-                select :c, :ref, :episode, :model, :trace
+                insert into deferred_turns (conversation_id, turn_ref, episode_id, model, trace_id,
+                                            rollout_id, rollout_arm)
+                select :c, :ref, :episode, :model, :trace, cast(:rollout_id as uuid), cast(:rollout_arm as text)
                  where not exists (select 1 from credits where conversation_id = :c and turn_ref = :ref)
                 on conflict (conversation_id, turn_ref) do nothing
                 """
@@ -281,6 +293,8 @@ async def insert_deferred(conn: AsyncConnection, *, deferred: Sequence[DeferredR
                 "episode": turn.episode_id,
                 "model": turn.model,
                 "trace": turn.trace_id,
+                "rollout_id": turn.rollout_id,
+                "rollout_arm": turn.rollout_arm,
             },
         )
 
@@ -356,6 +370,51 @@ async def tally_credits(conn: AsyncConnection, *, column: RouteColumn, key: str)
         {"key": key},
     )
     return [CreditTally(row.model, float(row.successes), float(row.failures)) for row in rows]
+
+
+async def tally_rollout_credits(
+    conn: AsyncConnection, *, rollout_ids: Sequence[str]
+) -> dict[tuple[str, str], ArmCredit]:
+    """Each (rollout, arm)'s booked credit and waiting turns; an arm with neither is absent.
+
+    Unlike routing, a credit counts without a trace id: the arm stamped on
+    the turn is itself what binds it to the rollout.
+    """
+    ids = [uuid.UUID(value) for value in rollout_ids]
+    if not ids:
+        return {}
+    booked = await conn.execute(
+        text(
+            """
+            select cast(rollout_id as text) as rollout_id, rollout_arm,
+                   coalesce(sum(confidence) filter (where credit = 'success'), 0) as successes,
+                   coalesce(sum(confidence) filter (where credit = 'failure'), 0) as failures
+              from credits
+             where rollout_id = any(cast(:ids as uuid[]))
+             group by rollout_id, rollout_arm
+            """
+        ),
+        {"ids": ids},
+    )
+    waiting = await conn.execute(
+        text(
+            """
+            select cast(rollout_id as text) as rollout_id, rollout_arm, count(*) as pending
+              from deferred_turns
+             where rollout_id = any(cast(:ids as uuid[])) and resolved_at is null
+             group by rollout_id, rollout_arm
+            """
+        ),
+        {"ids": ids},
+    )
+    found = {
+        (row.rollout_id, row.rollout_arm): ArmCredit(Evidence(float(row.successes), float(row.failures)))
+        for row in booked
+    }
+    for row in waiting:
+        key = (row.rollout_id, row.rollout_arm)
+        found[key] = ArmCredit(found[key].credit if key in found else Evidence(), int(row.pending))
+    return found
 
 
 def document_json(document: dict[str, Any]) -> str:

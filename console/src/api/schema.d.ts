@@ -2958,6 +2958,8 @@ export interface components {
              * @enum {string}
              */
             role: "user" | "assistant";
+            /** @description the rollout arm an assistant turn answered under: its credit counts for that arm (DESIGN §9) */
+            rollout?: components["schemas"]["RolloutArmIn"] | null;
             /** Text */
             text: string;
             /** Trace Id */

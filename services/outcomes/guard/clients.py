@@ -1,20 +1,24 @@
 """The calls the rollout guard makes: the registry's rollouts and agents, and
-the decisions context's counts, all with the service credential."""
+the decisions context's counts, all with the service credential; and the
+episode credit it reads from this context's own ledger."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.rpc import refusal_metadata
 from outrider.v1 import common_pb2, registry_pb2, registry_pb2_grpc
 from services.common import callers
 from services.common.clients import ContextCallError
+from services.outcomes import store
 from services.outcomes.clients import retrying
 from services.outcomes.rules.autonomy_guard import GuardedAgent
-from services.outcomes.rules.rollout_guard import ArmEvidence, GuardSettings, Judgement
+from services.outcomes.rules.rollout_guard import ArmCredit, ArmEvidence, GuardSettings, Judgement
 
 _log = logging.getLogger(__name__)
 
@@ -28,6 +32,17 @@ class ActiveRollout:
     step: int
     running: bool
     guard: GuardSettings
+
+
+class CreditLedger:
+    """Each rollout arm's episode credit, as booked in this context's ledger."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def tally_rollout_credits(self, rollout_ids: Sequence[str]) -> dict[tuple[str, str], ArmCredit]:
+        async with self._engine.connect() as conn:
+            return await store.tally_rollout_credits(conn, rollout_ids=rollout_ids)
 
 
 class RegistryClient:

@@ -1,8 +1,9 @@
 """One pass of the rollout guard, and the loop that runs it after every sweep and on a timer.
 
 A pass lists the running and the paused rollouts, counts every arm of all of
-them in one call to the decisions context, judges each with the pure rule and
-hands the registry the verdict. A paused rollout is judged too, so harm found
+them in one call to the decisions context, adds each arm's episode credit
+from this context's own ledger (conversation turns that answered under the
+arm), judges each with the pure rule and hands the registry the verdict. A paused rollout is judged too, so harm found
 in the share it still serves halts it, but the rule never advances it.
 
 The autonomy guard's pass runs beside it, woken the same way: it weighs each
@@ -23,7 +24,7 @@ from services.outcomes.guard.clients import ActiveRollout
 from services.outcomes.rules import autonomy_guard, rollout_guard
 from services.outcomes.rules.autonomy import ExecutionCount
 from services.outcomes.rules.autonomy_guard import Demotion, GuardedAgent
-from services.outcomes.rules.rollout_guard import ArmCounts, Judgement
+from services.outcomes.rules.rollout_guard import ArmCounts, ArmCredit, Judgement, with_credit
 
 _log = logging.getLogger(__name__)
 
@@ -41,6 +42,11 @@ class ArmsApi(Protocol):
         """Counts by (rollout id, arm)."""
 
 
+class CreditsApi(Protocol):
+    async def tally_rollout_credits(self, rollout_ids: Sequence[str]) -> dict[tuple[str, str], ArmCredit]:
+        """Episode credit by (rollout id, arm)."""
+
+
 class AgentsApi(Protocol):
     async def list_agents(self) -> list[GuardedAgent]:
         """Every agent, with its autonomy and its guard."""
@@ -54,17 +60,24 @@ class ExecutionsApi(Protocol):
         """Counts by decision type and execution; an empty decision type gives every type."""
 
 
-async def guard_pass(registry: RegistryApi, decisions: ArmsApi) -> Counter[str]:
+async def guard_pass(registry: RegistryApi, decisions: ArmsApi, credits: CreditsApi) -> Counter[str]:
     """Judge every running and paused rollout once; the verdicts taken, by kind."""
     rollouts = [*await registry.list_rollouts("running"), *await registry.list_rollouts("paused")]
     taken: Counter[str] = Counter()
     if not rollouts:
         return taken
-    counts = await decisions.count_rollout_arms([r.id for r in rollouts])
+    ids = [r.id for r in rollouts]
+    counts = await decisions.count_rollout_arms(ids)
+    credited = await credits.tally_rollout_credits(ids)
+
+    def arm(rollout_id: str, name: str) -> ArmCounts:
+        key = (rollout_id, name)
+        return with_credit(counts.get(key, ArmCounts()), credited.get(key, ArmCredit()))
+
     for rollout in rollouts:
         judgement = rollout_guard.judge(
-            control=counts.get((rollout.id, "control"), ArmCounts()),
-            candidate=counts.get((rollout.id, "candidate"), ArmCounts()),
+            control=arm(rollout.id, "control"),
+            candidate=arm(rollout.id, "candidate"),
             settings=rollout.guard,
             steps=rollout.steps,
             step=rollout.step,
@@ -108,12 +121,14 @@ class Guard:
         self,
         registry: RegistryApi,
         decisions: ArmsApi,
+        credits: CreditsApi,
         *,
         interval_s: float,
         autonomy: tuple[AgentsApi, ExecutionsApi] | None = None,
     ) -> None:
         self._registry = registry
         self._decisions = decisions
+        self._credits = credits
         self._interval_s = interval_s
         # The autonomy guard's APIs; None runs rollout passes only.
         self._autonomy = autonomy
@@ -131,7 +146,7 @@ class Guard:
                 await asyncio.wait_for(self._wake.wait(), timeout=self._interval_s)
             self._wake.clear()
             try:
-                await guard_pass(self._registry, self._decisions)
+                await guard_pass(self._registry, self._decisions, self._credits)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - one failed pass must not end the guard

@@ -25,6 +25,7 @@ appears later.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -38,6 +39,20 @@ class Role(StrEnum):
     ASSISTANT = "assistant"
 
 
+class Arm(StrEnum):
+    CONTROL = "control"
+    CANDIDATE = "candidate"
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutArm:
+    """The rollout arm an assistant turn answered under: its credit counts
+    for that arm as a judged decision's outcome does (DESIGN §9)."""
+
+    rollout_id: uuid.UUID
+    arm: Arm
+
+
 @dataclass(frozen=True, slots=True)
 class Turn:
     role: Role
@@ -45,6 +60,7 @@ class Turn:
     ref: str
     model: str | None = None
     trace_id: str | None = None
+    rollout: RolloutArm | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +89,34 @@ def _required_text(payload: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
+def _rollout_arm(raw: Any, where: str, role: Role) -> RolloutArm | None:
+    """A turn's `{id, arm}`, held to the shape a decision's rollout is held to.
+
+    Whether the rollout exists is not checked: the registry owns it, and a
+    credit stamped with a rollout that never existed is counted for nothing.
+    """
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise MalformedConversation(where, "expected an object {id, arm}")
+    if role is not Role.ASSISTANT:
+        # Only an assistant turn is credited; an arm on a user turn would be
+        # counted for nothing, which is a client's mistake worth naming.
+        raise MalformedConversation(where, "only an assistant turn answers under a rollout arm")
+    rollout_id = _required_text(raw, "id", f"{where}.id")
+    try:
+        parsed = uuid.UUID(rollout_id)
+    except ValueError:
+        raise MalformedConversation(f"{where}.id", "must be the rollout's UUID") from None
+    arm = _required_text(raw, "arm", f"{where}.arm")
+    try:
+        return RolloutArm(rollout_id=parsed, arm=Arm(arm))
+    except ValueError:
+        raise MalformedConversation(f"{where}.arm", f"must be one of {', '.join(Arm)}") from None
+
+
 def parse_conversation(payload: Any) -> Conversation:
-    """Validate `{conversation_id, turns: [{role, text, ref, model?, trace_id?}]}`."""
+    """Validate `{conversation_id, turns: [{role, text, ref, model?, trace_id?, rollout?: {id, arm}}]}`."""
     if not isinstance(payload, Mapping):
         raise MalformedConversation("payload", "expected an object")
     conversation_id = _required_text(payload, "conversation_id", "conversation_id")
@@ -107,6 +149,7 @@ def parse_conversation(payload: Any) -> Conversation:
                 ref=ref,
                 model=_optional_text(raw, "model", f"{where}.model"),
                 trace_id=_optional_text(raw, "trace_id", f"{where}.trace_id"),
+                rollout=_rollout_arm(raw.get("rollout"), f"{where}.rollout", Role(role)),
             )
         )
     return Conversation(conversation_id=conversation_id, turns=tuple(turns))
@@ -159,6 +202,7 @@ class AssistantTurnOutcome:
     trace_id: str | None
     outcome: TurnOutcome
     confidence: float
+    rollout: RolloutArm | None = None
 
 
 def _phrases(*phrases: str) -> re.Pattern[str]:
@@ -527,6 +571,7 @@ def classify_turns(
                 trace_id=turn.trace_id,
                 outcome=outcome,
                 confidence=confidence,
+                rollout=turn.rollout,
             )
         )
         previous = outcome
@@ -569,6 +614,7 @@ class TurnCredit:
     # conversation grows, so (turn_ref, episode_id) can key the ledger.
     episode_id: int
     resolution: Resolution
+    rollout: RolloutArm | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -591,6 +637,7 @@ class DeferredTurn:
     model: str | None
     trace_id: str | None
     episode_id: int
+    rollout: RolloutArm | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -645,6 +692,7 @@ def _close_episode(
                     model=attempt.model,
                     trace_id=attempt.trace_id,
                     episode_id=episode_id,
+                    rollout=attempt.rollout,
                 )
             )
             continue
@@ -660,6 +708,7 @@ def _close_episode(
                 confidence=confidence,
                 episode_id=episode_id,
                 resolution=resolution,
+                rollout=attempt.rollout,
             )
         )
 

@@ -24,6 +24,12 @@ before (the counts are cumulative over the rollout): without that, evidence
 gathered at 5 % would carry the candidate through every later step in
 consecutive passes, and the steps would expose it without looking again.
 
+Each arm's evidence is its judged decisions, whole trials, plus the episode
+credit of the conversation turns that answered under it, fractional trials
+weighted by their confidence exactly as routing weighs them (with_credit).
+The counts may therefore be fractional; the posterior, p_harm's grid and the
+mixture bound read them as real numbers throughout.
+
 unknown and pending are carried for the operator and never judged.
 """
 
@@ -32,6 +38,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
+
+from services.outcomes.rules.routing import NO_EVIDENCE, Evidence
 
 # Points of the grid each posterior is integrated on; p_harm is within
 # about 1e-3 of the exact value at this size (tests/unit check it).
@@ -50,14 +58,39 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ArmCounts:
-    successes: int = 0
-    failures: int = 0
+    # Fractional once episode credit is added (with_credit).
+    successes: float = 0
+    failures: float = 0
     unknown: int = 0
     pending: int = 0
 
     @property
-    def judged(self) -> int:
+    def judged(self) -> float:
         return self.successes + self.failures
+
+
+@dataclass(frozen=True, slots=True)
+class ArmCredit:
+    """One arm's episode credit: confidence-weighted successes and failures,
+    and the arm's turns whose credit waits for the conversation to go on."""
+
+    credit: Evidence = NO_EVIDENCE
+    pending: int = 0
+
+
+def with_credit(decided: ArmCounts, credited: ArmCredit) -> ArmCounts:
+    """An arm's judged decisions and its credited turns as one body of evidence.
+
+    A credited turn counts as routing counts it: its confidence on its side,
+    so a turn credited at 0.85 weighs 0.85 of a judged decision. A deferred
+    turn is pending, as an unjudged decision is.
+    """
+    return ArmCounts(
+        successes=decided.successes + credited.credit.successes,
+        failures=decided.failures + credited.credit.failures,
+        unknown=decided.unknown,
+        pending=decided.pending + credited.pending,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +104,9 @@ class GuardSettings:
 class ArmEvidence:
     """One arm as the guard reports it: counts and its Beta(1+s, 1+f) posterior."""
 
-    judged: int
-    successes: int
-    failures: int
+    judged: float
+    successes: float
+    failures: float
     unknown: int
     pending: int
     mean: float
@@ -256,6 +289,11 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f} %"
 
 
+def _count(value: float) -> str:
+    """A judged count: whole when it is, else to one decimal (credit is fractional)."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
 def _reason(
     verdict: Verdict,
     *,
@@ -269,8 +307,10 @@ def _reason(
     need: int,
 ) -> str:
     figures = (
-        f"candidate {_pct(candidate.mean)} ({_pct(candidate.low)}–{_pct(candidate.high)}, {candidate.judged} judged)"
-        f" vs control {_pct(control.mean)} ({_pct(control.low)}–{_pct(control.high)}, {control.judged} judged);"
+        f"candidate {_pct(candidate.mean)} ({_pct(candidate.low)}–{_pct(candidate.high)},"
+        f" {_count(candidate.judged)} judged)"
+        f" vs control {_pct(control.mean)} ({_pct(control.low)}–{_pct(control.high)},"
+        f" {_count(control.judged)} judged);"
         f" P(candidate more than {100 * settings.max_drop:g} points worse) = {harm:.3f};"
         f" difference always-valid {100 * settings.confidence:g} % bound"
         f" {100 * bounds[0]:+.1f} to {100 * bounds[1]:+.1f} points"

@@ -30,7 +30,12 @@ class BookedConversation:
 
 def turn_digest(turn: Turn) -> str:
     """A fingerprint of everything about a turn that its credit depends on."""
-    canonical = json.dumps([turn.role.value, turn.ref, turn.text, turn.model, turn.trace_id], separators=(",", ":"))
+    parts: list[str | None] = [turn.role.value, turn.ref, turn.text, turn.model, turn.trace_id]
+    if turn.rollout is not None:
+        # Appended only when stamped, so a turn without an arm keeps the
+        # digest it was booked under before turns carried one.
+        parts += [str(turn.rollout.rollout_id), turn.rollout.arm.value]
+    canonical = json.dumps(parts, separators=(",", ":"))
     return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
 
 

@@ -530,11 +530,19 @@ def judge(rollout: Rollout, judgement: Judgement) -> Transition:
     verdict = judgement.verdict
     if verdict is Verdict.OBSERVE:
         _require(rollout, "observe", RolloutState.RUNNING, RolloutState.PAUSED)
-        changed = (rollout.control, rollout.candidate, rollout.p_harm) != (
+        # The observation's reason replaces the last move's, so the reason
+        # read beside the arms is about those arms, not the ones of the move.
+        observed = replace(observed, reason=reason or rollout.reason)
+        changed = (rollout.control, rollout.candidate, rollout.p_harm, rollout.reason) != (
             observed.control,
             observed.candidate,
             observed.p_harm,
+            observed.reason,
         )
+        # No audit row: the audit is the record of what the rollout did
+        # (state, share, step), and the guard observes after every sweep; a
+        # row per pass would bury each move under thousands of readings.
+        # The history point keeps the readings.
         return Transition(rollout=observed, event="observed" if changed else None, audit=())
     if verdict is Verdict.HALT:
         _require(rollout, "halt", RolloutState.RUNNING, RolloutState.PAUSED)

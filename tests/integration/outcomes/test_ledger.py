@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+import grpc
 import pytest
 
-from tests.harness import bearer, gateway_client, internal_headers, running
+from outrider.v1 import common_pb2, outcomes_pb2, outcomes_pb2_grpc
+from tests.harness import bearer, engine_channel, gateway_client, internal_headers, running
 from tests.integration.outcomes.helpers import outcomes_db
 
 
@@ -221,3 +223,75 @@ async def test_metrics_count_every_turn_per_model_and_untraced_turns_are_no_rout
     # m3's turns carry no trace id: they count above but route nothing.
     assert routing.status_code == 200, routing.text
     assert sorted(arm["model"] for arm in routing.json()["arms"]) == ["m1", "m2"]
+
+
+ROLLOUT = "2b0c8f2e-0a43-4a4e-9b52-1d8f1f7a3c11"
+
+
+def armed(turn: dict, arm: str) -> dict:
+    return {**turn, "rollout": {"id": ROLLOUT, "arm": arm}}
+
+
+async def test_each_credited_turn_keeps_the_rollout_arm_it_answered_under(settings, template, database):
+    turns = [
+        user("fix the flaky checkout test", "u1"),
+        armed(reply("retry added", "t1"), "candidate"),
+        user("that didn't work, still failing", "u2"),
+        armed(reply("mocked the clock instead", "t2", "m2"), "control"),
+    ]
+    async with running(settings, ["outcomes"]), gateway_client(settings) as client:
+        first = await submit(client, "c-arms", turns, decision_type="stall_response")
+        assert [c["turn_ref"] for c in first["credits"]] == ["t1"] and first["deferred"] == 1
+        # The same turns with another arm rewrite what was booked.
+        moved = await client.post(
+            "/internal/conversations",
+            json={"conversation_id": "c-arms", "turns": [*turns[:3], armed(turns[3], "candidate")]},
+            headers=internal_headers(),
+        )
+        assert moved.status_code == 409 and moved.json()["error"]["details"]["field"] == "turns[3]"
+        await submit(client, "c-arms", [*turns, user("thanks, green now", "u3")])
+    conn = await outcomes_db(template, database)
+    try:
+        credits = await conn.fetch(
+            "select turn_ref, cast(rollout_id as text) as rollout_id, rollout_arm from credits order by turn_ref"
+        )
+        deferred = await conn.fetchrow("select cast(rollout_id as text) as rollout_id, rollout_arm from deferred_turns")
+    finally:
+        await conn.close()
+    assert [tuple(r) for r in credits] == [("t1", ROLLOUT, "candidate"), ("t2", ROLLOUT, "control")]
+    assert tuple(deferred) == (ROLLOUT, "control")
+
+
+@pytest.mark.parametrize(
+    ("rollout", "field"),
+    [
+        ({"id": ROLLOUT, "arm": "treatment"}, "turns[1].rollout.arm"),
+        ({"id": "r-1", "arm": "control"}, "turns[1].rollout.id"),
+        ({"arm": "control"}, "turns[1].rollout.id"),
+    ],
+)
+async def test_an_arm_that_is_not_a_rollout_arm_is_refused_by_name(settings, template, database, rollout, field):
+    turns = [user("a", "u1"), {**reply("b", "t1"), "rollout": rollout}]
+    async with running(settings, ["outcomes"]), gateway_client(settings) as client:
+        response = await client.post(
+            "/internal/conversations", json={"conversation_id": "c", "turns": turns}, headers=internal_headers()
+        )
+    assert response.status_code == 422
+    assert field in response.json()["error"]["details"]["fields"]
+
+
+async def test_the_context_itself_refuses_an_arm_by_name(settings, template, database):
+    request = outcomes_pb2.SubmitConversationRequest(
+        conversation_id="c",
+        turns=[
+            outcomes_pb2.Turn(role="user", text="a", ref="u1"),
+            outcomes_pb2.Turn(
+                role="assistant", text="b", ref="t1", rollout=common_pb2.RolloutArm(id=ROLLOUT, arm="treatment")
+            ),
+        ],
+    )
+    async with running(settings, ["outcomes"]), engine_channel(settings, "outcomes") as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await outcomes_pb2_grpc.OutcomesStub(channel).SubmitConversation(request)
+    assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "turns[1].rollout.arm" in (caught.value.details() or "")

@@ -169,3 +169,60 @@ async def test_the_guard_looks_on_its_timer_without_a_sweep(template, database, 
             lambda: fetched(api, rollout["id"]), lambda r: r["state"] == "halted", timeout=20, what="a timed pass"
         )
     assert halted["percent"] == 0
+
+
+async def converse(api, rollout: dict, arm: str, name: str, turns: list[tuple[str, str]]) -> None:
+    """Submit one conversation whose assistant turns answered under `arm` of the rollout."""
+    body = {
+        "conversation_id": f"{rollout['id'][:8]}-{arm}-{name}",
+        "decision_type": rollout["decision_type"],
+        "turns": [
+            {"role": role, "text": text, "ref": f"r{i}"}
+            | ({"rollout": {"id": rollout["id"], "arm": arm}} if role == "assistant" else {})
+            for i, (role, text) in enumerate(turns)
+        ],
+    }
+    booked = await api.post("/internal/conversations", json=body, headers=internal_headers())
+    assert booked.status_code == 200, booked.text
+
+
+# The user leaves after the answer: one success, credited at 0.6.
+ANSWERED = [("user", "what's the refund window"), ("assistant", "30 days")]
+# The user gives up on the answer: one failure, credited in full.
+GIVEN_UP = [("user", "reschedule the pickup"), ("assistant", "which pickup"), ("user", "forget it, this is useless")]
+
+
+async def test_credited_turns_on_the_candidate_halt_it_with_few_decisions_and_each_observation_says_why(
+    api, template, database
+):
+    rollout = await start(api, "stall_response", guard={"min_judged": 20})
+    started_audit = len(await rollout_audit(template, database, rollout["id"]))
+    await decide(api, rollout, "control", {"success": 20, "failure": 2})
+    await decide(api, rollout, "candidate", {"success": 2, "failure": 1})
+
+    first = await once_swept(api, rollout["id"], lambda r: r["arms"]["candidate"]["judged"] > 0)
+    assert (first["state"], first["step"]) == ("running", 0)
+    assert first["reason"].startswith("waiting for 20 judged control and 20 judged candidate decisions")
+    assert "3 judged" in first["reason"] and "22 judged" in first["reason"]
+
+    for i in range(2):
+        await converse(api, rollout, "control", f"answered-{i}", ANSWERED)
+    second = await once_swept(api, rollout["id"], lambda r: r["arms"]["control"]["judged"] > 22)
+    assert second["state"] == "running" and second["arms"]["control"]["successes"] == pytest.approx(21.2)
+    # The reason is the latest observation's, not the first's.
+    assert second["reason"] != first["reason"] and "23.2 judged" in second["reason"]
+    assert second["p_harm"] != first["p_harm"]
+    # Observations are history, never audit: nothing moved, so nothing is audited.
+    assert len(await rollout_audit(template, database, rollout["id"])) == started_audit
+    assert [e["event"] for e in second["history"]][-2:] == ["observed", "observed"]
+
+    for i in range(25):
+        await converse(api, rollout, "candidate", f"given-up-{i}", GIVEN_UP)
+    halted = await once_swept(api, rollout["id"], lambda r: r["state"] != "running")
+
+    assert (halted["state"], halted["percent"]) == ("halted", 0)
+    assert halted["reason"].startswith("halted: the candidate is worse") and halted["p_harm"] > 0.95
+    candidate = halted["arms"]["candidate"]
+    assert (candidate["judged"], candidate["successes"], candidate["failures"]) == (28, 2, 26)
+    moves = [(r["field"], r["changed_by"]) for r in await rollout_audit(template, database, rollout["id"])]
+    assert ("state", "rollout-guard") in moves[started_audit:] and ("percent", "rollout-guard") in moves

@@ -182,6 +182,23 @@ async def test_an_observation_is_kept_once_while_nothing_changes(settings, regis
     assert len(await rollout_audit(template, database, rollout.id)) == 1
 
 
+async def test_each_observation_rewrites_the_reason_and_p_harm_without_an_audit_row(
+    settings, registry, template, database
+):
+    rollout = await registry.CreateRollout(create())
+    first = await judge_as_platform(settings, verdict(rollout, "observe", p_harm=0.2, reason="waiting: 10 judged"))
+    later = await judge_as_platform(settings, verdict(rollout, "observe", p_harm=0.4, reason="waiting: 20 judged"))
+    assert (first.reason, first.p_harm) == ("waiting: 10 judged", pytest.approx(0.2))
+    assert (later.reason, later.p_harm) == ("waiting: 20 judged", pytest.approx(0.4))
+    assert (later.state, later.step) == ("running", 0)
+    assert [(e.event, e.reason) for e in later.history][1:] == [
+        ("observed", "waiting: 10 judged"),
+        ("observed", "waiting: 20 judged"),
+    ]
+    # Only the creation is audited: an observation moves nothing.
+    assert len(await rollout_audit(template, database, rollout.id)) == 1
+
+
 async def test_verdicts_are_refused_to_a_person_and_to_an_engine(settings, registry):
     rollout = await registry.CreateRollout(create())
     with pytest.raises(grpc.aio.AioRpcError) as caught:

@@ -1,4 +1,5 @@
 import json
+import uuid
 from datetime import UTC, datetime
 
 import pytest
@@ -9,7 +10,7 @@ from services.common.guards import Refused
 from services.outcomes import codec
 from services.outcomes.rules.advice import CreditTally, RouteKey, advise
 from services.outcomes.rules.autonomy import weigh
-from services.outcomes.rules.credit import Credit, Resolution, Role, TurnCredit
+from services.outcomes.rules.credit import Arm, Credit, Resolution, Role, RolloutArm, TurnCredit
 from services.outcomes.rules.evaluation import snips
 from services.outcomes.rules.facts import BookingFactsEvent, SubjectFacts
 from services.outcomes.rules.submission import Route
@@ -50,6 +51,46 @@ def test_a_bad_conversation_names_its_field(message, field):
         codec.conversation_from_proto(message)
     assert list(caught.value.fields) == [field]
     assert caught.value.code == "MALFORMED_CONVERSATION"
+
+
+ROLLOUT = "2b0c8f2e-0a43-4a4e-9b52-1d8f1f7a3c11"
+
+
+def test_an_assistant_turn_carries_its_rollout_arm_and_one_without_carries_none():
+    conversation, _ = codec.conversation_from_proto(
+        request(
+            outcomes_pb2.Turn(role="user", text="hi", ref="u1"),
+            outcomes_pb2.Turn(role="assistant", text="hello", ref="a1", rollout={"id": ROLLOUT, "arm": "candidate"}),
+            outcomes_pb2.Turn(role="user", text="thanks", ref="u2"),
+            outcomes_pb2.Turn(role="assistant", text="bye", ref="a2"),
+        )
+    )
+    stamped, plain = conversation.turns[1], conversation.turns[3]
+    assert stamped.rollout == RolloutArm(uuid.UUID(ROLLOUT), Arm.CANDIDATE)
+    assert plain.rollout is None
+
+
+@pytest.mark.parametrize(
+    ("turn", "field"),
+    [
+        (outcomes_pb2.Turn(role="assistant", text="x", ref="a1", rollout={"id": ROLLOUT, "arm": "treatment"}), "arm"),
+        (outcomes_pb2.Turn(role="assistant", text="x", ref="a1", rollout={"id": ROLLOUT}), "arm"),
+        (outcomes_pb2.Turn(role="assistant", text="x", ref="a1", rollout={"id": "r-1", "arm": "control"}), "id"),
+        (outcomes_pb2.Turn(role="assistant", text="x", ref="a1", rollout={}), "id"),
+    ],
+)
+def test_a_turn_arm_that_is_not_a_rollout_arm_is_refused_by_name(turn, field):
+    with pytest.raises(InvalidArgument) as caught:
+        codec.conversation_from_proto(request(outcomes_pb2.Turn(role="user", text="hi", ref="u1"), turn))
+    assert list(caught.value.fields) == [f"turns[1].rollout.{field}"]
+    assert caught.value.code == "MALFORMED_CONVERSATION"
+
+
+def test_an_arm_on_a_user_turn_is_refused():
+    turn = outcomes_pb2.Turn(role="user", text="hi", ref="u1", rollout={"id": ROLLOUT, "arm": "control"})
+    with pytest.raises(InvalidArgument) as caught:
+        codec.conversation_from_proto(request(turn))
+    assert list(caught.value.fields) == ["turns[0].rollout"]
 
 
 def test_a_credit_without_model_or_trace_leaves_them_unset():

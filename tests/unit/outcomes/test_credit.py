@@ -1,3 +1,6 @@
+import uuid
+from dataclasses import replace
+
 import pytest
 
 from services.outcomes.rules.credit import (
@@ -6,6 +9,7 @@ from services.outcomes.rules.credit import (
     DRIFT_CONFIDENCE,
     RECOVERED_DISCOUNT,
     RESOLUTION_BY_TERMINAL,
+    Arm,
     AssistantTurnOutcome,
     Conversation,
     ConversationMetrics,
@@ -15,6 +19,7 @@ from services.outcomes.rules.credit import (
     MalformedConversation,
     Resolution,
     Role,
+    RolloutArm,
     Turn,
     TurnCredit,
     TurnOutcome,
@@ -112,6 +117,21 @@ def test_a_repair_attempt_met_by_silence_is_deferred():
     assert assignment.deferred == (
         DeferredTurn(conversation_id="c-1", turn_ref="t2", model="m1", trace_id="trace-t2", episode_id=0),
     )
+
+
+def test_each_credit_and_deferred_turn_carries_the_arm_its_turn_answered_under():
+    rollout = uuid.UUID("2b0c8f2e-0a43-4a4e-9b52-1d8f1f7a3c11")
+    candidate, control = RolloutArm(rollout, Arm.CANDIDATE), RolloutArm(rollout, Arm.CONTROL)
+    assignment = credit_turns(
+        user("fix the test", "u1"),
+        replace(reply("attempt 1", "t1", "m1"), rollout=candidate),
+        user("that didn't work, still failing", "u2"),
+        replace(reply("attempt 2 (maybe fixed)", "t2", "m1"), rollout=control),
+    )
+    assert [(c.turn_ref, c.rollout) for c in assignment.credits] == [("t1", candidate)]
+    assert [(d.turn_ref, d.rollout) for d in assignment.deferred] == [("t2", control)]
+    unstamped = credit_turns(user("fix the test", "u1"), reply("done, fixed", "t1", "m1"), user("thanks!", "u2"))
+    assert [c.rollout for c in unstamped.credits] == [None]
 
 
 def test_a_loop_that_stops_on_a_correction_is_ongoing():

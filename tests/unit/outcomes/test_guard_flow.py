@@ -1,6 +1,7 @@
-"""One guard pass over fakes of the registry's and decisions' APIs: one
-count for every rollout, paused ones never advanced, a stale verdict skipped,
-and a sweep's wake-up running a pass without waiting for the timer."""
+"""One guard pass over fakes of the registry's and decisions' APIs and the
+ledger's credit: one count for every rollout, episode credit added to each
+arm, paused ones never advanced, a stale verdict skipped, and a sweep's
+wake-up running a pass without waiting for the timer."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from collections.abc import Sequence
 
 from services.outcomes.guard.clients import ActiveRollout
 from services.outcomes.guard.flow import Guard, guard_pass
-from services.outcomes.rules.rollout_guard import ArmCounts, GuardSettings, Judgement
+from services.outcomes.rules.rollout_guard import ArmCounts, ArmCredit, GuardSettings, Judgement
+from services.outcomes.rules.routing import Evidence
 
 GOOD = {"control": ArmCounts(7000, 3000), "candidate": ArmCounts(2100, 900)}
 WORSE = {"control": ArmCounts(1400, 600), "candidate": ArmCounts(150, 150)}
@@ -45,15 +47,28 @@ class Arms:
         return {(r, arm): counts for r in rollout_ids for arm, counts in self.arms.get(r, {}).items()}
 
 
+class Credits:
+    def __init__(self, arms: dict[tuple[str, str], ArmCredit] | None = None) -> None:
+        self.arms = arms or {}
+        self.calls: list[list[str]] = []
+
+    async def tally_rollout_credits(self, rollout_ids: Sequence[str]) -> dict[tuple[str, str], ArmCredit]:
+        self.calls.append(list(rollout_ids))
+        return {key: credit for key, credit in self.arms.items() if key[0] in rollout_ids}
+
+
 async def test_one_pass_counts_once_and_judges_each_rollout_paused_ones_never_advanced():
     registry = Registry(
         [active("good"), active("worse"), active("held", running=False), active("stale")], frozenset({"stale"})
     )
     arms = Arms({"good": GOOD, "worse": WORSE, "held": GOOD, "stale": GOOD})
 
-    taken = await guard_pass(registry, arms)
+    credits = Credits()
+
+    taken = await guard_pass(registry, arms, credits)
 
     assert len(arms.calls) == 1 and sorted(arms.calls[0]) == ["good", "held", "stale", "worse"]
+    assert credits.calls == arms.calls
     assert {r: j.verdict.value for r, j in registry.verdicts.items()} == {
         "good": "advance",
         "worse": "halt",
@@ -64,14 +79,32 @@ async def test_one_pass_counts_once_and_judges_each_rollout_paused_ones_never_ad
 
 
 async def test_with_no_rollout_a_pass_counts_nothing():
-    arms = Arms({})
-    assert await guard_pass(Registry([]), arms) == {}
-    assert arms.calls == []
+    arms, credits = Arms({}), Credits()
+    assert await guard_pass(Registry([]), arms, credits) == {}
+    assert arms.calls == [] and credits.calls == []
+
+
+async def test_credited_failures_on_the_candidate_halt_a_rollout_its_few_decisions_cannot():
+    few = {"control": ArmCounts(18, 2), "candidate": ArmCounts(3, 2)}
+    alone = Registry([active("r", step=0)])
+    await guard_pass(alone, Arms({"r": few}), Credits())
+    assert alone.verdicts["r"].verdict.value == "observe"
+
+    credited = Registry([active("r", step=0)])
+    credit = {
+        ("r", "candidate"): ArmCredit(Evidence(successes=1.7, failures=34.5), pending=3),
+        ("r", "control"): ArmCredit(Evidence(successes=20.4)),
+    }
+    await guard_pass(credited, Arms({"r": few}), Credits(credit))
+    judged = credited.verdicts["r"]
+    assert judged.verdict.value == "halt"
+    assert judged.candidate.judged == 3 + 2 + 1.7 + 34.5 and judged.candidate.pending == 3
+    assert judged.control.successes == 18 + 20.4 and judged.control.failures == 2
 
 
 async def test_a_wake_up_runs_a_pass_long_before_the_interval():
     registry = Registry([active("good")])
-    guard = Guard(registry, Arms({"good": GOOD}), interval_s=3600)
+    guard = Guard(registry, Arms({"good": GOOD}), Credits(), interval_s=3600)
     running = asyncio.create_task(guard.run())
     try:
         guard.wake()

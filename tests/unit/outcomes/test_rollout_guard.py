@@ -8,15 +8,20 @@ import random
 
 import pytest
 
+from services.outcomes.rules.credit import Credit, Resolution, TurnCredit
 from services.outcomes.rules.rollout_guard import (
     ArmCounts,
+    ArmCredit,
     GuardSettings,
     Verdict,
+    decide,
     judge,
     mixture_bound,
     p_harm,
     posterior,
+    with_credit,
 )
+from services.outcomes.rules.routing import Evidence, credit_evidence
 
 STEPS = (5, 25, 50, 100)
 DEFAULTS = GuardSettings()
@@ -152,3 +157,101 @@ def test_peeking_halts_a_candidate_fifteen_points_worse_and_does_not_advance_it(
     verdicts = [_peeking_run(rng, control_rate=0.7, candidate_rate=0.55, looks=40) for _ in range(100)]
     assert verdicts.count(Verdict.HALT) >= 90
     assert verdicts.count(Verdict.COMPLETE) <= 2
+
+
+# ─── Episode credit beside judged decisions ──────────────────────────────────
+
+
+def test_credit_adds_its_confidence_weighted_trials_to_the_arms_decisions():
+    decided = ArmCounts(successes=10, failures=4, unknown=2, pending=5)
+    combined = with_credit(decided, ArmCredit(Evidence(successes=2.55, failures=1.4), pending=3))
+    assert combined == ArmCounts(successes=12.55, failures=5.4, unknown=2, pending=8)
+    assert combined.judged == pytest.approx(17.95)
+    assert with_credit(decided, ArmCredit()) == decided
+
+
+def test_credit_weighs_a_turn_as_routing_weighs_it():
+    turns = [
+        TurnCredit("c", "t1", "m", None, Credit.SUCCESS, 0.85, 0, Resolution.RESOLVED),
+        TurnCredit("c", "t2", "m", None, Credit.FAILURE, 0.7 * 0.85, 1, Resolution.RESOLVED),
+        TurnCredit("c", "t3", "m", None, Credit.FAILURE, 1.0, 2, Resolution.ABANDONED),
+    ]
+    evidence = [credit_evidence(t) for t in turns]
+    tally = Evidence(sum(e.successes for e in evidence), sum(e.failures for e in evidence))
+    combined = with_credit(ArmCounts(), ArmCredit(tally))
+    assert (combined.successes, combined.failures) == pytest.approx((0.85, 0.595 + 1.0))
+
+
+def _monte_carlo_p_harm(control: ArmCounts, candidate: ArmCounts, margin: float, draws: int, seed: int) -> float:
+    """P(candidate < control − margin) by sampling both Beta posteriors: a
+    method independent of the grid, valid for real-valued counts."""
+    rng = random.Random(seed)
+    a_c, b_c = 1 + control.successes, 1 + control.failures
+    a_t, b_t = 1 + candidate.successes, 1 + candidate.failures
+    return sum(rng.betavariate(a_t, b_t) < rng.betavariate(a_c, b_c) - margin for _ in range(draws)) / draws
+
+
+@pytest.mark.parametrize(
+    ("control", "candidate", "margin"),
+    [
+        ((18.85, 2.6), (3.7, 36.5), 0.05),
+        ((40.35, 10.2), (30.6, 12.45), 0.05),
+        ((0.85, 0.0), (0.0, 0.595), 0.0),
+        ((250.4, 80.15), (60.7, 30.3), 0.1),
+    ],
+)
+def test_p_harm_at_fractional_counts_matches_sampling_the_posteriors(control, candidate, margin):
+    c, t = ArmCounts(*control), ArmCounts(*candidate)
+    # 200,000 draws put the estimate within ±0.003 (three standard errors).
+    assert p_harm(c, t, margin) == pytest.approx(_monte_carlo_p_harm(c, t, margin, 200_000, 11), abs=4e-3)
+
+
+def test_a_fractional_count_sits_between_the_whole_counts_either_side():
+    control = ArmCounts(70, 30)
+    harms = [p_harm(control, ArmCounts(60, f), 0.05) for f in (40, 40.5, 41)]
+    assert harms[0] < harms[1] < harms[2]
+    lows = [mixture_bound(control, ArmCounts(60, f), spread=0.05, alpha=0.05)[0] for f in (40, 40.5, 41)]
+    assert lows[0] > lows[1] > lows[2]
+    evidence = posterior(ArmCounts(12.55, 5.4))
+    assert evidence.judged == pytest.approx(17.95) and evidence.low < evidence.mean < evidence.high
+
+
+def test_the_rule_judges_fractional_arms_and_reports_their_counts():
+    halted = judge(control=ArmCounts(38.4, 2), candidate=ArmCounts(4.7, 36.5), settings=DEFAULTS, steps=STEPS, step=0)
+    assert halted.verdict is Verdict.HALT and "41.2 judged" in halted.reason and "40.4 judged" in halted.reason
+    waiting = judge(control=ArmCounts(30, 10), candidate=ArmCounts(9, 3), settings=DEFAULTS, steps=STEPS, step=0)
+    assert waiting.verdict is Verdict.OBSERVE and "12 judged" in waiting.reason
+    # Enough judged candidate evidence is counted in fractional trials too.
+    settings = GuardSettings(max_drop=0.3, confidence=0.9, min_judged=20)
+    good = ArmCounts(24.0, 0.5)
+    assert decide(control=good, candidate=ArmCounts(19.4, 0.5), settings=settings, steps=(50, 100), step=0) is (
+        Verdict.OBSERVE
+    )
+    assert decide(control=good, candidate=ArmCounts(19.6, 0.5), settings=settings, steps=(50, 100), step=0) is (
+        Verdict.ADVANCE
+    )
+
+
+def _peeking_credit_run(rng: random.Random, *, control_rate: float, candidate_rate: float, looks: int) -> Verdict:
+    """As _peeking_run, but each arm's evidence is credited turns: a success
+    or failure weighted by a confidence drawn from the credit model's range."""
+    control, candidate = [0.0, 0.0], [0.0, 0.0]
+    for _ in range(looks):
+        for arm, rate, n in ((control, control_rate, 20), (candidate, candidate_rate, 10)):
+            for _ in range(n):
+                weight = rng.choice((0.85, 0.7 * 0.85, 0.5, 1.0))
+                arm[0 if rng.random() < rate else 1] += weight
+        verdict = judge(
+            control=ArmCounts(*control), candidate=ArmCounts(*candidate), settings=DEFAULTS, steps=(100,), step=0
+        ).verdict
+        if verdict is not Verdict.OBSERVE:
+            return verdict
+    return Verdict.OBSERVE
+
+
+def test_peeking_at_fractional_credit_keeps_false_halts_rare_and_halts_a_worse_candidate():
+    rng = random.Random(30)
+    same = [_peeking_credit_run(rng, control_rate=0.7, candidate_rate=0.7, looks=30) for _ in range(100)]
+    assert same.count(Verdict.HALT) <= 5
+    worse = [_peeking_credit_run(rng, control_rate=0.7, candidate_rate=0.5, looks=40) for _ in range(60)]
+    assert worse.count(Verdict.HALT) >= 54

@@ -1,7 +1,11 @@
+import hashlib
+import json
+import uuid
+
 import pytest
 
 from services.common.errors import Conflict
-from services.outcomes.rules.credit import Role, Turn
+from services.outcomes.rules.credit import Arm, Role, RolloutArm, Turn
 from services.outcomes.rules.submission import BookedConversation, Route, settle_route, turn_digest
 
 
@@ -25,6 +29,21 @@ def test_a_digest_changes_with_anything_a_credit_depends_on():
     assert turn_digest(base) == turn_digest(
         Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m1", trace_id="tr-1")
     )
+
+
+def test_an_arm_changes_the_digest_and_its_absence_keeps_the_digest_booked_before_arms():
+    rollout = uuid.UUID("2b0c8f2e-0a43-4a4e-9b52-1d8f1f7a3c11")
+    plain = Turn(role=Role.ASSISTANT, text="sent", ref="t1", model="m1", trace_id="tr-1")
+    control = Turn(**{**_fields(plain), "rollout": RolloutArm(rollout, Arm.CONTROL)})
+    candidate = Turn(**{**_fields(plain), "rollout": RolloutArm(rollout, Arm.CANDIDATE)})
+    assert len({turn_digest(plain), turn_digest(control), turn_digest(candidate)}) == 3
+    # The digest an armless turn was booked under before turns carried an arm.
+    before = json.dumps(["assistant", "t1", "sent", "m1", "tr-1"], separators=(",", ":"))
+    assert turn_digest(plain) == hashlib.blake2b(before.encode(), digest_size=16).hexdigest()
+
+
+def _fields(turn: Turn) -> dict:
+    return {name: getattr(turn, name) for name in ("role", "text", "ref", "model", "trace_id")}
 
 
 def test_a_new_conversation_takes_the_route_it_is_given():

@@ -334,6 +334,19 @@ def test_an_observation_leaves_a_history_point_only_when_the_evidence_changed():
     assert again.event is None and again.rollout == first.rollout
 
 
+def test_an_observation_rewrites_the_reason_beside_the_arms_but_never_audits():
+    rollout = replace(started(), reason="advanced: the candidate is not worse")
+    first = judge(rollout, verdict(rollout, Verdict.OBSERVE))
+    assert first.rollout.reason == "observe because" and first.audit == ()
+    # The same arms read again with another reason (the wait moved on): a new
+    # reason is a new reading, still no audit row and no move.
+    reread = judge(first.rollout, replace(verdict(first.rollout, Verdict.OBSERVE), reason="waiting for more"))
+    assert reread.event == "observed" and reread.audit == ()
+    assert (reread.rollout.reason, reread.rollout.step, reread.rollout.percent) == ("waiting for more", 0, 5)
+    blank = judge(reread.rollout, replace(verdict(reread.rollout, Verdict.OBSERVE), reason=""))
+    assert blank.event is None and blank.rollout.reason == "waiting for more"
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
