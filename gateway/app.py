@@ -6,25 +6,21 @@ context's gRPC API.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
-import grpc
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from pydantic import Field
 
-from gateway import console, errors, intake
-from gateway.codec import telemetry as telemetry_codec
+from gateway import console, errors, readiness
 from gateway.contracts.common import Reply
 from gateway.contracts.decisions import EMBEDDING_SCHEMA_NAME
-from gateway.intake import Intake
 from gateway.limits import BodyCap
 from gateway.request_ids import RequestIds
+from gateway.responses import CountedResponses, ResponseCounts
 from gateway.routes import (
     decision_humans,
     decisions,
@@ -37,11 +33,9 @@ from gateway.routes import (
 from outrider.balancing import MAX_ATTEMPTS
 from outrider.precedent_stream import PrecedentSearches
 from services.common.clients import ContextClients
-from services.common.health import DEPENDENCIES, dependency_service
-from services.common.settings import CONTEXTS, Settings
+from services.common.settings import Settings
 from services.outcomes.rules import MAX_EVENT_BYTES
 
-READINESS_TIMEOUT_S = 2.0
 # Precedent searches go over a few long-lived streams rather than a call
 # each (engines search on every decision): several, so that a balanced
 # channel spreads them over the decisions replicas, and a search tries as
@@ -122,23 +116,6 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     return app.openapi_schema
 
 
-async def lost_dependencies(channel: grpc.aio.Channel) -> list[str]:
-    """The dependencies a context says it cannot reach, each under a health
-    service of its own; one it does not use is not found, and not lost."""
-
-    async def lost(dependency: str) -> bool:
-        try:
-            reply = await health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=dependency_service(dependency)), timeout=READINESS_TIMEOUT_S
-            )
-        except grpc.aio.AioRpcError:
-            return False
-        return reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
-
-    answers = await asyncio.gather(*(lost(dependency) for dependency in DEPENDENCIES))
-    return [dependency for dependency, gone in zip(DEPENDENCIES, answers, strict=True) if gone]
-
-
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -180,8 +157,11 @@ def create_app(settings: Settings) -> FastAPI:
         by_prefix=[("/internal/human-inputs", HUMAN_INPUT_BODY_BYTES), ("/internal/facts", MAX_EVENT_BYTES)],
         capped_by_route=[otlp.PATH],
     )
-    # Outermost, so a body refused by the cap is named too.
+    # Outside the cap, so a body refused by it is named too.
     app.add_middleware(RequestIds)
+    app.state.responses = ResponseCounts()
+    # Outside RequestIds too: every answer it names is counted.
+    app.add_middleware(CountedResponses, counts=app.state.responses)
 
     @app.get("/healthz", tags=["health"], summary="The gateway process is up", response_model=Health)
     async def healthz() -> dict[str, str]:
@@ -200,46 +180,9 @@ def create_app(settings: Settings) -> FastAPI:
         },
     )
     async def readyz(request: Request) -> JSONResponse:
-        async def check(context: str) -> tuple[str, str]:
-            # First through the channel calls take, which reaches only
-            # replicas that say SERVING: one answering means the context
-            # serves. When none does, ask any replica what it says, so the
-            # answer tells NOT_SERVING from unreachable.
-            clients = request.app.state.clients
-            failure = ""
-            for channel in (clients.channel(context), clients.probe_channel(context)):
-                try:
-                    reply = await health_pb2_grpc.HealthStub(channel).Check(
-                        health_pb2.HealthCheckRequest(), timeout=READINESS_TIMEOUT_S
-                    )
-                except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
-                    failure = f"unavailable: {type(exc).__name__}"
-                    continue
-                state = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status).lower()
-                lost = (
-                    await lost_dependencies(channel) if reply.status != health_pb2.HealthCheckResponse.SERVING else []
-                )
-                return context, f"{state}: lost {', '.join(lost)}" if lost else state
-            return context, failure
-
-        async def streams() -> dict[str, Any]:
-            try:
-                states = await intake.read_streams(getattr(request.app.state, "otlp", None))
-            except Exception as exc:  # noqa: BLE001 - any failure is "not ready"
-                return telemetry_codec.streams_unreadable_json(intake.unreadable(exc))
-            return telemetry_codec.streams_readiness_json(states, lag_max=settings.ingest_lag_max)
-
-        checked, streams_entry = await asyncio.gather(asyncio.gather(*(check(c) for c in CONTEXTS)), streams())
-        results: dict[str, Any] = dict(checked)
-        otlp: Intake | None = getattr(request.app.state, "otlp", None)
-        nats_state = otlp.nats_state() if otlp is not None else None
-        own = {"nats": nats_state} if nats_state is not None else {}
-        ready = (
-            all(state == "serving" for state in results.values()) and nats_state != "lost" and streams_entry["ready"]
+        state = await readiness.readiness(
+            request.app.state.clients, getattr(request.app.state, "otlp", None), lag_max=settings.ingest_lag_max
         )
-        return JSONResponse(
-            {"ready": ready, "contexts": results, "gateway": own, "streams": streams_entry},
-            status_code=200 if ready else 503,
-        )
+        return JSONResponse(state.json(), status_code=200 if state.ready else 503)
 
     return app

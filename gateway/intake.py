@@ -133,14 +133,6 @@ async def read_streams(intake: Intake | None) -> list[StreamState]:
         return await intake.streams()
 
 
-async def streams_or_none(intake: Intake | None) -> list[StreamState] | None:
-    """The streams' state, or None when NATS did not give it in time."""
-    try:
-        return await read_streams(intake)
-    except Exception:  # noqa: BLE001 - the scrape says so with outrider_streams_readable 0
-        return None
-
-
 def unreadable(error: BaseException) -> str:
     """Why the streams could not be read, in words an unauthenticated probe
     may see: the error's code or kind, never the address behind it."""

@@ -2,7 +2,9 @@
 
 /metrics adds what the JetStream streams hold and what their consumers owe,
 read through the gateway's own NATS connection; a scrape while NATS is away
-still answers, with the counters and `outrider_streams_readable 0`.
+still answers, with the counters and `outrider_streams_readable 0`. It says
+too what /readyz would answer (`outrider_ready`, `outrider_context_serving`)
+and how many answers this gateway gave by status class.
 
 /metrics answers only with an engine key, sent as `X-Internal-Key` or as
 `Authorization: Bearer <key>` (what a stock Prometheus scrape config can send).
@@ -20,7 +22,7 @@ import grpc
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from gateway import intake
+from gateway import intake, readiness
 from gateway.auth import Principal, scraper, staff
 from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import retention
@@ -104,14 +106,19 @@ async def _decision_refusals(request: Request) -> int | None:
     },
 )
 async def metrics(request: Request, _: None = Depends(scraper)) -> PlainTextResponse:
-    counters, decisions, delivery = await asyncio.gather(
-        _telemetry(request).GetCounters(codec.counters_request()), _decision_refusals(request), _alert_delivery(request)
-    )
     otlp = getattr(request.app.state, "otlp", None)
+    counters, decisions, delivery, ready = await asyncio.gather(
+        _telemetry(request).GetCounters(codec.counters_request()),
+        _decision_refusals(request),
+        _alert_delivery(request),
+        readiness.readiness(request.app.state.clients, otlp, lag_max=request.app.state.settings.ingest_lag_max),
+    )
     text = (
         codec.exposition(counters)
         + intake.exposition(otlp)
-        + codec.stream_exposition(await intake.streams_or_none(otlp))
+        + codec.stream_exposition(ready.stream_states)
+        + readiness.exposition(ready)
+        + request.app.state.responses.exposition()
         + retention.exposition(await _retention_reports(request))
         + codec.agent_refusals_exposition(
             counters, decisions=decisions, spans=otlp.foreign_agent_spans if otlp is not None else 0

@@ -121,6 +121,14 @@ async def test_metrics_expose_the_ingest_counters_as_prometheus_text(settings):
         'outrider_retention_failed_passes_total{context="telemetry"}': 0,
         # The decisions context is not running: its series is left out, the rest is served.
         **{f'outrider_engine_agent_refusals_total{{kind="{kind}"}}': 0 for kind in ("task_run", "heartbeat", "span")},
+        # Only telemetry serves, so /readyz would be red.
+        "outrider_ready": 0,
+        **{
+            f'outrider_context_serving{{context="{context}"}}': int(context == "telemetry")
+            for context in ("registry", "decisions", "outcomes", "playground", "telemetry")
+        },
+        # The scrapes are the only requests, and they are not counted.
+        **{f'outrider_http_responses_total{{class="{c}"}}': 0 for c in ("2xx", "3xx", "4xx", "5xx")},
     }
     assert "# TYPE outrider_telemetry_inserted_total counter" in by_header.text
 
