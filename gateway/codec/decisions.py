@@ -6,7 +6,11 @@ data); only an engine's precedent answer does.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import csv
+import io
+import json
+from collections.abc import Sequence
+from datetime import date
 from functools import lru_cache
 from typing import Any
 
@@ -14,7 +18,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from pydantic_core import to_json
 
 from gateway.codec.common import page_request, timestamp_text
-from gateway.contracts.decisions import DecisionIn, OutcomeIn, SimilarIn
+from gateway.contracts.decisions import DecisionFilters, DecisionIn, OutcomeIn, SimilarIn
 from gateway.contracts.paging import PageRequest
 from gateway.errors import invalid
 from outrider.v1 import common_pb2, decisions_pb2
@@ -58,6 +62,74 @@ def recorded_body(reply: decisions_pb2.RecordDecisionResponse) -> bytes:
     # Printed here, as the response model would print it, without checking
     # again the two fields this line fills.
     return to_json({"id": reply.id, "created": reply.created})
+
+
+# The export's columns, in order: the listing's fields, the rollout arm spread
+# over two columns so a spreadsheet can filter on it.
+EXPORT_COLUMNS = (
+    "id",
+    "decided_at",
+    "decision_type",
+    "agent_id",
+    "subject_id",
+    "action",
+    "confidence",
+    "model",
+    "model_propensity",
+    "execution",
+    "rollout_id",
+    "rollout_arm",
+    "outcome",
+    "outcome_reason",
+    "judged_at",
+    "judged_by",
+    "reasoning",
+)
+# A cell a spreadsheet would run as a formula starts with one of these; a
+# model's reasoning or an engine's subject id is text from outside and must
+# never become one (CSV injection).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: str) -> str:
+    """A cell as text a spreadsheet shows and never evaluates: a leading quote
+    before anything that would start a formula. Numbers are written apart,
+    so a negative number is never quoted."""
+    return f"'{cell}" if cell.startswith(FORMULA_STARTS) else cell
+
+
+def _export_cells(decision: dict[str, Any]) -> list[str]:
+    rollout = decision.get("rollout") or {}
+    values = {**decision, "rollout_id": rollout.get("id"), "rollout_arm": rollout.get("arm")}
+    cells = []
+    for column in EXPORT_COLUMNS:
+        value = values.get(column)
+        if value is None:
+            cells.append("")
+        elif isinstance(value, int | float):
+            cells.append(repr(value))
+        else:
+            cells.append(spreadsheet_safe(str(value)))
+    return cells
+
+
+def export_csv_header() -> str:
+    return export_csv_lines([list(EXPORT_COLUMNS)])
+
+
+def export_csv_rows(decisions: Sequence[dict[str, Any]]) -> str:
+    return export_csv_lines([_export_cells(decision) for decision in decisions])
+
+
+def export_csv_lines(rows: Sequence[Sequence[str]]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    return out.getvalue()
+
+
+def export_json_lines(decisions: Sequence[dict[str, Any]]) -> str:
+    """One decision per line, as the listing shows it."""
+    return "".join(json.dumps(decision, ensure_ascii=False) + "\n" for decision in decisions)
 
 
 def decision_page_json(reply: decisions_pb2.ListDecisionsResponse) -> dict[str, Any]:
@@ -218,29 +290,18 @@ def outcome_request(decision_id: str, body: OutcomeIn) -> decisions_pb2.SetOutco
     return decisions_pb2.SetOutcomeRequest(id=decision_id, outcome=body.outcome, reason=body.reason or "")
 
 
-def list_request(
-    *,
-    decision_type: str,
-    outcome: str,
-    agent_id: str,
-    model: str,
-    decided_from: datetime | None,
-    decided_to: datetime | None,
-    page: PageRequest,
-    subject_id: str = "",
-    rollout_id: str = "",
-) -> decisions_pb2.ListDecisionsRequest:
+def list_request(filters: DecisionFilters, page: PageRequest) -> decisions_pb2.ListDecisionsRequest:
     # An instant left out stays an unset field: no bound, not the epoch.
     return decisions_pb2.ListDecisionsRequest(
-        decision_type=decision_type,
-        outcome=outcome,
-        agent_id=agent_id,
-        model=model,
-        decided_from=timestamp(decided_from),
-        decided_to=timestamp(decided_to),
+        decision_type=filters.decision_type,
+        outcome=filters.outcome,
+        agent_id=filters.agent_id,
+        model=filters.model,
+        decided_from=timestamp(filters.decided_from),
+        decided_to=timestamp(filters.decided_to),
         page=page_request(page),
-        subject_id=subject_id,
-        rollout_id=rollout_id,
+        subject_id=filters.subject_id,
+        rollout_id=filters.rollout_id,
     )
 
 

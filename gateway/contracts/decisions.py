@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
@@ -62,6 +64,21 @@ JudgedBy = Annotated[
 Arm = Literal["control", "candidate"]
 # How a decision's action was carried out (DESIGN §10).
 Execution = Literal["autonomous", "confirmed", "overridden", "proposed"]
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionFilters:
+    """What the listing and the export select by, read from one set of query
+    parameters so the two can never drift apart; empty selects everything."""
+
+    decision_type: str = ""
+    outcome: str = ""
+    agent_id: str = ""
+    model: str = ""
+    decided_from: datetime | None = None
+    decided_to: datetime | None = None
+    subject_id: str = ""
+    rollout_id: str = ""
 
 
 class RolloutArmIn(Contract):

@@ -6,15 +6,19 @@ Engines reach the /internal paths with the internal key; the console reads
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.responses import StreamingResponse
 
 from gateway.auth import Principal, internal, staff, writer
 from gateway.codec import decisions as codec
 from gateway.contracts.common import (
     CARRIABLE,
     ENGINE_ERRORS,
+    PAGE_LIMIT_MAX,
     STAFF_ERRORS,
     WRITER_ERRORS,
     Instant,
@@ -24,6 +28,7 @@ from gateway.contracts.decisions import (
     UUID_PATTERN,
     Decision,
     DecisionDetail,
+    DecisionFilters,
     DecisionIn,
     DecisionPage,
     OutcomeIn,
@@ -31,13 +36,16 @@ from gateway.contracts.decisions import (
     SimilarIn,
     SimilarReply,
 )
-from gateway.contracts.paging import PageQuery
+from gateway.contracts.paging import PageQuery, PageRequest
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import search_precedents, stub
 from outrider.v1 import decisions_pb2_grpc
 from services.decisions.rules import MAX_K
 
 router = APIRouter(tags=["decisions"], route_class=JsonBodyRoute)
+
+CSV = "text/csv; charset=utf-8"
+JSON_LINES = "application/x-ndjson"
 
 DecisionId = Annotated[str, Path(pattern=UUID_PATTERN, description="the decision's UUID")]
 
@@ -107,15 +115,7 @@ async def rejudge(
     return codec.listed_decision_json(reply)
 
 
-@router.get(
-    "/admin/ai/decisions",
-    summary="Decisions, newest first, without their context",
-    response_model=DecisionPage,
-    responses=STAFF_ERRORS,
-)
-async def list_decisions(
-    request: Request,
-    page: PageQuery,
+def _filters(
     decision_type: Annotated[str, Query(max_length=64, pattern=CARRIABLE, description="only this type")] = "",
     outcome: Annotated[
         Literal["success", "failure", "unknown", "pending"] | None,
@@ -131,20 +131,82 @@ async def list_decisions(
     rollout_id: Annotated[
         str, Query(pattern=f"{UUID_PATTERN}|^$", description="only decisions made under this rollout, either arm")
     ] = "",
-    _: Principal = Depends(staff),
-) -> dict[str, Any]:
-    ask = codec.list_request(
+) -> DecisionFilters:
+    return DecisionFilters(
         decision_type=decision_type,
         outcome=outcome or "",
         agent_id=agent_id,
         model=model,
         decided_from=decided_from,
         decided_to=decided_to,
-        page=page,
         subject_id=subject_id,
         rollout_id=rollout_id,
     )
-    return codec.decision_page_json(await _decisions(request).ListDecisions(ask))
+
+
+Filters = Annotated[DecisionFilters, Depends(_filters)]
+
+
+@router.get(
+    "/admin/ai/decisions",
+    summary="Decisions, newest first, without their context",
+    response_model=DecisionPage,
+    responses=STAFF_ERRORS,
+)
+async def list_decisions(
+    request: Request, page: PageQuery, filters: Filters, _: Principal = Depends(staff)
+) -> dict[str, Any]:
+    return codec.decision_page_json(await _decisions(request).ListDecisions(codec.list_request(filters, page)))
+
+
+@router.get(
+    "/admin/ai/decisions/export",
+    summary="Every decision the filters select, newest first and without context, as CSV or JSON Lines",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {CSV: {"schema": {"type": "string"}}, JSON_LINES: {"schema": {"type": "string"}}},
+            "description": "streamed page by page; a failure after the first page ends the stream unfinished",
+        },
+        **STAFF_ERRORS,
+    },
+)
+async def export_decisions(
+    request: Request,
+    filters: Filters,
+    format: Annotated[Literal["csv", "jsonl"], Query(description="csv (a header row first) or jsonl")] = "csv",
+    _: Principal = Depends(staff),
+) -> StreamingResponse:
+    decisions = _decisions(request)
+    # The first page is read before the answer starts, so a refused filter or
+    # a context that is down is a status code, not a file that stops short.
+    first = await decisions.ListDecisions(codec.list_request(filters, PageRequest(cursor="", limit=PAGE_LIMIT_MAX)))
+
+    async def pages() -> AsyncIterator[Any]:
+        reply = first
+        yield reply
+        while reply.next_cursor:
+            # A failure here propagates: the server ends the chunked answer
+            # without its last chunk, so the client sees an incomplete
+            # transfer rather than a file that looks whole.
+            reply = await decisions.ListDecisions(
+                codec.list_request(filters, PageRequest(cursor=reply.next_cursor, limit=PAGE_LIMIT_MAX))
+            )
+            yield reply
+
+    async def body() -> AsyncIterator[str]:
+        if format == "csv":
+            yield codec.export_csv_header()
+        async for reply in pages():
+            rows = [codec.listed_decision_json(decision) for decision in reply.items]
+            yield codec.export_csv_rows(rows) if format == "csv" else codec.export_json_lines(rows)
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return StreamingResponse(
+        body(),
+        media_type=CSV if format == "csv" else JSON_LINES,
+        headers={"Content-Disposition": f'attachment; filename="decisions-{stamp}.{format}"'},
+    )
 
 
 @router.get(

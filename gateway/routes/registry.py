@@ -20,7 +20,7 @@ from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import registry as codec
 from gateway.codec import telemetry as telemetry_codec
 from gateway.contracts.common import CARRIABLE, PAGE_LIMIT_MAX, STAFF_ERRORS, WRITER_ERRORS, errors
-from gateway.contracts.decisions import UUID_PATTERN
+from gateway.contracts.decisions import UUID_PATTERN, DecisionFilters
 from gateway.contracts.paging import PageQuery, PageRequest
 from gateway.contracts.registry import (
     Agent,
@@ -112,15 +112,7 @@ async def get_agent(agent_id: AgentIdPath, request: Request, _: Principal = Depe
 )
 async def agent_models(agent_id: AgentIdPath, request: Request, _: Principal = Depends(staff)) -> dict[str, Any]:
     detail = await _registry(request).GetAgent(codec.agent_request(agent_id))
-    decisions_ask = decisions_codec.list_request(
-        decision_type="",
-        outcome="",
-        agent_id=agent_id,
-        model="",
-        decided_from=None,
-        decided_to=None,
-        page=MODEL_DECISIONS_LOOKED_AT,
-    )
+    decisions_ask = decisions_codec.list_request(DecisionFilters(agent_id=agent_id), MODEL_DECISIONS_LOOKED_AT)
     decisions, insights = await asyncio.gather(
         stub(request, "decisions", decisions_pb2_grpc.DecisionsStub).ListDecisions(decisions_ask),
         stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub).GetInsights(

@@ -5,8 +5,13 @@ a colleague's change showing without a reload, and every page at 390 px."""
 
 from __future__ import annotations
 
+import asyncio
+import csv
+import io
+import json
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -340,3 +345,29 @@ async def test_thresholds_read_as_words_with_their_keys(demo: Platform, page: Pa
     field = page.get_by_label("Stall minutes")
     await expect(field).to_be_visible()
     await expect(page.locator("label", has=page.locator("code", has_text="stallMinutes"))).to_have_count(1)
+
+
+async def test_export_saves_every_decision_the_filters_select(demo: Platform, page: Page):
+    async with httpx.AsyncClient(base_url=demo.base) as client:
+        reply = await client.get(
+            "/admin/ai/decisions/export",
+            params={"agent_id": "EXCEPTION_AGENT", "format": "jsonl"},
+            headers=bearer(role=4),
+        )
+    assert reply.status_code == 200, reply.text
+    expected = {json.loads(line)["id"] for line in reply.text.splitlines()}
+    assert len(expected) > 25, "the demo should leave more than one page of exception decisions"
+
+    await page.goto(demo.link(path="/console/decisions?agent_id=EXCEPTION_AGENT"))
+    await expect(page.locator("tbody tr").first).to_be_visible()
+    async with page.expect_download() as started:
+        await page.get_by_role("button", name="Export CSV").click()
+    download = await started.value
+    assert re.fullmatch(r"decisions-\d{8}T\d{6}Z\.csv", download.suggested_filename), download.suggested_filename
+    saved = await asyncio.to_thread(Path(await download.path()).read_text)
+    rows = list(csv.DictReader(io.StringIO(saved)))
+    assert {row["id"] for row in rows} == expected
+    assert {row["agent_id"] for row in rows} == {"EXCEPTION_AGENT"}
+    await expect(page.get_by_role("status").filter(has_text="Exported")).to_contain_text(
+        f"Exported {len(expected):,} decisions"
+    )

@@ -7,9 +7,13 @@ import type { components, paths } from "./schema";
 
 type Schemas = components["schemas"];
 type AuditQuery = NonNullable<paths["/admin/ai/audit"]["get"]["parameters"]["query"]>;
+type DecisionExportQuery = NonNullable<paths["/admin/ai/decisions/export"]["get"]["parameters"]["query"]>;
 
 /** What the audit log is filtered to: the changes of agents, or of skills. */
 export type AuditEntity = NonNullable<AuditQuery["entity"]>;
+
+/** The file formats the decision export writes. */
+export type ExportFormat = NonNullable<DecisionExportQuery["format"]>;
 
 export type Agent = Schemas["Agent"];
 export type Alert = Schemas["Alert"];

@@ -141,6 +141,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/decisions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every decision the filters select, newest first and without context, as CSV or JSON Lines */
+        get: operations["export_decisions_admin_ai_decisions_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/decisions/{decision_id}": {
         parameters: {
             query?: never;
@@ -3529,6 +3546,10 @@ export interface operations {
     list_decisions_admin_ai_decisions_get: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page */
+                cursor?: string;
+                /** @description items per page */
+                limit?: number;
                 /** @description only this type */
                 decision_type?: string;
                 /** @description only decisions with this outcome; pending = not judged yet */
@@ -3545,10 +3566,6 @@ export interface operations {
                 subject_id?: string;
                 /** @description only decisions made under this rollout, either arm */
                 rollout_id?: string;
-                /** @description the next_cursor of the previous page */
-                cursor?: string;
-                /** @description items per page */
-                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3563,6 +3580,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DecisionPage"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    export_decisions_admin_ai_decisions_export_get: {
+        parameters: {
+            query?: {
+                /** @description csv (a header row first) or jsonl */
+                format?: "csv" | "jsonl";
+                /** @description only this type */
+                decision_type?: string;
+                /** @description only decisions with this outcome; pending = not judged yet */
+                outcome?: ("success" | "failure" | "unknown" | "pending") | null;
+                /** @description only this agent's decisions */
+                agent_id?: string;
+                /** @description only decisions this model made */
+                model?: string;
+                /** @description decided at or after (RFC 3339 with offset) */
+                decided_from?: string | null;
+                /** @description decided before (RFC 3339 with offset) */
+                decided_to?: string | null;
+                /** @description only decisions about this subject */
+                subject_id?: string;
+                /** @description only decisions made under this rollout, either arm */
+                rollout_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description streamed page by page; a failure after the first page ends the stream unfinished */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv; charset=utf-8": string;
                 };
             };
             /** @description no or bad credentials */

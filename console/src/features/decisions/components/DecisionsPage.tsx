@@ -16,6 +16,7 @@ import {
   type DecisionFilters,
 } from "../logic/filters";
 import { PAGE_SIZE, useDecisions, useFilterChoices } from "../api/queries";
+import { ExportControl } from "./ExportControl";
 
 export function DecisionsPage() {
   const [search] = useSearch();
@@ -29,7 +30,9 @@ export function DecisionsPage() {
 
   return (
     <>
-      <PageHeader title="Decisions" />
+      <PageHeader title="Decisions">
+        <ExportControl filters={filters} />
+      </PageHeader>
       <Filters filters={filters} onApply={apply} />
       <QueryView query={decisions} what="decisions">
         {(page) =>
