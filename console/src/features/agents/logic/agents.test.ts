@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../../../api/resources";
-import { evidenceNote, firstAgentWithSkills, modelIdProblem } from "./agents";
+import { evidenceNote, firstAgentWithSkills, modelIdProblem, routingPath } from "./agents";
 
 const agent = (id: string, skills: number) => ({ id, skill_count: skills }) as Agent;
 
@@ -35,5 +35,15 @@ describe("evidenceNote", () => {
   it("says where a model was seen in words", () => {
     expect(evidenceNote(["decisions", "routing", "telemetry"])).toBe("in its decisions, in routing, in model calls");
     expect(evidenceNote(["pin"])).toBe("pinned now");
+  });
+});
+
+describe("routingPath", () => {
+  it("opens an engine agent's routing by decision type and a console agent's by skill", () => {
+    expect(routingPath({ runtime: "engine", skills: [{ id: "stall_response" }] })).toBe("/routing?decision_type=stall_response");
+    expect(routingPath({ runtime: "console", skills: [{ id: "refund check" }, { id: "other" }] })).toBe("/routing?skill=refund+check");
+  });
+  it("opens the routing page itself for an agent without skills", () => {
+    expect(routingPath({ runtime: "engine", skills: [] })).toBe("/routing");
   });
 });

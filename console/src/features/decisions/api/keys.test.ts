@@ -9,7 +9,7 @@ describe("decision keys", () => {
     ]);
   });
   it("every listing sits under the lists prefix, so one invalidation reaches them all", () => {
-    const filters = { decision_type: "x", agent_id: "", outcome: "", model: "", from: "", to: "" };
+    const filters = { decision_type: "x", agent_id: "", outcome: "", model: "", from: "", to: "", subject_id: "" };
     expect(decisionKeys.list(filters, "c").slice(0, 2)).toEqual([...decisionKeys.lists()]);
   });
 });

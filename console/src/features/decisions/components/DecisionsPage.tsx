@@ -22,7 +22,7 @@ export function DecisionsPage() {
   return (
     <>
       <PageHeader title="Decisions" />
-      <Filters filters={filters} onApply={apply} />
+      <Filters key={JSON.stringify(filters)} filters={filters} onApply={apply} />
       <QueryView query={decisions} what="decisions">
         {(page) =>
           page.items.length === 0 ? (
@@ -102,7 +102,7 @@ function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (nex
     event.preventDefault();
     onApply(draft);
   };
-  const empty: DecisionFilters = { decision_type: "", agent_id: "", outcome: "", model: "", from: "", to: "" };
+  const empty: DecisionFilters = { decision_type: "", agent_id: "", outcome: "", model: "", from: "", to: "", subject_id: "" };
   return (
     <form className="filters" onSubmit={submit} aria-label="Filter decisions">
       <div className="field">
@@ -141,6 +141,10 @@ function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (nex
       <div className="field">
         <label htmlFor="f-model">Model</label>
         <input id="f-model" value={draft.model} onChange={set("model")} placeholder="any model" autoComplete="off" />
+      </div>
+      <div className="field">
+        <label htmlFor="f-subject">Subject</label>
+        <input id="f-subject" value={draft.subject_id} onChange={set("subject_id")} placeholder="any subject" autoComplete="off" />
       </div>
       <div className="field">
         <label htmlFor="f-from">Decided from</label>

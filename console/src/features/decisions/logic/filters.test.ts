@@ -1,18 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, filtersToSearch } from "./filters";
+import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, filtersToSearch, subjectListPath } from "./filters";
 
 describe("decision filters", () => {
   it("round-trip through the URL", () => {
     const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=pending&from=2026-09-29T10:00"));
-    expect(filters).toEqual({ decision_type: "stall_response", agent_id: "", outcome: "pending", model: "", from: "2026-09-29T10:00", to: "" });
+    expect(filters).toEqual({ decision_type: "stall_response", agent_id: "", outcome: "pending", model: "", from: "2026-09-29T10:00", to: "", subject_id: "" });
     expect(filtersToSearch(filters, "abc")).toMatchObject({ decision_type: "stall_response", cursor: "abc" });
     expect(activeFilterCount(filters)).toBe(3);
   });
   it("send times as instants, and no bound when a time is empty", () => {
-    const query = filtersToQuery({ decision_type: "", agent_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "" });
+    const query = filtersToQuery({ decision_type: "", agent_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "", subject_id: "BK-1" });
     expect(query.decided_from).toBe(new Date("2026-09-29T10:00").toISOString());
     expect(query.decided_to).toBeUndefined();
     expect(query.model).toBe("m");
+    expect(query.subject_id).toBe("BK-1");
+  });
+  it("read the window Insights links with as the lower bound", () => {
+    const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=failure&from=2026-09-22T10:00"));
+    expect(filters).toMatchObject({ decision_type: "stall_response", outcome: "failure" });
+    expect(filtersToQuery(filters).decided_from).toBe(new Date("2026-09-22T10:00").toISOString());
+  });
+  it("open one subject's decisions", () => {
+    const path = new URL(subjectListPath("BK 1/2"), "http://console");
+    expect(filtersFromSearch(path.searchParams).subject_id).toBe("BK 1/2");
   });
 });
 

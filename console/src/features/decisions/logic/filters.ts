@@ -10,9 +10,10 @@ export type DecisionFilters = {
   model: string;
   from: string;
   to: string;
+  subject_id: string;
 };
 
-const FIELDS: (keyof DecisionFilters)[] = ["decision_type", "agent_id", "outcome", "model", "from", "to"];
+const FIELDS: (keyof DecisionFilters)[] = ["decision_type", "agent_id", "outcome", "model", "from", "to", "subject_id"];
 
 export function filtersFromSearch(search: URLSearchParams): DecisionFilters {
   return Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as DecisionFilters;
@@ -31,7 +32,13 @@ export function filtersToQuery(filters: DecisionFilters) {
     model: filters.model,
     decided_from: localInputToInstant(filters.from) || undefined,
     decided_to: localInputToInstant(filters.to) || undefined,
+    subject_id: filters.subject_id,
   };
+}
+
+/** The listing of one subject's decisions. */
+export function subjectListPath(subjectId: string): string {
+  return `/decisions?${new URLSearchParams({ subject_id: subjectId }).toString()}`;
 }
 
 export function activeFilterCount(filters: DecisionFilters): number {
