@@ -165,7 +165,6 @@ async def test_an_archive_from_an_older_schema_is_migrated_after_it_is_restored(
         # The registry as its first migration left it.
         await conn.execute(
             """
-            drop index registry.audit_changed_at;
             alter table registry.agents drop column autonomy_guard;
             drop table registry.rollout_events;
             drop table registry.rollouts;
