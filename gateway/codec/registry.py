@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.paging import PageRequest
 from gateway.contracts.registry import AgentPatch, RolloutAction, RolloutDraft, SkillDraft, SkillPatch
+from gateway.errors import invalid
 from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2, telemetry_pb2
-from outrider.wire import json_bytes, json_value
+from outrider.wire import json_bytes, json_value, timestamp
 
 # ─── Out ───────────────────────────────────────────────────────────────────
 
@@ -302,8 +304,26 @@ def tools_request(kind: str) -> registry_pb2.ListToolsRequest:
     return registry_pb2.ListToolsRequest(kind=kind)
 
 
-def audit_request(*, entity: str, entity_id: str, actor: str, page: PageRequest) -> registry_pb2.ListAuditRequest:
-    return registry_pb2.ListAuditRequest(entity=entity, entity_id=entity_id, actor=actor, page=page_request(page))
+def audit_request(
+    *,
+    entity: str,
+    entity_id: str,
+    actor: str,
+    changed_from: datetime | None = None,
+    changed_to: datetime | None = None,
+    page: PageRequest,
+) -> registry_pb2.ListAuditRequest:
+    """The listing asked for; a bound left out stays an unset field, not the epoch."""
+    if changed_from is not None and changed_to is not None and changed_to <= changed_from:
+        raise invalid("to", "must be later than from")
+    return registry_pb2.ListAuditRequest(
+        entity=entity,
+        entity_id=entity_id,
+        actor=actor,
+        changed_from=timestamp(changed_from),
+        changed_to=timestamp(changed_to),
+        page=page_request(page),
+    )
 
 
 def rollout_create(body: RolloutDraft) -> registry_pb2.CreateRolloutRequest:

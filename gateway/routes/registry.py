@@ -19,7 +19,7 @@ from gateway.codec import decisions as decisions_codec
 from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import registry as codec
 from gateway.codec import telemetry as telemetry_codec
-from gateway.contracts.common import CARRIABLE, PAGE_LIMIT_MAX, STAFF_ERRORS, WRITER_ERRORS, errors
+from gateway.contracts.common import CARRIABLE, PAGE_LIMIT_MAX, STAFF_ERRORS, WRITER_ERRORS, Instant, errors
 from gateway.contracts.decisions import UUID_PATTERN, DecisionFilters
 from gateway.contracts.paging import PageQuery, PageRequest
 from gateway.contracts.registry import (
@@ -199,25 +199,41 @@ async def list_tools(
     return codec.tool_page_json(await _registry(request).ListTools(codec.tools_request(kind.value if kind else "")))
 
 
-@router.get(
-    "/admin/ai/audit", summary="Registry change history, newest first", response_model=AuditPage, responses=STAFF_ERRORS
-)
+@router.get("/admin/ai/audit", summary="Change history, newest first", response_model=AuditPage, responses=STAFF_ERRORS)
 async def list_audit(
     request: Request,
     page: PageQuery,
     entity: Annotated[
-        Literal["agent", "skill", "rollout", "subject"] | None, Query(description="only changes to this kind of thing")
+        Literal["agent", "skill", "rollout", "subject", "decision", "run"] | None,
+        Query(description="only changes to this kind of thing"),
     ] = None,
     entity_id: Annotated[
         str,
-        Query(max_length=256, pattern=CARRIABLE, description="only changes to this agent, skill, rollout or subject"),
+        Query(
+            max_length=256,
+            pattern=CARRIABLE,
+            description="only changes to this agent, skill, rollout, subject, decision or playground run",
+        ),
     ] = "",
     actor: Annotated[
         str, Query(max_length=256, pattern=CARRIABLE, description="only changes by this person (their sub or email)")
     ] = "",
+    changed_from: Annotated[
+        Instant | None, Query(alias="from", description="changed at or after (RFC 3339 with offset)")
+    ] = None,
+    changed_to: Annotated[
+        Instant | None, Query(alias="to", description="changed before (RFC 3339 with offset)")
+    ] = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    ask = codec.audit_request(entity=entity or "", entity_id=entity_id, actor=actor, page=page)
+    ask = codec.audit_request(
+        entity=entity or "",
+        entity_id=entity_id,
+        actor=actor,
+        changed_from=changed_from,
+        changed_to=changed_to,
+        page=page,
+    )
     return codec.audit_page_json(await _registry(request).ListAudit(ask))
 
 

@@ -288,16 +288,20 @@ class AuditRow(_message.Message):
     def __init__(self, id: _Optional[int] = ..., entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., field: _Optional[str] = ..., old_json: _Optional[bytes] = ..., new_json: _Optional[bytes] = ..., changed_by: _Optional[str] = ..., changed_by_email: _Optional[str] = ..., changed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListAuditRequest(_message.Message):
-    __slots__ = ("entity", "entity_id", "page", "actor")
+    __slots__ = ("entity", "entity_id", "page", "actor", "changed_from", "changed_to")
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     ENTITY_ID_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FROM_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_TO_FIELD_NUMBER: _ClassVar[int]
     entity: str
     entity_id: str
     page: _common_pb2.PageRequest
     actor: str
-    def __init__(self, entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., actor: _Optional[str] = ...) -> None: ...
+    changed_from: _timestamp_pb2.Timestamp
+    changed_to: _timestamp_pb2.Timestamp
+    def __init__(self, entity: _Optional[str] = ..., entity_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., actor: _Optional[str] = ..., changed_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., changed_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListAuditResponse(_message.Message):
     __slots__ = ("items", "next_cursor")

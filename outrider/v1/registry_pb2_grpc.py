@@ -195,7 +195,8 @@ class RegistryServicer:
 
     def AppendAudit(self, request, context):
         """One audit row for a change another context made (the erasure of a
-        subject's data), for a role-1 person. The row's actor is that verified
+        subject's data, a person's verdict on a decision, a playground run), for
+        a role-1 person. The row's actor is that verified
         person, never a field. The same request_id again appends nothing and
         answers the row appended the first time.
         """

@@ -1,6 +1,6 @@
-"""The calls the decisions context makes to other contexts, for the erasure
-of a subject: the outcomes context clears its fact payloads, the registry
-appends the audit row.
+"""The calls the decisions context makes to other contexts: for the erasure
+of a subject, the outcomes context clears its fact payloads; the registry
+appends the audit row of an erasure and of a person's verdict.
 
 Both calls are safe to repeat (a second erasure of facts finds none; an
 audit row is appended once per request id), yet neither is retried here: a
@@ -27,7 +27,7 @@ class OutcomesClient:
 
 
 class RegistryClient:
-    """The registry's audit log, as an erasure appends to it."""
+    """The registry's audit log, as an erasure or a person's verdict appends to it."""
 
     def __init__(self, stub: registry_pb2_grpc.RegistryStub) -> None:
         self._stub = stub

@@ -520,5 +520,6 @@ def append_audit_request(entry: AuditEntry) -> registry_pb2.AppendAuditRequest:
         entity=entry.entity,
         entity_id=entry.entity_id,
         field=entry.field,
+        old_json=json_bytes(dict(entry.old)) if entry.old is not None else b"",
         new_json=json_bytes(dict(entry.new)),
     )

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -24,6 +25,7 @@ from services.decisions.embedding import Embedder
 from services.decisions.precedent import PrecedentSearch
 from services.decisions.queries import DecisionListing, DetailQuery, PendingListing
 from services.decisions.rules import (
+    AuditEntry,
     DecisionDraft,
     Judgement,
     NewDecision,
@@ -112,27 +114,52 @@ async def record(
     return results
 
 
-async def judge(engine: AsyncEngine, judgement: Judgement) -> DecisionRow:
-    """Set one decision's outcome and keep the change in its history."""
+class AuditLog(Protocol):
+    """Where a person's verdict is audited: the registry (services.decisions.clients)."""
+
+    async def append_audit(self, entry: AuditEntry) -> None: ...
+
+
+async def judge(engine: AsyncEngine, judgement: Judgement, *, registry: AuditLog) -> DecisionRow:
+    """Set one decision's outcome and keep the change in its history.
+
+    A person's verdict is committed first and audited after, as an erasure
+    is (services.decisions.erasure): a registry that does not answer fails
+    the call, never the verdict, which waits in the history for its audit
+    row. The same person's next verdict call on the decision, a retry of
+    the same verdict included, appends every row still waiting.
+    """
     rules.check_judge(judgement)
+    audited = rules.audits_verdict(judgement)
     async with engine.begin() as conn:
         current = await store.get_decision(conn, id=judgement.decision_id, lock=True)
         if current is None:
             raise rules.decision_not_found(judgement.decision_id)
-        if not rules.rejudges(
+        row = current
+        if rules.rejudges(
             judgement, outcome=current.outcome, reason=current.outcome_reason, judged_by=current.judged_by
         ):
-            return current
-        return await store.set_outcome(
-            conn,
-            id=judgement.decision_id,
-            old_outcome=current.outcome,
-            outcome=judgement.outcome.value,
-            reason=judgement.reason,
-            judged_by=judgement.judged_by,
-            changed_by=judgement.changed_by,
-            changed_by_email=judgement.changed_by_email,
+            row = await store.set_outcome(
+                conn,
+                id=judgement.decision_id,
+                old_outcome=current.outcome,
+                outcome=judgement.outcome.value,
+                reason=judgement.reason,
+                judged_by=judgement.judged_by,
+                changed_by=judgement.changed_by,
+                changed_by_email=judgement.changed_by_email,
+                audit_id=uuid.uuid4() if audited else None,
+            )
+        waiting = (
+            await store.unaudited_verdicts(conn, decision_id=judgement.decision_id, changed_by=judgement.changed_by)
+            if audited
+            else []
         )
+    for verdict in waiting:
+        await registry.append_audit(rules.verdict_audit(verdict))
+        async with engine.begin() as conn:
+            await store.verdict_audited(conn, audit_id=verdict.audit_id)
+    return row
 
 
 async def judge_pending(engine: AsyncEngine, batch: PendingVerdicts) -> list[uuid.UUID]:

@@ -780,6 +780,8 @@ class AuditEntry:
     entity_id: str
     field: str
     new: Mapping[str, Any]
+    # What the field held before; None when there was nothing (an erasure).
+    old: Mapping[str, Any] | None = None
 
 
 def erasure_request(*, subject_id: str, confirm: str, reason: str) -> ErasureRequest:
@@ -818,6 +820,40 @@ def erasure_audit(erasure: Erasure) -> AuditEntry:
             },
             "reason": erasure.reason,
         },
+    )
+
+
+VERDICT_AUDIT_ENTITY = "decision"
+VERDICT_AUDIT_FIELD = "verdict"
+
+
+@dataclass(frozen=True, slots=True)
+class UnauditedVerdict:
+    """A person's verdict kept in a decision's history, its audit row not yet written."""
+
+    audit_id: uuid.UUID
+    decision_id: uuid.UUID
+    # None: the decision was pending.
+    old_outcome: str | None
+    new_outcome: str
+    reason: str | None
+
+
+def audits_verdict(judgement: Judgement) -> bool:
+    """Whether a verdict is audited: a person's is a change someone made;
+    an engine's or the sweep's is the fleet's own record, kept in its history."""
+    return judgement.judged_by == JudgedBy.HUMAN
+
+
+def verdict_audit(verdict: UnauditedVerdict) -> AuditEntry:
+    """The audit row of a person's verdict: the outcome before and after, and why."""
+    return AuditEntry(
+        request_id=verdict.audit_id,
+        entity=VERDICT_AUDIT_ENTITY,
+        entity_id=str(verdict.decision_id),
+        field=VERDICT_AUDIT_FIELD,
+        old={"outcome": verdict.old_outcome} if verdict.old_outcome is not None else None,
+        new={"outcome": verdict.new_outcome, "reason": verdict.reason},
     )
 
 

@@ -172,7 +172,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         request: decisions_pb2.SetOutcomeRequest,
         context: grpc.aio.ServicerContext[decisions_pb2.SetOutcomeRequest, decisions_pb2.Decision],
     ) -> decisions_pb2.Decision:
-        return codec.decision_to_proto(await memory.judge(self._engine, codec.judgement_from_proto(request)))
+        judged = await memory.judge(self._engine, codec.judgement_from_proto(request), registry=self._registry)
+        return codec.decision_to_proto(judged)
 
     async def ListDecisions(
         self,

@@ -23,6 +23,7 @@ from services.decisions.rules import (
     ErasureRequest,
     JudgedWindow,
     NewDecision,
+    UnauditedVerdict,
     Verdict,
 )
 
@@ -167,8 +168,13 @@ async def set_outcome(
     judged_by: str,
     changed_by: str = "",
     changed_by_email: str = "",
+    audit_id: uuid.UUID | None = None,
 ) -> DecisionRow:
-    """Judge one decision and keep the change; the caller holds its row lock."""
+    """Judge one decision and keep the change; the caller holds its row lock.
+
+    A change carrying `audit_id` waits in the history for its audit row
+    (unaudited_verdicts) until verdict_audited marks it written.
+    """
     row = (
         await conn.execute(
             text(
@@ -186,12 +192,13 @@ async def set_outcome(
         text(
             """
             insert into outcome_history (decision_id, old_outcome, new_outcome, reason, judged_by,
-                                         changed_by, changed_by_email, judged_at)
-            values (:id, :old, :new, :reason, :judged_by, :changed_by, :changed_by_email, :judged_at)
+                                         changed_by, changed_by_email, judged_at, audit_id)
+            values (:id, :old, :new, :reason, :judged_by, :changed_by, :changed_by_email, :judged_at, :audit_id)
             """
         ),
         {
             "id": id,
+            "audit_id": audit_id,
             "old": old_outcome,
             "new": outcome,
             "reason": reason,
@@ -202,6 +209,42 @@ async def set_outcome(
         },
     )
     return _decision(row)
+
+
+async def unaudited_verdicts(
+    conn: AsyncConnection, *, decision_id: uuid.UUID, changed_by: str
+) -> list[UnauditedVerdict]:
+    """This person's verdicts on the decision still without their audit row, oldest first."""
+    rows = await conn.execute(
+        text(
+            """
+            select audit_id, decision_id, old_outcome, new_outcome, reason
+              from outcome_history
+             where decision_id = :decision_id and audit_id is not null and audited_at is null
+               and changed_by = :changed_by
+             order by id
+            """
+        ),
+        {"decision_id": decision_id, "changed_by": changed_by},
+    )
+    return [
+        UnauditedVerdict(
+            audit_id=row.audit_id,
+            decision_id=row.decision_id,
+            old_outcome=row.old_outcome,
+            new_outcome=row.new_outcome,
+            reason=row.reason,
+        )
+        for row in rows
+    ]
+
+
+async def verdict_audited(conn: AsyncConnection, *, audit_id: uuid.UUID) -> None:
+    """The registry keeps the verdict's audit row: its ledger entry is done."""
+    await conn.execute(
+        text("update outcome_history set audited_at = now() where audit_id = :audit_id and audited_at is null"),
+        {"audit_id": audit_id},
+    )
 
 
 async def set_pending_outcomes(

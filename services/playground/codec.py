@@ -18,7 +18,7 @@ from services.common import paging
 from services.common.errors import InvalidArgument
 from services.playground.engine import RunPlan, Step, ToolSpec
 from services.playground.rules import SkillChoice, Status
-from services.playground.store import RunRow
+from services.playground.store import RunRow, UnauditedRun
 from services.playground.tool_policy import PlaygroundTool, ToolExecutor, ToolKind
 
 _KINDS = frozenset(kind.value for kind in ToolKind)
@@ -60,6 +60,23 @@ def runs_page(request: playground_pb2.ListRunsRequest) -> tuple[int, tuple[datet
 
 def agent_request(agent_id: str) -> registry_pb2.GetAgentRequest:
     return registry_pb2.GetAgentRequest(id=agent_id)
+
+
+# A run's audit row: entity "run" under the run's id, what it ran in one
+# field. Its request id is the run's, so a retried append keeps one row.
+RUN_AUDIT_ENTITY = "run"
+RUN_AUDIT_FIELD = "run"
+
+
+def run_audit_request(run: UnauditedRun) -> registry_pb2.AppendAuditRequest:
+    """The run's agent, skill and model; never its prompt, which may quote a customer."""
+    return registry_pb2.AppendAuditRequest(
+        request_id=str(run.id),
+        entity=RUN_AUDIT_ENTITY,
+        entity_id=str(run.id),
+        field=RUN_AUDIT_FIELD,
+        new_json=json_bytes({"agent_id": run.agent_id, "skill_id": run.skill_id, "model": run.model}),
+    )
 
 
 @dataclass(frozen=True, slots=True)

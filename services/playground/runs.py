@@ -38,6 +38,9 @@ _log = logging.getLogger(__name__)
 # How long the write of a run's end may take. It runs even when the call is
 # cancelled, so it must end by itself: a shutdown waits for it.
 FINAL_WRITE_S = 5.0
+# The earlier runs' audit rows one admission appends at most: a backlog
+# from a registry that was away is worked off a few runs at a time.
+AUDITS_PER_ADMISSION = 10
 CANCELLED_ERROR = "the run was cancelled before it ended: its caller went away, or the playground shut down"
 
 
@@ -124,7 +127,25 @@ class Runs:
         if not admission.admitted:
             raise rules.rate_limited(admission.retry_after_s)
         self._unended[admitted.id] = asyncio.Event()
+        await self._audit_runs(person.sub)
         return admitted
+
+    async def _audit_runs(self, created_by: str) -> None:
+        """Have the registry keep the audit rows this person's runs still miss, this one among them.
+
+        The run is stored before it is audited, and an audit that fails
+        holds up no run: the admission is spent and the row is there to
+        show for it. Its row waits, and the person's next run appends it.
+        """
+        try:
+            async with self._db.connect() as conn:
+                waiting = await store.unaudited_runs(conn, created_by=created_by, limit=AUDITS_PER_ADMISSION)
+            for run in waiting:
+                await self._registry.append_audit(run)
+                async with self._db.begin() as conn:
+                    await store.run_audited(conn, id=run.id)
+        except Exception as exc:  # noqa: BLE001 - a run goes on without its audit row; the next one appends it
+            _log.warning("playground run audit deferred", extra={"error": type(exc).__name__})
 
     async def run(self, admitted: Admitted, *, on_step: engine.StepSink | None) -> store.RunRow:
         """Take an admitted run to its end; the row as stored once it ended."""

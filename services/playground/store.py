@@ -125,6 +125,40 @@ async def start_run(conn: AsyncConnection, *, row: RunRow) -> None:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class UnauditedRun:
+    """A stored run its audit row is not yet kept for: what the row says of it."""
+
+    id: uuid.UUID
+    agent_id: str
+    skill_id: str
+    model: str
+
+
+async def unaudited_runs(conn: AsyncConnection, *, created_by: str, limit: int) -> list[UnauditedRun]:
+    """This person's runs still without their audit row, oldest first."""
+    rows = await conn.execute(
+        text(
+            """
+            select id, agent_id, skill_id, model from runs
+             where created_by = :created_by and audited_at is null
+             order by created_at, id
+             limit :limit
+            """
+        ),
+        {"created_by": created_by, "limit": limit},
+    )
+    return [UnauditedRun(id=row.id, agent_id=row.agent_id, skill_id=row.skill_id, model=row.model) for row in rows]
+
+
+async def run_audited(conn: AsyncConnection, *, id: uuid.UUID) -> None:
+    """The registry keeps the run's audit row."""
+    await conn.execute(
+        text("update runs set audited_at = now() where id = :id and audited_at is null"),
+        {"id": id},
+    )
+
+
 async def record_step(
     conn: AsyncConnection,
     *,

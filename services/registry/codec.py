@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -222,10 +222,31 @@ class AuditFilter:
     entity: str | None
     entity_id: str | None
     actor: str | None
+    changed_from: datetime | None = None
+    changed_to: datetime | None = None
 
 
 def audit_filter(request: registry_pb2.ListAuditRequest) -> AuditFilter:
-    return AuditFilter(entity=request.entity or None, entity_id=request.entity_id or None, actor=request.actor or None)
+    changed_from = _instant(request.changed_from, request.HasField("changed_from"), "changed_from")
+    changed_to = _instant(request.changed_to, request.HasField("changed_to"), "changed_to")
+    rules.check_audit_span(changed_from, changed_to)
+    return AuditFilter(
+        entity=request.entity or None,
+        entity_id=request.entity_id or None,
+        actor=request.actor or None,
+        changed_from=changed_from,
+        changed_to=changed_to,
+    )
+
+
+def _instant(stamp: Timestamp, present: bool, field: str) -> datetime | None:
+    """A listing bound, held to DESIGN §3's bounds; unset (or the epoch itself) is no bound.
+
+    A bound may lie ahead of now: "changes until tomorrow" is a fair question.
+    """
+    if not present or (stamp.seconds == 0 and stamp.nanos == 0):
+        return None
+    return guards.epoch_instant(field, stamp.seconds, stamp.nanos, now=datetime.now(UTC))
 
 
 def audit_page(request: registry_pb2.ListAuditRequest) -> tuple[int, int | None]:

@@ -16,6 +16,7 @@ import re
 import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields
+from datetime import datetime
 from enum import StrEnum
 from fnmatch import fnmatchcase
 from typing import Any, Final
@@ -813,9 +814,11 @@ def _field_names(record: type) -> frozenset[str]:
 # ─── Listing filters ───────────────────────────────────────────────────────
 
 # Entities whose changes another context makes and the registry only
-# records (AppendAudit). Agents, skills and rollouts change here, each with its audit
-# rows in the same transaction, so no other context may write rows for them.
-APPENDED_AUDIT_ENTITIES: Final = ("subject",)
+# records (AppendAudit): a subject's erasure and a person's verdict on a
+# decision (the decisions context), a playground run (the playground).
+# Agents, skills and rollouts change here, each with its audit rows in the
+# same transaction, so no other context may write rows for them.
+APPENDED_AUDIT_ENTITIES: Final = ("subject", "decision", "run")
 AUDIT_ENTITIES: Final = ("agent", "skill", "rollout", *APPENDED_AUDIT_ENTITIES)
 # An id or field name is a key, not a document.
 MAX_AUDIT_KEY_CHARS: Final = 256
@@ -838,6 +841,16 @@ def check_audit_entity(entity: str | None) -> None:
             f"unknown audit entity {entity!r}",
             code="INVALID_FIELD",
             details={"entity": f"must be one of {', '.join(AUDIT_ENTITIES)}"},
+        )
+
+
+def check_audit_span(changed_from: datetime | None, changed_to: datetime | None) -> None:
+    """An audit listing's time filter: from inclusive, to exclusive; an empty span is a mistake."""
+    if changed_from is not None and changed_to is not None and changed_to <= changed_from:
+        raise InvalidRegistryChange(
+            "changed_to must be later than changed_from",
+            code="INVALID_FIELD",
+            fields={"changed_to": "must be later than changed_from"},
         )
 
 

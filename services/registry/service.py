@@ -81,6 +81,8 @@ class RegistryService(registry_pb2_grpc.RegistryServicer):
                 entity=narrowed.entity,
                 entity_id=narrowed.entity_id,
                 actor=narrowed.actor,
+                changed_from=narrowed.changed_from,
+                changed_to=narrowed.changed_to,
                 before_id=before,
                 limit=limit + 1,
             )

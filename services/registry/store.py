@@ -577,6 +577,8 @@ async def list_audit(
     entity: str | None = None,
     entity_id: str | None = None,
     actor: str | None = None,
+    changed_from: datetime | None = None,
+    changed_to: datetime | None = None,
     before_id: int | None = None,
     limit: int,
 ) -> list[AuditRow]:
@@ -593,6 +595,12 @@ async def list_audit(
     if entity_id is not None:
         clauses.append("entity_id = :entity_id")
         params["entity_id"] = entity_id
+    if changed_from is not None:
+        clauses.append("changed_at >= :changed_from")
+        params["changed_from"] = changed_from
+    if changed_to is not None:
+        clauses.append("changed_at < :changed_to")
+        params["changed_to"] = changed_to
     if before_id is not None:
         clauses.append("id < :before_id")
         params["before_id"] = before_id

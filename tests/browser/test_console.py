@@ -106,7 +106,7 @@ async def test_toggling_a_skill_writes_an_audit_row(demo: Platform, page: Page, 
     await expect(row.first).to_contain_text("lead@example.com")
     await page.get_by_label("Changed by (email or id)").fill("nobody@example.com")
     await page.get_by_role("button", name="Apply filters").click()
-    await expect(page.get_by_text("No registry change matches.")).to_be_visible()
+    await expect(page.get_by_text("No change matches.")).to_be_visible()
     await page.get_by_label("Changed by (email or id)").fill("lead@example.com")
     await page.get_by_role("button", name="Apply filters").click()
     await expect(page.get_by_role("row", name=re.compile("doorstep_stall"))).to_have_count(1)

@@ -97,7 +97,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Registry change history, newest first */
+        /** Change history, newest first */
         get: operations["list_audit_admin_ai_audit_get"];
         put?: never;
         post?: never;
@@ -3421,11 +3421,15 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only changes to this kind of thing */
-                entity?: ("agent" | "skill" | "rollout" | "subject") | null;
-                /** @description only changes to this agent, skill, rollout or subject */
+                entity?: ("agent" | "skill" | "rollout" | "subject" | "decision" | "run") | null;
+                /** @description only changes to this agent, skill, rollout, subject, decision or playground run */
                 entity_id?: string;
                 /** @description only changes by this person (their sub or email) */
                 actor?: string;
+                /** @description changed at or after (RFC 3339 with offset) */
+                from?: string | null;
+                /** @description changed before (RFC 3339 with offset) */
+                to?: string | null;
                 /** @description the next_cursor of the previous page */
                 cursor?: string;
                 /** @description items per page */

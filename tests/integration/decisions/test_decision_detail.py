@@ -40,7 +40,7 @@ async def test_detail_carries_history_and_nearest_precedents_without_context(set
             {"embedding": near(base, 5, 0.05)},
         ],
     )
-    async with running(settings, ["decisions"]), gateway_client(settings) as client:
+    async with running(settings, ["registry", "decisions"]), gateway_client(settings) as client:
         machine = await client.patch(
             f"/internal/agent-decisions/{target}/outcome",
             json={"outcome": "failure", "reason": "window closed late"},

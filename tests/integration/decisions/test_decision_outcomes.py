@@ -42,7 +42,7 @@ async def test_a_judged_decision_is_rejudged_only_by_a_person_and_every_change_i
     finally:
         await conn.close()
     path = f"/internal/agent-decisions/{decision_id}/outcome"
-    async with running(settings, ["decisions"]), gateway_client(settings) as client:
+    async with running(settings, ["registry", "decisions"]), gateway_client(settings) as client:
         unknown_word = await client.patch(path, json={"outcome": "succeeded"}, headers=internal_headers())
         first = await client.patch(
             path, json={"outcome": "success", "reason": "delivered in SLA"}, headers=internal_headers()

@@ -28,7 +28,9 @@ async def test_existing_decisions_read_none_and_new_ones_are_held_to_the_range(t
         conn = await asyncpg.connect(template.raw_dsn(DATABASE), server_settings={"search_path": "decisions, public"})
         try:
             await conn.execute(INSERT.format(extra_columns="", extra_values=""))
-            assert await migrate(engine, "decisions", extra={"outrider.embedding_dim": "2"}) == ["decisions_0006"]
+            assert await migrate(
+                engine, "decisions", extra={"outrider.embedding_dim": "2"}, target="decisions_0006"
+            ) == ["decisions_0006"]
             kept = await conn.fetchrow("select outcome, agent_id, model_propensity, execution from decisions")
             assert tuple(kept) == ("success", "A1", None, None)
             await conn.execute(INSERT.format(extra_columns=EVIDENCE, extra_values=", 1.0, 'autonomous'"))

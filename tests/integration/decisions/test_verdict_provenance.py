@@ -114,7 +114,7 @@ async def test_batch_verdicts_are_the_sweepers_only_from_the_platform_itself(set
 
 async def test_a_console_rejudge_reads_the_person_who_made_it(settings, template, database):
     [decision_id] = await pending(template, database, 1)
-    async with running(settings, ["decisions"]), gateway_client(settings) as client:
+    async with running(settings, ["registry", "decisions"]), gateway_client(settings) as client:
         machine = await client.patch(
             f"/internal/agent-decisions/{decision_id}/outcome", json={"outcome": "failure"}, headers=internal_headers()
         )

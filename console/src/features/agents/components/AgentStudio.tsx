@@ -12,6 +12,7 @@ import { ModelPicker } from "./ModelPicker";
 import { PinEstimates } from "./PinEstimates";
 import { RolloutLauncher } from "./RolloutLauncher";
 import { SkillCard } from "./SkillCard";
+import { routingPath } from "../logic/agents";
 
 export function AgentStudio({ agentId }: { agentId: string }) {
   const agent = useAgent(agentId);
@@ -30,6 +31,13 @@ export function AgentStudio({ agentId }: { agentId: string }) {
             <p className="studio-id">
               <code>{detail.id}</code> · runs in the {detail.runtime} · <code>{detail.class_ref}</code>
             </p>
+            <nav aria-label={`Views of ${detail.name}`} className="studio-links">
+              <Link to={`/decisions?${new URLSearchParams({ agent_id: detail.id }).toString()}`}>Decisions</Link>
+              {" · "}
+              <Link to={routingPath(detail)}>Routing</Link>
+              {" · "}
+              <Link to={`/audit?${new URLSearchParams({ entity: "agent", entity_id: detail.id }).toString()}`}>Audit</Link>
+            </nav>
             {detail.status === "simulation" ? (
               <p className="notice notice-warn">Simulation: this agent runs on invented data. Nothing it reports is real.</p>
             ) : null}

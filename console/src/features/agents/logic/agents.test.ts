@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Agent } from "../../../api/resources";
-import { agentsMatching, evidenceNote, firstAgentWithSkills, modelIdProblem } from "./agents";
+import { agentsMatching, evidenceNote, firstAgentWithSkills, modelIdProblem, routingPath } from "./agents";
 
 const agent = (id: string, skills: number) => ({ id, skill_count: skills }) as Agent;
 
@@ -49,5 +49,15 @@ describe("agentsMatching", () => {
   it("keeps every agent for an empty search and none for a word nobody has", () => {
     expect(agentsMatching(fleet, "  ")).toHaveLength(3);
     expect(agentsMatching(fleet, "rider")).toHaveLength(0);
+  });
+});
+
+describe("routingPath", () => {
+  it("opens an engine agent's routing by decision type and a console agent's by skill", () => {
+    expect(routingPath({ runtime: "engine", skills: [{ id: "stall_response" }] })).toBe("/routing?decision_type=stall_response");
+    expect(routingPath({ runtime: "console", skills: [{ id: "refund check" }, { id: "other" }] })).toBe("/routing?skill=refund+check");
+  });
+  it("opens the routing page itself for an agent without skills", () => {
+    expect(routingPath({ runtime: "engine", skills: [] })).toBe("/routing");
   });
 });

@@ -66,3 +66,15 @@ const EVIDENCE_WORDS: Record<string, string> = {
 export function evidenceNote(seenIn: string[]): string {
   return seenIn.map((where) => EVIDENCE_WORDS[where] ?? where).join(", ");
 }
+
+/**
+ * Where an agent's routing is read: an engine's decisions are routed by
+ * their decision type, which its skills are named after; a console agent's
+ * conversations by skill. Its first skill is the one opened.
+ */
+export function routingPath(agent: { runtime: string; skills: { id: string }[] }): string {
+  const first = agent.skills[0]?.id;
+  if (first === undefined) return "/routing";
+  const by = agent.runtime === "engine" ? "decision_type" : "skill";
+  return `/routing?${new URLSearchParams({ [by]: first }).toString()}`;
+}

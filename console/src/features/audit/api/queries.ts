@@ -1,20 +1,27 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { apiGet } from "../../../api/client";
-import type { AuditEntity } from "../../../api/resources";
-import { auditKeys, type AuditFilters } from "./keys";
+import { filtersToQuery, type AuditFilters } from "../logic/audit";
+import { auditKeys } from "./keys";
 
-const ENTITIES: AuditEntity[] = ["agent", "skill"];
-
-export function useAudit(filters: AuditFilters, cursor: string) {
+export function useAudit(filters: AuditFilters, cursor: string, enabled: boolean) {
   return useQuery({
     queryKey: auditKeys.page(filters, cursor),
-    queryFn: () =>
-      apiGet("/admin/ai/audit", {
-        query: { ...filters, entity: ENTITIES.find((entity) => entity === filters.entity), cursor, limit: 50 },
-      }),
+    queryFn: () => apiGet("/admin/ai/audit", { query: { ...filtersToQuery(filters), cursor, limit: 50 } }),
     placeholderData: keepPreviousData,
+    enabled,
     // Writes elsewhere in the console add rows here; the audit is read-only
     // and always read fresh when opened rather than invalidated from afar.
     staleTime: 0,
+  });
+}
+
+/** Which agent each skill belongs to, so a skill's change links to its agent's studio. */
+export function useSkillAgents() {
+  return useQuery({
+    queryKey: auditKeys.skillAgents(),
+    queryFn: async () => {
+      const skills = await apiGet("/admin/ai/skills");
+      return Object.fromEntries(skills.items.map((skill) => [skill.id, skill.agent_id]));
+    },
   });
 }

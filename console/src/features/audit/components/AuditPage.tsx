@@ -3,110 +3,167 @@ import { PageHeader } from "../../../components/PageHeader";
 import { Pager, useKeysetPages } from "../../../components/Pager";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
-import { formatJson } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
-import type { AuditFilters } from "../api/keys";
-import { useAudit } from "../api/queries";
+import { useAudit, useSkillAgents } from "../api/queries";
+import {
+  AUDIT_ENTITIES,
+  auditDiff,
+  entityPath,
+  filtersFromSearch,
+  filtersToSearch,
+  rangeProblem,
+  type AuditFilters,
+} from "../logic/audit";
+
+const ENTITY_LABEL: Record<string, string> = {
+  agent: "agents",
+  skill: "skills",
+  rollout: "rollouts",
+  decision: "verdicts on decisions",
+  subject: "erasures of a subject's data",
+  run: "playground runs",
+};
 
 export function AuditPage() {
   const [search] = useSearch();
-  const filters: AuditFilters = {
-    entity: search.get("entity") ?? "",
-    entity_id: search.get("entity_id") ?? "",
-    actor: search.get("actor") ?? "",
-  };
-  const pages = useKeysetPages((cursor) => ({ ...filters, cursor }));
-  const [draft, setDraft] = useState(filters);
-  const audit = useAudit(filters, pages.cursor);
-
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    pages.restart({ ...draft });
-  };
+  const filters = filtersFromSearch(search);
+  const problem = rangeProblem(filters);
+  const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
+  const audit = useAudit(filters, pages.cursor, problem === null);
+  const skillAgents = useSkillAgents().data ?? {};
 
   return (
     <>
       <PageHeader title="Audit" />
-      <form className="filters" onSubmit={submit} aria-label="Filter the audit log">
-        <div className="field">
-          <label htmlFor="a-entity">Entity</label>
-          <select id="a-entity" value={draft.entity} onChange={(e) => setDraft({ ...draft, entity: e.target.value })}>
-            <option value="">Agents and skills</option>
-            <option value="agent">agent</option>
-            <option value="skill">skill</option>
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="a-id">Entity id</label>
-          <input id="a-id" value={draft.entity_id} onChange={(e) => setDraft({ ...draft, entity_id: e.target.value })} autoComplete="off" />
-        </div>
-        <div className="field">
-          <label htmlFor="a-actor">Changed by (email or id)</label>
-          <input id="a-actor" value={draft.actor} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} autoComplete="off" />
-        </div>
-        <div className="form-actions">
-          <button type="submit" className="button button-primary">
-            Apply filters
-          </button>
-        </div>
-      </form>
-      <QueryView query={audit} what="the audit log">
-        {(page) =>
-          page.items.length === 0 ? (
-            <Empty>No registry change matches.</Empty>
-          ) : (
-            <>
-              <div className="table-wrap">
-                <table>
-                  <caption className="caption">Every registry change, newest first.</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Entity</th>
-                      <th scope="col">Field</th>
-                      <th scope="col">Before</th>
-                      <th scope="col">After</th>
-                      <th scope="col">By</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.items.map((row) => (
-                      <tr key={row.id}>
-                        <td>
-                          <Time iso={row.changed_at} />
-                        </td>
-                        <td>
-                          {row.entity}{" "}
-                          {row.entity === "agent" ? (
-                            <Link to={`/agents/${encodeURIComponent(row.entity_id)}`}>{row.entity_id}</Link>
-                          ) : (
-                            <code>{row.entity_id}</code>
-                          )}
-                        </td>
-                        <td>{row.field}</td>
-                        <td>
-                          <code className="json">{formatJson(row.old)}</code>
-                        </td>
-                        <td>
-                          <code className="json">{formatJson(row.new)}</code>
-                        </td>
-                        <td>{row.changed_by_email || row.changed_by}</td>
+      <Filters key={search.toString()} filters={filters} onApply={(next) => pages.restart(filtersToSearch(next))} />
+      {problem ? (
+        <p className="notice notice-error" role="alert">
+          {problem}
+        </p>
+      ) : (
+        <QueryView query={audit} what="the audit log">
+          {(page) =>
+            page.items.length === 0 ? (
+              <Empty>No change matches.</Empty>
+            ) : (
+              <>
+                <div className="table-wrap" tabIndex={0} role="region" aria-label="Changes, scrolls sideways on a narrow screen">
+                  <table>
+                    <caption className="caption">Every change, newest first: only what changed, before → after.</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">When</th>
+                        <th scope="col">Changed</th>
+                        <th scope="col">Change</th>
+                        <th scope="col">By</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                pages={pages}
-                nextCursor={page.next_cursor}
-                label="Audit pages"
-                previousLabel="Newer changes"
-                nextLabel="Older changes"
-              />
-            </>
-          )
-        }
-      </QueryView>
+                    </thead>
+                    <tbody>
+                      {page.items.map((row) => {
+                        const path = entityPath(row.entity, row.entity_id, skillAgents);
+                        const lines = auditDiff(row.field, row.old, row.new);
+                        return (
+                          <tr key={row.id}>
+                            <td>
+                              <Time iso={row.changed_at} />
+                            </td>
+                            <td>
+                              {row.entity}{" "}
+                              {path ? <Link to={path}>{row.entity_id}</Link> : <code>{row.entity_id}</code>}
+                            </td>
+                            <td>
+                              {lines.length === 0 ? (
+                                <span className="hint">{row.field}: no value changed</span>
+                              ) : (
+                                <ul className="diff">
+                                  {lines.map((line) => (
+                                    <li key={line.key}>
+                                      <code>{line.key}</code> <del>{line.before}</del> → <ins>{line.after}</ins>
+                                    </li>
+                                  ))}
+                                </ul>
+                              )}
+                            </td>
+                            <td>
+                              <Link to={`/audit?${new URLSearchParams({ actor: row.changed_by_email || row.changed_by }).toString()}`}>
+                                {row.changed_by_email || row.changed_by}
+                              </Link>
+                            </td>
+                          </tr>
+                        );
+                      })}
+                    </tbody>
+                  </table>
+                </div>
+                <Pager
+                  pages={pages}
+                  nextCursor={page.next_cursor}
+                  label="Audit pages"
+                  previousLabel="Newer changes"
+                  nextLabel="Older changes"
+                />
+              </>
+            )
+          }
+        </QueryView>
+      )}
     </>
+  );
+}
+
+function Filters({ filters, onApply }: { filters: AuditFilters; onApply: (next: AuditFilters) => void }) {
+  const [draft, setDraft] = useState(filters);
+  const set = (field: keyof AuditFilters) => (event: { target: { value: string } }) =>
+    setDraft({ ...draft, [field]: event.target.value });
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    onApply(draft);
+  };
+  const empty: AuditFilters = { entity: "", entity_id: "", actor: "", from: "", to: "" };
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Filter the audit log">
+      <div className="field">
+        <label htmlFor="a-entity">Entity</label>
+        <select id="a-entity" value={draft.entity} onChange={set("entity")}>
+          <option value="">Every kind of change</option>
+          {AUDIT_ENTITIES.map((entity) => (
+            <option key={entity} value={entity}>
+              {ENTITY_LABEL[entity]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="a-id">Entity id</label>
+        <input id="a-id" value={draft.entity_id} onChange={set("entity_id")} autoComplete="off" />
+      </div>
+      <div className="field">
+        <label htmlFor="a-actor">Changed by (email or id)</label>
+        <input id="a-actor" value={draft.actor} onChange={set("actor")} autoComplete="off" />
+      </div>
+      <div className="field">
+        <label htmlFor="a-from">Changed from</label>
+        <input id="a-from" type="datetime-local" value={draft.from} onChange={set("from")} />
+      </div>
+      <div className="field">
+        <label htmlFor="a-to">Changed before</label>
+        <input id="a-to" type="datetime-local" value={draft.to} onChange={set("to")} />
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="button button-primary">
+          Apply filters
+        </button>
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            setDraft(empty);
+            onApply(empty);
+          }}
+        >
+          Clear
+        </button>
+      </div>
+    </form>
   );
 }

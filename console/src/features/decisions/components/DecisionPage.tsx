@@ -8,7 +8,7 @@ import { Time } from "../../../components/Time";
 import { formatRate } from "../../../lib/format";
 import { Link } from "../../../lib/router";
 import { useDecision, useRejudge } from "../api/queries";
-import { isDecisionId } from "../logic/filters";
+import { isDecisionId, subjectListPath } from "../logic/filters";
 
 export function DecisionPage({ decisionId }: { decisionId: string }) {
   const wellFormed = isDecisionId(decisionId);
@@ -46,7 +46,8 @@ export function DecisionPage({ decisionId }: { decisionId: string }) {
                 </dd>
                 <dt>Subject</dt>
                 <dd>
-                  <Link to={`/subjects/${encodeURIComponent(d.subject_id)}`}>{d.subject_id}</Link> (its human decisions)
+                  <Link to={`/subjects/${encodeURIComponent(d.subject_id)}`}>{d.subject_id}</Link> (its human decisions) ·{" "}
+                  <Link to={subjectListPath(d.subject_id)}>its decisions</Link>
                 </dd>
                 <dt>Confidence</dt>
                 <dd>{formatRate(d.confidence)}</dd>
@@ -145,7 +146,9 @@ export function DecisionPage({ decisionId }: { decisionId: string }) {
                               <Time iso={p.decided_at} />
                             </Link>
                           </td>
-                          <td>{p.subject_id}</td>
+                          <td>
+                            <Link to={subjectListPath(p.subject_id)}>{p.subject_id}</Link>
+                          </td>
                           <td>{p.action}</td>
                           <td>{p.model ?? "—"}</td>
                           <td>

@@ -33,7 +33,7 @@ export function DecisionsPage() {
       <PageHeader title="Decisions">
         <ExportControl filters={filters} />
       </PageHeader>
-      <Filters filters={filters} onApply={apply} />
+      <Filters key={JSON.stringify(filters)} filters={filters} onApply={apply} />
       <QueryView query={decisions} what="decisions">
         {(page) =>
           page.items.length === 0 ? (

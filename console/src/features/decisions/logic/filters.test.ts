@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, filtersToSearch, presetRange, RANGE_PRESETS } from "./filters";
+import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, filtersToSearch, presetRange, RANGE_PRESETS, subjectListPath } from "./filters";
 
 describe("decision filters", () => {
   it("round-trip through the URL", () => {
@@ -9,10 +9,20 @@ describe("decision filters", () => {
     expect(activeFilterCount(filters)).toBe(3);
   });
   it("send times as instants, and no bound when a time is empty", () => {
-    const query = filtersToQuery({ decision_type: "", agent_id: "", subject_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "" });
+    const query = filtersToQuery({ decision_type: "", agent_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "", subject_id: "BK-1" });
     expect(query.decided_from).toBe(new Date("2026-09-29T10:00").toISOString());
     expect(query.decided_to).toBeUndefined();
     expect(query.model).toBe("m");
+    expect(query.subject_id).toBe("BK-1");
+  });
+  it("read the window Insights links with as the lower bound", () => {
+    const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=failure&from=2026-09-22T10:00"));
+    expect(filters).toMatchObject({ decision_type: "stall_response", outcome: "failure" });
+    expect(filtersToQuery(filters).decided_from).toBe(new Date("2026-09-22T10:00").toISOString());
+  });
+  it("open one subject's decisions", () => {
+    const path = new URL(subjectListPath("BK 1/2"), "http://console");
+    expect(filtersFromSearch(path.searchParams).subject_id).toBe("BK 1/2");
   });
 });
 

@@ -51,6 +51,11 @@ export function presetRange(hours: number, nowMs: number): Pick<DecisionFilters,
   return { from: instantToLocalInput(new Date(nowMs - hours * 3_600_000).toISOString()), to: "" };
 }
 
+/** The listing of one subject's decisions. */
+export function subjectListPath(subjectId: string): string {
+  return `/decisions?${new URLSearchParams({ subject_id: subjectId }).toString()}`;
+}
+
 export function activeFilterCount(filters: DecisionFilters): number {
   return FIELDS.filter((field) => filters[field] !== "").length;
 }

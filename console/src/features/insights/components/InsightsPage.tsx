@@ -5,7 +5,7 @@ import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/Stat
 import { Time } from "../../../components/Time";
 import { formatCount, formatMs, formatRate } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
-import { outcomeGrid } from "../logic/chart";
+import { outcomeGrid, outcomeListPath } from "../logic/chart";
 import { useInsights, useRunSeries } from "../api/queries";
 import { RunChart } from "./RunChart";
 
@@ -140,7 +140,7 @@ export function InsightsPage() {
 
             <section aria-labelledby="decision-outcomes">
               <h2 id="decision-outcomes">Decisions by type and outcome</h2>
-              <DecisionGrid data={data} />
+              <DecisionGrid data={data} days={days} />
             </section>
           </>
         )}
@@ -149,7 +149,7 @@ export function InsightsPage() {
   );
 }
 
-function DecisionGrid({ data }: { data: Pick<Insights, "decisions_available" | "decisions"> }) {
+function DecisionGrid({ data, days }: { data: Pick<Insights, "decisions_available" | "decisions">; days: number }) {
   if (!data.decisions_available) return <p className="notice notice-warn">Decision memory did not answer; these counts are missing.</p>;
   const grid = outcomeGrid(data.decisions);
   if (grid.rows.length === 0) return <Empty>No decision was recorded in this window.</Empty>;
@@ -175,11 +175,20 @@ function DecisionGrid({ data }: { data: Pick<Insights, "decisions_available" | "
               <th scope="row">
                 <Link to={`/decisions?decision_type=${encodeURIComponent(row.type)}`}>{row.type}</Link>
               </th>
-              {grid.outcomes.map((o) => (
-                <td key={o} className="num">
-                  {formatCount(row.cells[o] ?? 0)}
-                </td>
-              ))}
+              {grid.outcomes.map((o) => {
+                const count = row.cells[o] ?? 0;
+                return (
+                  <td key={o} className="num">
+                    {count > 0 ? (
+                      <Link to={outcomeListPath(row.type, o, days)} aria-label={`${formatCount(count)} ${row.type} decisions ${o}: open them`}>
+                        {formatCount(count)}
+                      </Link>
+                    ) : (
+                      formatCount(count)
+                    )}
+                  </td>
+                );
+              })}
               <td className="num">{formatCount(row.total)}</td>
             </tr>
           ))}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { barLayout, niceCeiling, outcomeGrid, seriesTotals } from "./chart";
+import { barLayout, niceCeiling, outcomeGrid, outcomeListPath, seriesTotals } from "./chart";
 
 const point = (runs: number, failures: number) => ({ start: "2026-09-29T00:00:00+00:00", runs, failures });
 
@@ -37,5 +37,16 @@ describe("outcomeGrid", () => {
       { type: "assignment_failure", cells: { pending: 2 }, total: 2 },
       { type: "stall_response", cells: { success: 4, failure: 1 }, total: 5 },
     ]);
+  });
+});
+
+describe("outcomeListPath", () => {
+  it("opens one type's decisions with one outcome, decided within the window counted", () => {
+    const now = new Date("2026-09-29T10:00:00Z");
+    const path = new URL(outcomeListPath("stall_response", "pending", 7, now), "http://console");
+    expect(path.pathname).toBe("/decisions");
+    expect(path.searchParams.get("decision_type")).toBe("stall_response");
+    expect(path.searchParams.get("outcome")).toBe("pending");
+    expect(new Date(path.searchParams.get("from") ?? "").toISOString()).toBe("2026-09-22T10:00:00.000Z");
   });
 });

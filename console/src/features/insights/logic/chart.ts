@@ -1,6 +1,7 @@
 // Geometry of the runs-over-time bars, kept apart from React so it can be
 // tested with plain numbers.
 import type { DecisionCount, SeriesPoint } from "../../../api/resources";
+import { instantToLocalInput } from "../../../lib/format";
 
 export type Bar = { x: number; width: number; runsY: number; runsHeight: number; failuresY: number; failuresHeight: number };
 
@@ -58,4 +59,14 @@ export function outcomeGrid(rows: DecisionCount[]) {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([type, cells]) => ({ type, cells, total: Object.values(cells).reduce((a, b) => a + b, 0) })),
   };
+}
+
+/**
+ * The Decisions page listing what one cell of the grid counts: one type, one
+ * outcome, decided within the last `days` days (to the minute the Decisions
+ * page's filter takes, in the operator's zone).
+ */
+export function outcomeListPath(decisionType: string, outcome: string, days: number, now: Date = new Date()): string {
+  const from = instantToLocalInput(new Date(now.getTime() - days * 86_400_000).toISOString());
+  return `/decisions?${new URLSearchParams({ decision_type: decisionType, outcome, from }).toString()}`;
 }
