@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from outrider.v1 import common_pb2 as outrider_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1boutrider/v1/telemetry.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"0\n\x12GetInsightsRequest\x12\x11\n\x04\x64\x61ys\x18\x01 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_days\"\xdd\x02\n\x0c\x41gentInsight\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0c\n\x04runs\x18\x02 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x03 \x01(\x03\x12\x0e\n\x06\x61vg_ms\x18\x04 \x01(\x01\x12\x0e\n\x06p95_ms\x18\x05 \x01(\x01\x12/\n\x0blast_run_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05state\x18\x07 \x01(\t\x12\x35\n\x11last_heartbeat_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nregistered\x18\t \x01(\x08\x12\x13\n\x0bmodel_calls\x18\n \x01(\x03\x12\x14\n\x0cinput_tokens\x18\x0b \x01(\x03\x12\x15\n\routput_tokens\x18\x0c \x01(\x03\x12\x1b\n\x0e\x65stimated_cost\x18\r \x01(\x01H\x00\x88\x01\x01\x42\x11\n\x0f_estimated_cost\"\xdd\x01\n\nModelUsage\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x10\n\x08provider\x18\x03 \x01(\t\x12\r\n\x05\x63\x61lls\x18\x04 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x05 \x01(\x03\x12\x14\n\x0cinput_tokens\x18\x06 \x01(\x03\x12\x15\n\routput_tokens\x18\x07 \x01(\x03\x12\x0e\n\x06\x61vg_ms\x18\x08 \x01(\x01\x12\x0e\n\x06p95_ms\x18\t \x01(\x01\x12\x1b\n\x0e\x65stimated_cost\x18\n \x01(\x01H\x00\x88\x01\x01\x42\x11\n\x0f_estimated_cost\"F\n\rDecisionCount\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x03\"*\n\x08\x44\x65graded\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xe5\x02\n\x08Insights\x12\x13\n\x0bwindow_days\x18\x01 \x01(\x05\x12\x11\n\treceiving\x18\x02 \x01(\x08\x12)\n\x06\x61gents\x18\x03 \x03(\x0b\x32\x19.outrider.v1.AgentInsight\x12-\n\tdecisions\x18\x04 \x03(\x0b\x32\x1a.outrider.v1.DecisionCount\x12\x1b\n\x13\x64\x65\x63isions_available\x18\x05 \x01(\x08\x12\'\n\x08\x64\x65graded\x18\x06 \x03(\x0b\x32\x15.outrider.v1.Degraded\x12\x34\n\x10last_received_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x06models\x18\x08 \x03(\x0b\x32\x17.outrider.v1.ModelUsage\x12\x19\n\x11prices_configured\x18\t \x01(\x08\x12\x17\n\x0funpriced_models\x18\n \x03(\t\"1\n\x13GetRunSeriesRequest\x12\x11\n\x04\x64\x61ys\x18\x01 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_days\"X\n\x0bSeriesPoint\x12)\n\x05start\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04runs\x18\x02 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x03 \x01(\x03\"I\n\x0b\x41gentSeries\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12(\n\x06points\x18\x02 \x03(\x0b\x32\x18.outrider.v1.SeriesPoint\"\xb6\x01\n\tRunSeries\x12\x13\n\x0bwindow_days\x18\x01 \x01(\x05\x12\x16\n\x0e\x62ucket_seconds\x18\x02 \x01(\x05\x12)\n\x05start\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x03\x65nd\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x06\x61gents\x18\x05 \x03(\x0b\x32\x18.outrider.v1.AgentSeries\"\x14\n\x12GetCountersRequest\"\xe0\x04\n\x08\x43ounters\x12\x10\n\x08received\x18\x01 \x01(\x03\x12\x10\n\x08inserted\x18\x02 \x01(\x03\x12\x12\n\nduplicates\x18\x03 \x01(\x03\x12\x11\n\tmalformed\x18\x04 \x01(\x03\x12\x13\n\x0bredelivered\x18\x05 \x01(\x03\x12\x12\n\nheartbeats\x18\x06 \x01(\x03\x12\x15\n\rdead_lettered\x18\x07 \x01(\x03\x12G\n\x12malformed_by_field\x18\x08 \x03(\x0b\x32+.outrider.v1.Counters.MalformedByFieldEntry\x12\x15\n\rotlp_received\x18\t \x01(\x03\x12\x16\n\x0eotlp_malformed\x18\n \x01(\x03\x12\x1b\n\x13otlp_spans_rejected\x18\x0b \x01(\x03\x12\x1a\n\x12otlp_runs_inserted\x18\x0c \x01(\x03\x12\x1c\n\x14model_calls_inserted\x18\r \x01(\x03\x12\x17\n\x0fotlp_duplicates\x18\x0e \x01(\x03\x12\x17\n\x0fotlp_unwritable\x18\x0f \x01(\x03\x12@\n\x0e\x61gent_refusals\x18\x10 \x03(\x0b\x32(.outrider.v1.Counters.AgentRefusalsEntry\x12\x17\n\x0freplies_refused\x18\x11 \x01(\x03\x1a\x37\n\x15MalformedByFieldEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x34\n\x12\x41gentRefusalsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32\xf2\x01\n\tTelemetry\x12J\n\x0bGetInsights\x12\x1f.outrider.v1.GetInsightsRequest\x1a\x15.outrider.v1.Insights\"\x03\x90\x02\x01\x12M\n\x0cGetRunSeries\x12 .outrider.v1.GetRunSeriesRequest\x1a\x16.outrider.v1.RunSeries\"\x03\x90\x02\x01\x12J\n\x0bGetCounters\x12\x1f.outrider.v1.GetCountersRequest\x1a\x15.outrider.v1.Counters\"\x03\x90\x02\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1boutrider/v1/telemetry.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\"0\n\x12GetInsightsRequest\x12\x11\n\x04\x64\x61ys\x18\x01 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_days\"\xdd\x02\n\x0c\x41gentInsight\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0c\n\x04runs\x18\x02 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x03 \x01(\x03\x12\x0e\n\x06\x61vg_ms\x18\x04 \x01(\x01\x12\x0e\n\x06p95_ms\x18\x05 \x01(\x01\x12/\n\x0blast_run_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05state\x18\x07 \x01(\t\x12\x35\n\x11last_heartbeat_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nregistered\x18\t \x01(\x08\x12\x13\n\x0bmodel_calls\x18\n \x01(\x03\x12\x14\n\x0cinput_tokens\x18\x0b \x01(\x03\x12\x15\n\routput_tokens\x18\x0c \x01(\x03\x12\x1b\n\x0e\x65stimated_cost\x18\r \x01(\x01H\x00\x88\x01\x01\x42\x11\n\x0f_estimated_cost\"\xdd\x01\n\nModelUsage\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x10\n\x08provider\x18\x03 \x01(\t\x12\r\n\x05\x63\x61lls\x18\x04 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x05 \x01(\x03\x12\x14\n\x0cinput_tokens\x18\x06 \x01(\x03\x12\x15\n\routput_tokens\x18\x07 \x01(\x03\x12\x0e\n\x06\x61vg_ms\x18\x08 \x01(\x01\x12\x0e\n\x06p95_ms\x18\t \x01(\x01\x12\x1b\n\x0e\x65stimated_cost\x18\n \x01(\x01H\x00\x88\x01\x01\x42\x11\n\x0f_estimated_cost\"F\n\rDecisionCount\x12\x15\n\rdecision_type\x18\x01 \x01(\t\x12\x0f\n\x07outcome\x18\x02 \x01(\t\x12\r\n\x05\x63ount\x18\x03 \x01(\x03\"*\n\x08\x44\x65graded\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xe5\x02\n\x08Insights\x12\x13\n\x0bwindow_days\x18\x01 \x01(\x05\x12\x11\n\treceiving\x18\x02 \x01(\x08\x12)\n\x06\x61gents\x18\x03 \x03(\x0b\x32\x19.outrider.v1.AgentInsight\x12-\n\tdecisions\x18\x04 \x03(\x0b\x32\x1a.outrider.v1.DecisionCount\x12\x1b\n\x13\x64\x65\x63isions_available\x18\x05 \x01(\x08\x12\'\n\x08\x64\x65graded\x18\x06 \x03(\x0b\x32\x15.outrider.v1.Degraded\x12\x34\n\x10last_received_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x06models\x18\x08 \x03(\x0b\x32\x17.outrider.v1.ModelUsage\x12\x19\n\x11prices_configured\x18\t \x01(\x08\x12\x17\n\x0funpriced_models\x18\n \x03(\t\"1\n\x13GetRunSeriesRequest\x12\x11\n\x04\x64\x61ys\x18\x01 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_days\"X\n\x0bSeriesPoint\x12)\n\x05start\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04runs\x18\x02 \x01(\x03\x12\x10\n\x08\x66\x61ilures\x18\x03 \x01(\x03\"I\n\x0b\x41gentSeries\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12(\n\x06points\x18\x02 \x03(\x0b\x32\x18.outrider.v1.SeriesPoint\"\xb6\x01\n\tRunSeries\x12\x13\n\x0bwindow_days\x18\x01 \x01(\x05\x12\x16\n\x0e\x62ucket_seconds\x18\x02 \x01(\x05\x12)\n\x05start\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x03\x65nd\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\x06\x61gents\x18\x05 \x03(\x0b\x32\x18.outrider.v1.AgentSeries\"\xe6\x01\n\x07TaskRun\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x02 \x01(\t\x12\x11\n\ttask_type\x18\x03 \x01(\t\x12\x0e\n\x06status\x18\x04 \x01(\t\x12.\n\nstarted_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x64uration_ms\x18\x07 \x01(\x01\x12\r\n\x05\x65rror\x18\x08 \x01(\t\x12\x10\n\x08trace_id\x18\t \x01(\t\"\xd4\x01\n\x13ListTaskRunsRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x11\n\ttask_type\x18\x03 \x01(\t\x12\x30\n\x0cstarted_from\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstarted_to\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12&\n\x04page\x18\x06 \x01(\x0b\x32\x18.outrider.v1.PageRequest\"P\n\x14ListTaskRunsResponse\x12#\n\x05items\x18\x01 \x03(\x0b\x32\x14.outrider.v1.TaskRun\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"6\n\x11GetTaskRunRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x02 \x01(\t\"\xa5\x02\n\tModelCall\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x0f\n\x07span_id\x18\x02 \x01(\t\x12\x11\n\toperation\x18\x03 \x01(\t\x12\x10\n\x08provider\x18\x04 \x01(\t\x12\r\n\x05model\x18\x05 \x01(\t\x12\x19\n\x0cinput_tokens\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\x1a\n\routput_tokens\x18\x07 \x01(\x03H\x01\x88\x01\x01\x12\x0e\n\x06status\x18\x08 \x01(\t\x12\x12\n\nerror_type\x18\t \x01(\t\x12.\n\nstarted_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x64uration_ms\x18\x0b \x01(\x01\x42\x0f\n\r_input_tokensB\x10\n\x0e_output_tokens\"\x92\x01\n\rTaskRunDetail\x12!\n\x03run\x18\x01 \x01(\x0b\x32\x14.outrider.v1.TaskRun\x12+\n\x0bmodel_calls\x18\x02 \x03(\x0b\x32\x16.outrider.v1.ModelCall\x12\x12\n\nmatched_by\x18\x03 \x01(\t\x12\x1d\n\x15model_calls_truncated\x18\x04 \x01(\x08\"\x14\n\x12GetCountersRequest\"\xe0\x04\n\x08\x43ounters\x12\x10\n\x08received\x18\x01 \x01(\x03\x12\x10\n\x08inserted\x18\x02 \x01(\x03\x12\x12\n\nduplicates\x18\x03 \x01(\x03\x12\x11\n\tmalformed\x18\x04 \x01(\x03\x12\x13\n\x0bredelivered\x18\x05 \x01(\x03\x12\x12\n\nheartbeats\x18\x06 \x01(\x03\x12\x15\n\rdead_lettered\x18\x07 \x01(\x03\x12G\n\x12malformed_by_field\x18\x08 \x03(\x0b\x32+.outrider.v1.Counters.MalformedByFieldEntry\x12\x15\n\rotlp_received\x18\t \x01(\x03\x12\x16\n\x0eotlp_malformed\x18\n \x01(\x03\x12\x1b\n\x13otlp_spans_rejected\x18\x0b \x01(\x03\x12\x1a\n\x12otlp_runs_inserted\x18\x0c \x01(\x03\x12\x1c\n\x14model_calls_inserted\x18\r \x01(\x03\x12\x17\n\x0fotlp_duplicates\x18\x0e \x01(\x03\x12\x17\n\x0fotlp_unwritable\x18\x0f \x01(\x03\x12@\n\x0e\x61gent_refusals\x18\x10 \x03(\x0b\x32(.outrider.v1.Counters.AgentRefusalsEntry\x12\x17\n\x0freplies_refused\x18\x11 \x01(\x03\x1a\x37\n\x15MalformedByFieldEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x34\n\x12\x41gentRefusalsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32\x93\x03\n\tTelemetry\x12J\n\x0bGetInsights\x12\x1f.outrider.v1.GetInsightsRequest\x1a\x15.outrider.v1.Insights\"\x03\x90\x02\x01\x12M\n\x0cGetRunSeries\x12 .outrider.v1.GetRunSeriesRequest\x1a\x16.outrider.v1.RunSeries\"\x03\x90\x02\x01\x12T\n\x08ListRuns\x12 .outrider.v1.ListTaskRunsRequest\x1a!.outrider.v1.ListTaskRunsResponse\"\x03\x90\x02\x01\x12I\n\x06GetRun\x12\x1e.outrider.v1.GetTaskRunRequest\x1a\x1a.outrider.v1.TaskRunDetail\"\x03\x90\x02\x01\x12J\n\x0bGetCounters\x12\x1f.outrider.v1.GetCountersRequest\x1a\x15.outrider.v1.Counters\"\x03\x90\x02\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,36 +41,52 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TELEMETRY'].methods_by_name['GetInsights']._serialized_options = b'\220\002\001'
   _globals['_TELEMETRY'].methods_by_name['GetRunSeries']._loaded_options = None
   _globals['_TELEMETRY'].methods_by_name['GetRunSeries']._serialized_options = b'\220\002\001'
+  _globals['_TELEMETRY'].methods_by_name['ListRuns']._loaded_options = None
+  _globals['_TELEMETRY'].methods_by_name['ListRuns']._serialized_options = b'\220\002\001'
+  _globals['_TELEMETRY'].methods_by_name['GetRun']._loaded_options = None
+  _globals['_TELEMETRY'].methods_by_name['GetRun']._serialized_options = b'\220\002\001'
   _globals['_TELEMETRY'].methods_by_name['GetCounters']._loaded_options = None
   _globals['_TELEMETRY'].methods_by_name['GetCounters']._serialized_options = b'\220\002\001'
-  _globals['_GETINSIGHTSREQUEST']._serialized_start=77
-  _globals['_GETINSIGHTSREQUEST']._serialized_end=125
-  _globals['_AGENTINSIGHT']._serialized_start=128
-  _globals['_AGENTINSIGHT']._serialized_end=477
-  _globals['_MODELUSAGE']._serialized_start=480
-  _globals['_MODELUSAGE']._serialized_end=701
-  _globals['_DECISIONCOUNT']._serialized_start=703
-  _globals['_DECISIONCOUNT']._serialized_end=773
-  _globals['_DEGRADED']._serialized_start=775
-  _globals['_DEGRADED']._serialized_end=817
-  _globals['_INSIGHTS']._serialized_start=820
-  _globals['_INSIGHTS']._serialized_end=1177
-  _globals['_GETRUNSERIESREQUEST']._serialized_start=1179
-  _globals['_GETRUNSERIESREQUEST']._serialized_end=1228
-  _globals['_SERIESPOINT']._serialized_start=1230
-  _globals['_SERIESPOINT']._serialized_end=1318
-  _globals['_AGENTSERIES']._serialized_start=1320
-  _globals['_AGENTSERIES']._serialized_end=1393
-  _globals['_RUNSERIES']._serialized_start=1396
-  _globals['_RUNSERIES']._serialized_end=1578
-  _globals['_GETCOUNTERSREQUEST']._serialized_start=1580
-  _globals['_GETCOUNTERSREQUEST']._serialized_end=1600
-  _globals['_COUNTERS']._serialized_start=1603
-  _globals['_COUNTERS']._serialized_end=2211
-  _globals['_COUNTERS_MALFORMEDBYFIELDENTRY']._serialized_start=2102
-  _globals['_COUNTERS_MALFORMEDBYFIELDENTRY']._serialized_end=2157
-  _globals['_COUNTERS_AGENTREFUSALSENTRY']._serialized_start=2159
-  _globals['_COUNTERS_AGENTREFUSALSENTRY']._serialized_end=2211
-  _globals['_TELEMETRY']._serialized_start=2214
-  _globals['_TELEMETRY']._serialized_end=2456
+  _globals['_GETINSIGHTSREQUEST']._serialized_start=103
+  _globals['_GETINSIGHTSREQUEST']._serialized_end=151
+  _globals['_AGENTINSIGHT']._serialized_start=154
+  _globals['_AGENTINSIGHT']._serialized_end=503
+  _globals['_MODELUSAGE']._serialized_start=506
+  _globals['_MODELUSAGE']._serialized_end=727
+  _globals['_DECISIONCOUNT']._serialized_start=729
+  _globals['_DECISIONCOUNT']._serialized_end=799
+  _globals['_DEGRADED']._serialized_start=801
+  _globals['_DEGRADED']._serialized_end=843
+  _globals['_INSIGHTS']._serialized_start=846
+  _globals['_INSIGHTS']._serialized_end=1203
+  _globals['_GETRUNSERIESREQUEST']._serialized_start=1205
+  _globals['_GETRUNSERIESREQUEST']._serialized_end=1254
+  _globals['_SERIESPOINT']._serialized_start=1256
+  _globals['_SERIESPOINT']._serialized_end=1344
+  _globals['_AGENTSERIES']._serialized_start=1346
+  _globals['_AGENTSERIES']._serialized_end=1419
+  _globals['_RUNSERIES']._serialized_start=1422
+  _globals['_RUNSERIES']._serialized_end=1604
+  _globals['_TASKRUN']._serialized_start=1607
+  _globals['_TASKRUN']._serialized_end=1837
+  _globals['_LISTTASKRUNSREQUEST']._serialized_start=1840
+  _globals['_LISTTASKRUNSREQUEST']._serialized_end=2052
+  _globals['_LISTTASKRUNSRESPONSE']._serialized_start=2054
+  _globals['_LISTTASKRUNSRESPONSE']._serialized_end=2134
+  _globals['_GETTASKRUNREQUEST']._serialized_start=2136
+  _globals['_GETTASKRUNREQUEST']._serialized_end=2190
+  _globals['_MODELCALL']._serialized_start=2193
+  _globals['_MODELCALL']._serialized_end=2486
+  _globals['_TASKRUNDETAIL']._serialized_start=2489
+  _globals['_TASKRUNDETAIL']._serialized_end=2635
+  _globals['_GETCOUNTERSREQUEST']._serialized_start=2637
+  _globals['_GETCOUNTERSREQUEST']._serialized_end=2657
+  _globals['_COUNTERS']._serialized_start=2660
+  _globals['_COUNTERS']._serialized_end=3268
+  _globals['_COUNTERS_MALFORMEDBYFIELDENTRY']._serialized_start=3159
+  _globals['_COUNTERS_MALFORMEDBYFIELDENTRY']._serialized_end=3214
+  _globals['_COUNTERS_AGENTREFUSALSENTRY']._serialized_start=3216
+  _globals['_COUNTERS_AGENTREFUSALSENTRY']._serialized_end=3268
+  _globals['_TELEMETRY']._serialized_start=3271
+  _globals['_TELEMETRY']._serialized_end=3674
 # @@protoc_insertion_point(module_scope)
