@@ -98,7 +98,7 @@ class TaskRun(Reply):
     trace_id: str | None = Field(description="the OTLP trace the run is a span of; null for a telemetry.task run")
 
 
-class RunPage(Page[TaskRun]):
+class TaskRunPage(Page[TaskRun]):
     pass
 
 
@@ -118,7 +118,7 @@ class ModelCall(Reply):
     duration_ms: float
 
 
-class RunDetail(Reply):
+class TaskRunDetail(Reply):
     run: TaskRun
     model_calls: list[ModelCall] = Field(description="oldest first")
     matched_by: Literal["trace", "window"] = Field(

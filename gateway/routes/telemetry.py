@@ -28,7 +28,7 @@ from gateway.codec import retention
 from gateway.codec import telemetry as codec
 from gateway.contracts.common import CARRIABLE, FILLED, STAFF_ERRORS, Instant, errors
 from gateway.contracts.paging import PageQuery
-from gateway.contracts.telemetry import Insights, RunDetail, RunPage, RunSeries
+from gateway.contracts.telemetry import Insights, RunSeries, TaskRunDetail, TaskRunPage
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2_grpc, telemetry_pb2_grpc
@@ -87,7 +87,7 @@ async def run_series(
 @router.get(
     "/admin/ai/runs",
     summary="Task runs, newest first by their own start",
-    response_model=RunPage,
+    response_model=TaskRunPage,
     responses=STAFF_ERRORS,
 )
 async def list_runs(
@@ -122,7 +122,7 @@ async def list_runs(
 @router.get(
     "/admin/ai/runs/{agent_id}/{task_id}",
     summary="One task run and the model calls made during it",
-    response_model=RunDetail,
+    response_model=TaskRunDetail,
     responses={**STAFF_ERRORS, **errors(404)},
 )
 async def get_run(
