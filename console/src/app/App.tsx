@@ -1,5 +1,5 @@
 import { QueryClientProvider } from "@tanstack/react-query";
-import { useEffect, useState, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import { Empty, Loading } from "../components/States";
 import { matchRoute, navigate, useLocation } from "../lib/router";
 import { AlertsPage } from "../features/alerts/components/AlertsPage";
@@ -20,6 +20,10 @@ import { makeQueryClient } from "./queryClient";
 import { SessionProvider, useSession } from "../lib/SessionContext";
 import { SignIn } from "./SignIn";
 
+// The run pages load when first opened: the first page an operator sees does not wait for them.
+const RunsPage = lazy(() => import("../features/runs/components/RunsPage").then((m) => ({ default: m.RunsPage })));
+const TaskRunPage = lazy(() => import("../features/runs/components/TaskRunPage").then((m) => ({ default: m.TaskRunPage })));
+
 type Route = { pattern: string; title: string; render: (params: Record<string, string>) => ReactNode };
 
 const ROUTES: Route[] = [
@@ -30,6 +34,8 @@ const ROUTES: Route[] = [
   { pattern: "/decisions/:id", title: "Decision", render: (p) => <DecisionPage decisionId={p.id ?? ""} /> },
   { pattern: "/subjects/:id", title: "Human decisions", render: (p) => <HumanDecisionsPage subjectId={p.id ?? ""} /> },
   { pattern: "/insights", title: "Insights", render: () => <InsightsPage /> },
+  { pattern: "/runs", title: "Runs", render: () => <RunsPage /> },
+  { pattern: "/runs/:agent/:task", title: "Run", render: (p) => <TaskRunPage agentId={p.agent ?? ""} taskId={p.task ?? ""} /> },
   { pattern: "/routing", title: "Routing", render: () => <RoutingPage /> },
   { pattern: "/rollouts", title: "Rollouts", render: () => <RolloutsPage /> },
   { pattern: "/rollouts/:id", title: "Rollout", render: (p) => <RolloutPage rolloutId={p.id ?? ""} /> },
@@ -47,7 +53,7 @@ function Routes() {
     if (path === "/") navigate("/agents", { replace: true });
     document.title = `${title} · Outrider`;
   }, [path, title]);
-  if (found && found.params) return <>{found.route.render(found.params)}</>;
+  if (found && found.params) return <Suspense fallback={<Loading what="the page" />}>{found.route.render(found.params)}</Suspense>;
   return path === "/" ? null : <Empty>There is no console page at {path}.</Empty>;
 }
 
