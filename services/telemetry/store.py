@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.common.retention import oldest_first
@@ -216,8 +216,8 @@ def _run(row: Any) -> TaskRun:
     )
 
 
-async def list_runs(conn: AsyncConnection, listing: RunListing) -> list[TaskRun]:
-    """Up to limit + 1 runs after the listing's cursor, newest start first.
+def run_list_query(listing: RunListing) -> tuple[TextClause, dict[str, object]]:
+    """The statement behind a page of the run list, and its parameters.
 
     The row comparison walks runs_newest (or runs_agent_newest for one
     agent's) backwards from the cursor, so a page costs its own rows however
@@ -237,20 +237,25 @@ async def list_runs(conn: AsyncConnection, listing: RunListing) -> list[TaskRun]
         where.append("started_at < :started_to")
         params["started_to"] = listing.started_to
     if listing.after is not None:
-        where.append("(started_at, agent_id, task_id) < (:after_started, :after_agent, :after_task)")
-        params.update(
-            after_started=listing.after.started_at,
-            after_agent=listing.after.agent_id,
-            after_task=listing.after.task_id,
-        )
-    rows = await conn.execute(
-        text(
-            f"select {_RUN_COLUMNS} from runs where {' and '.join(where)}"
-            " order by started_at desc, agent_id desc, task_id desc limit :limit"
-        ),
-        params,
+        params.update(after_started=listing.after.started_at, after_task=listing.after.task_id)
+        if listing.after.agent_id == listing.agent_id:
+            # The same order within one agent, written on runs_agent_newest's
+            # own columns so the cursor is where its walk starts, not a filter.
+            where.append("(started_at, task_id) < (:after_started, :after_task)")
+        else:
+            where.append("(started_at, agent_id, task_id) < (:after_started, :after_agent, :after_task)")
+            params["after_agent"] = listing.after.agent_id
+    statement = text(
+        f"select {_RUN_COLUMNS} from runs where {' and '.join(where)}"
+        " order by started_at desc, agent_id desc, task_id desc limit :limit"
     )
-    return [_run(row) for row in rows]
+    return statement, params
+
+
+async def list_runs(conn: AsyncConnection, listing: RunListing) -> list[TaskRun]:
+    """Up to limit + 1 runs after the listing's cursor, newest start first."""
+    statement, params = run_list_query(listing)
+    return [_run(row) for row in await conn.execute(statement, params)]
 
 
 async def get_run(conn: AsyncConnection, *, agent_id: str, task_id: str) -> TaskRun | None:

@@ -96,6 +96,17 @@ async def test_runs_are_listed_filtered_paged_and_opened_with_their_model_calls(
             if cursor is None:
                 break
         one_agent = await _runs(client, agent_id="sweep-engine")
+        agent_pages, cursor = [], None
+        while True:
+            reply = await _runs(client, agent_id="sweep-engine", limit=2, **({"cursor": cursor} if cursor else {}))
+            agent_pages.append([item["task_id"] for item in reply.json()["items"]])
+            cursor = reply.json()["next_cursor"]
+            if cursor is None:
+                break
+        # A cursor ending on another agent's run, used with an agent's
+        # filter, still means "after that run" in the whole list's order.
+        after_booking = (await _runs(client, limit=1)).json()["next_cursor"]
+        foreign = await _runs(client, agent_id="sweep-engine", limit=2, cursor=after_booking)
         failed = await _runs(client, status="failed")
         typed = await _runs(client, task_type="reconcile")
         ranged = await _runs(
@@ -138,6 +149,8 @@ async def test_runs_are_listed_filtered_paged_and_opened_with_their_model_calls(
     assert [task_id for page in pages for task_id in page] == [task_id for _, task_id in order]
 
     assert [item["task_id"] for item in one_agent.json()["items"]] == [f"sweep-{n}" for n in range(5)]
+    assert agent_pages == [["sweep-0", "sweep-1"], ["sweep-2", "sweep-3"], ["sweep-4"]]
+    assert [item["task_id"] for item in foreign.json()["items"]] == ["sweep-0", "sweep-1"]
     [failure] = failed.json()["items"]
     assert (failure["task_id"], failure["error"], failure["trace_id"]) == ("sweep-3", "hub unreachable", None)
     assert [item["task_id"] for item in typed.json()["items"]] == ["sweep-1", "sweep-3"]
