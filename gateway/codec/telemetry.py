@@ -4,10 +4,13 @@ and the counters and the streams' state as Prometheus text."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
-from gateway.codec.common import timestamp_text
+from gateway.codec.common import page_request, timestamp_text
+from gateway.contracts.paging import PageRequest
 from outrider.v1 import decisions_pb2, telemetry_pb2
+from outrider.wire import timestamp
 from services.common.stream_state import ConsumerState, StreamState, alarms
 
 # name -> help text, in the order the counters are exposed.
@@ -222,6 +225,50 @@ def agent_refusals_exposition(counters: telemetry_pb2.Counters, *, decisions: in
     return "\n".join(lines) + "\n"
 
 
+def run_json(run: telemetry_pb2.TaskRun) -> dict[str, Any]:
+    return {
+        "agent_id": run.agent_id,
+        "task_id": run.task_id,
+        "task_type": run.task_type,
+        "status": run.status,
+        "started_at": timestamp_text(run.started_at, run.HasField("started_at")),
+        "finished_at": timestamp_text(run.finished_at, run.HasField("finished_at")),
+        "duration_ms": round(run.duration_ms, 3),
+        "error": run.error or None,
+        "trace_id": run.trace_id or None,
+    }
+
+
+def run_page_json(reply: telemetry_pb2.ListTaskRunsResponse) -> dict[str, Any]:
+    return {"items": [run_json(run) for run in reply.items], "next_cursor": reply.next_cursor or None}
+
+
+def model_call_json(call: telemetry_pb2.ModelCall) -> dict[str, Any]:
+    return {
+        "trace_id": call.trace_id,
+        "span_id": call.span_id,
+        "operation": call.operation,
+        "provider": call.provider or None,
+        "model": call.model or None,
+        # Unset is unknown usage, not zero tokens.
+        "input_tokens": call.input_tokens if call.HasField("input_tokens") else None,
+        "output_tokens": call.output_tokens if call.HasField("output_tokens") else None,
+        "status": call.status,
+        "error_type": call.error_type or None,
+        "started_at": timestamp_text(call.started_at, call.HasField("started_at")),
+        "duration_ms": round(call.duration_ms, 3),
+    }
+
+
+def run_detail_json(reply: telemetry_pb2.TaskRunDetail) -> dict[str, Any]:
+    return {
+        "run": run_json(reply.run),
+        "model_calls": [model_call_json(call) for call in reply.model_calls],
+        "matched_by": reply.matched_by,
+        "model_calls_truncated": reply.model_calls_truncated,
+    }
+
+
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
@@ -240,3 +287,27 @@ def counters_request() -> telemetry_pb2.GetCountersRequest:
 
 def agent_refusals_request() -> decisions_pb2.CountAgentRefusalsRequest:
     return decisions_pb2.CountAgentRefusalsRequest()
+
+
+def runs_request(
+    *,
+    agent_id: str,
+    status: str,
+    task_type: str,
+    started_from: datetime | None,
+    started_to: datetime | None,
+    page: PageRequest,
+) -> telemetry_pb2.ListTaskRunsRequest:
+    # An instant left out stays an unset field: no bound, not the epoch.
+    return telemetry_pb2.ListTaskRunsRequest(
+        agent_id=agent_id,
+        status=status,
+        task_type=task_type,
+        started_from=timestamp(started_from),
+        started_to=timestamp(started_to),
+        page=page_request(page),
+    )
+
+
+def run_request(agent_id: str, task_id: str) -> telemetry_pb2.GetTaskRunRequest:
+    return telemetry_pb2.GetTaskRunRequest(agent_id=agent_id, task_id=task_id)

@@ -1,4 +1,4 @@
-"""Insights response body (DESIGN.md §4, Telemetry)."""
+"""Insights and run list response bodies (DESIGN.md §4, Telemetry)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from gateway.contracts.common import Reply
+from gateway.contracts.common import Page, Reply
 
 
 class AgentInsight(Reply):
@@ -84,3 +84,45 @@ class RunSeries(Reply):
     start: str | None = Field(json_schema_extra={"format": "date-time"})
     end: str | None = Field(json_schema_extra={"format": "date-time"})
     agents: list[AgentSeries]
+
+
+class TaskRun(Reply):
+    agent_id: str
+    task_id: str
+    task_type: str
+    status: Literal["succeeded", "failed"]
+    started_at: str | None = Field(json_schema_extra={"format": "date-time"}, description="the engine's own clock")
+    finished_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    duration_ms: float
+    error: str | None = Field(description="null when the run succeeded or its failure said nothing")
+    trace_id: str | None = Field(description="the OTLP trace the run is a span of; null for a telemetry.task run")
+
+
+class TaskRunPage(Page[TaskRun]):
+    pass
+
+
+class ModelCall(Reply):
+    trace_id: str
+    span_id: str
+    operation: str = Field(description="gen_ai.operation.name: chat, text_completion, generate_content, embeddings")
+    provider: str | None
+    model: str | None = Field(
+        description="the model that answered, else the one asked for; null when neither was reported"
+    )
+    input_tokens: int | None = Field(description="null when the span reported no usage")
+    output_tokens: int | None
+    status: Literal["succeeded", "failed"]
+    error_type: str | None
+    started_at: str | None = Field(json_schema_extra={"format": "date-time"})
+    duration_ms: float
+
+
+class TaskRunDetail(Reply):
+    run: TaskRun
+    model_calls: list[ModelCall] = Field(description="oldest first")
+    matched_by: Literal["trace", "window"] = Field(
+        description="trace: the calls of the run's own OTLP trace; window: the agent's calls that started while "
+        "the run did (a run from telemetry.task names no trace)"
+    )
+    model_calls_truncated: bool = Field(description="more calls matched than a detail carries; the first are shown")

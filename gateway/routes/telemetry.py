@@ -1,4 +1,5 @@
-"""Telemetry routes: GET /admin/ai/insights and GET /metrics.
+"""Telemetry routes: GET /admin/ai/insights, the run list under /admin/ai/runs,
+and GET /metrics.
 
 /metrics adds what the JetStream streams hold and what their consumers owe,
 read through the gateway's own NATS connection; a scrape while NATS is away
@@ -16,10 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import grpc
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from gateway import intake, readiness
@@ -27,14 +28,17 @@ from gateway.auth import Principal, scraper, staff
 from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import retention
 from gateway.codec import telemetry as codec
-from gateway.contracts.common import STAFF_ERRORS, errors
-from gateway.contracts.telemetry import Insights, RunSeries
+from gateway.contracts.common import CARRIABLE, FILLED, STAFF_ERRORS, Instant, errors
+from gateway.contracts.paging import PageQuery
+from gateway.contracts.telemetry import Insights, RunSeries, TaskRunDetail, TaskRunPage
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2_grpc, telemetry_pb2_grpc
 from services.common.clients import ContextCallError
 from services.telemetry.rules import (
     DEFAULT_WINDOW_DAYS,
+    MAX_ID_LENGTH,
+    MAX_TASK_ID_LENGTH,
     MAX_WINDOW_DAYS,
     MIN_WINDOW_DAYS,
 )
@@ -80,6 +84,56 @@ async def run_series(
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
     return codec.run_series_json(await _telemetry(request).GetRunSeries(codec.run_series_request(days)))
+
+
+@router.get(
+    "/admin/ai/runs",
+    summary="Task runs, newest first by their own start",
+    response_model=TaskRunPage,
+    responses=STAFF_ERRORS,
+)
+async def list_runs(
+    request: Request,
+    page: PageQuery,
+    agent_id: Annotated[
+        str, Query(max_length=MAX_ID_LENGTH, pattern=CARRIABLE, description="only this agent's runs")
+    ] = "",
+    status: Annotated[Literal["succeeded", "failed"] | None, Query(description="only runs that ended so")] = None,
+    task_type: Annotated[
+        str, Query(max_length=MAX_ID_LENGTH, pattern=CARRIABLE, description="only runs of this task type")
+    ] = "",
+    started_from: Annotated[
+        Instant | None, Query(alias="from", description="started at or after (RFC 3339 with offset)")
+    ] = None,
+    started_to: Annotated[
+        Instant | None, Query(alias="to", description="started before (RFC 3339 with offset)")
+    ] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    ask = codec.runs_request(
+        agent_id=agent_id,
+        status=status or "",
+        task_type=task_type,
+        started_from=started_from,
+        started_to=started_to,
+        page=page,
+    )
+    return codec.run_page_json(await _telemetry(request).ListRuns(ask))
+
+
+@router.get(
+    "/admin/ai/runs/{agent_id}/{task_id}",
+    summary="One task run and the model calls made during it",
+    response_model=TaskRunDetail,
+    responses={**STAFF_ERRORS, **errors(404)},
+)
+async def get_run(
+    agent_id: Annotated[str, Path(max_length=MAX_ID_LENGTH, pattern=FILLED, description="the run's agent")],
+    task_id: Annotated[str, Path(max_length=MAX_TASK_ID_LENGTH, pattern=FILLED, description="the run's task id")],
+    request: Request,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    return codec.run_detail_json(await _telemetry(request).GetRun(codec.run_request(agent_id, task_id)))
 
 
 async def _decision_refusals(request: Request) -> int | None:

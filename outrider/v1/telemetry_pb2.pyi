@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from outrider.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -148,6 +149,98 @@ class RunSeries(_message.Message):
     end: _timestamp_pb2.Timestamp
     agents: _containers.RepeatedCompositeFieldContainer[AgentSeries]
     def __init__(self, window_days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentSeries, _Mapping]]] = ...) -> None: ...
+
+class TaskRun(_message.Message):
+    __slots__ = ("agent_id", "task_id", "task_type", "status", "started_at", "finished_at", "duration_ms", "error", "trace_id")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    TASK_TYPE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    TRACE_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    task_id: str
+    task_type: str
+    status: str
+    started_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    duration_ms: float
+    error: str
+    trace_id: str
+    def __init__(self, agent_id: _Optional[str] = ..., task_id: _Optional[str] = ..., task_type: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[float] = ..., error: _Optional[str] = ..., trace_id: _Optional[str] = ...) -> None: ...
+
+class ListTaskRunsRequest(_message.Message):
+    __slots__ = ("agent_id", "status", "task_type", "started_from", "started_to", "page")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TASK_TYPE_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FROM_FIELD_NUMBER: _ClassVar[int]
+    STARTED_TO_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    status: str
+    task_type: str
+    started_from: _timestamp_pb2.Timestamp
+    started_to: _timestamp_pb2.Timestamp
+    page: _common_pb2.PageRequest
+    def __init__(self, agent_id: _Optional[str] = ..., status: _Optional[str] = ..., task_type: _Optional[str] = ..., started_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListTaskRunsResponse(_message.Message):
+    __slots__ = ("items", "next_cursor")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[TaskRun]
+    next_cursor: str
+    def __init__(self, items: _Optional[_Iterable[_Union[TaskRun, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class GetTaskRunRequest(_message.Message):
+    __slots__ = ("agent_id", "task_id")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    task_id: str
+    def __init__(self, agent_id: _Optional[str] = ..., task_id: _Optional[str] = ...) -> None: ...
+
+class ModelCall(_message.Message):
+    __slots__ = ("trace_id", "span_id", "operation", "provider", "model", "input_tokens", "output_tokens", "status", "error_type", "started_at", "duration_ms")
+    TRACE_ID_FIELD_NUMBER: _ClassVar[int]
+    SPAN_ID_FIELD_NUMBER: _ClassVar[int]
+    OPERATION_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    trace_id: str
+    span_id: str
+    operation: str
+    provider: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    status: str
+    error_type: str
+    started_at: _timestamp_pb2.Timestamp
+    duration_ms: float
+    def __init__(self, trace_id: _Optional[str] = ..., span_id: _Optional[str] = ..., operation: _Optional[str] = ..., provider: _Optional[str] = ..., model: _Optional[str] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., status: _Optional[str] = ..., error_type: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[float] = ...) -> None: ...
+
+class TaskRunDetail(_message.Message):
+    __slots__ = ("run", "model_calls", "matched_by", "model_calls_truncated")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_BY_FIELD_NUMBER: _ClassVar[int]
+    MODEL_CALLS_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    run: TaskRun
+    model_calls: _containers.RepeatedCompositeFieldContainer[ModelCall]
+    matched_by: str
+    model_calls_truncated: bool
+    def __init__(self, run: _Optional[_Union[TaskRun, _Mapping]] = ..., model_calls: _Optional[_Iterable[_Union[ModelCall, _Mapping]]] = ..., matched_by: _Optional[str] = ..., model_calls_truncated: _Optional[bool] = ...) -> None: ...
 
 class GetCountersRequest(_message.Message):
     __slots__ = ()

@@ -46,6 +46,16 @@ class TelemetryStub:
                 request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetRunSeriesRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_telemetry__pb2.RunSeries.FromString,
                 _registered_method=True)
+        self.ListRuns = channel.unary_unary(
+                '/outrider.v1.Telemetry/ListRuns',
+                request_serializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsResponse.FromString,
+                _registered_method=True)
+        self.GetRun = channel.unary_unary(
+                '/outrider.v1.Telemetry/GetRun',
+                request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetTaskRunRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_telemetry__pb2.TaskRunDetail.FromString,
+                _registered_method=True)
         self.GetCounters = channel.unary_unary(
                 '/outrider.v1.Telemetry/GetCounters',
                 request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetCountersRequest.SerializeToString,
@@ -71,6 +81,20 @@ class TelemetryServicer:
 
     def GetRunSeries(self, request, context):
         """Runs and failures per agent over the insights window, in equal buckets.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRuns(self, request, context):
+        """Task runs, newest first by their own start, keyset paged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRun(self, request, context):
+        """One task run with the model calls made during it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -104,6 +128,16 @@ def add_TelemetryServicer_to_server(servicer, server):
                     servicer.GetRunSeries,
                     request_deserializer=outrider_dot_v1_dot_telemetry__pb2.GetRunSeriesRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_telemetry__pb2.RunSeries.SerializeToString,
+            ),
+            'ListRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRuns,
+                    request_deserializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsResponse.SerializeToString,
+            ),
+            'GetRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRun,
+                    request_deserializer=outrider_dot_v1_dot_telemetry__pb2.GetTaskRunRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_telemetry__pb2.TaskRunDetail.SerializeToString,
             ),
             'GetCounters': grpc.unary_unary_rpc_method_handler(
                     servicer.GetCounters,
@@ -172,6 +206,60 @@ class Telemetry:
             '/outrider.v1.Telemetry/GetRunSeries',
             outrider_dot_v1_dot_telemetry__pb2.GetRunSeriesRequest.SerializeToString,
             outrider_dot_v1_dot_telemetry__pb2.RunSeries.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Telemetry/ListRuns',
+            outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsRequest.SerializeToString,
+            outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Telemetry/GetRun',
+            outrider_dot_v1_dot_telemetry__pb2.GetTaskRunRequest.SerializeToString,
+            outrider_dot_v1_dot_telemetry__pb2.TaskRunDetail.FromString,
             options,
             channel_credentials,
             insecure,

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from outrider.wire import timestamp
+from services.common import guards, paging
+from services.common.errors import FieldError
 from services.telemetry import rules
 from services.telemetry.ingest_state import StreamReading
 
@@ -141,3 +145,87 @@ def ingest_state_to_proto(readings: Iterable[StreamReading], *, pending_limit: i
             )
         )
     return telemetry_pb2.IngestState(streams=streams, pending_limit=pending_limit)
+
+
+# ─── The run list ──────────────────────────────────────────────────────────
+
+
+def _instant(stamp: Timestamp, present: bool, field: str) -> datetime | None:
+    """A Timestamp from outside, held to DESIGN §3's bounds before it becomes a datetime."""
+    if not present or (stamp.seconds == 0 and stamp.nanos == 0):
+        return None
+    return guards.epoch_instant(field, stamp.seconds, stamp.nanos, now=datetime.now(UTC), error=FieldError)
+
+
+def _filter(field: str, value: str, max_length: int) -> str | None:
+    # Compared as stored: the ingest kept ids and types as they arrived.
+    if not value:
+        return None
+    return guards.text(field, value, max_length=max_length, error=FieldError)
+
+
+def run_listing_from_proto(request: telemetry_pb2.ListTaskRunsRequest) -> rules.RunListing:
+    started_from = _instant(request.started_from, request.HasField("started_from"), "started_from")
+    started_to = _instant(request.started_to, request.HasField("started_to"), "started_to")
+    rules.run_range(started_from, started_to)
+    return rules.RunListing(
+        agent_id=_filter("agent_id", request.agent_id, rules.MAX_ID_LENGTH),
+        status=rules.run_status_filter(request.status),
+        task_type=_filter("task_type", request.task_type, rules.MAX_ID_LENGTH),
+        started_from=started_from,
+        started_to=started_to,
+        after=paging.decode_cursor(request.page.cursor, rules.run_key),
+        limit=paging.page_limit(request.page.limit),
+    )
+
+
+def run_identity_from_proto(request: telemetry_pb2.GetTaskRunRequest) -> tuple[str, str]:
+    """(agent_id, task_id), each required."""
+    agent_id = guards.text("agent_id", request.agent_id, max_length=rules.MAX_ID_LENGTH, min_length=1, error=FieldError)
+    task_id = guards.text(
+        "task_id", request.task_id, max_length=rules.MAX_TASK_ID_LENGTH, min_length=1, error=FieldError
+    )
+    return agent_id, task_id
+
+
+def run_to_proto(run: rules.TaskRun) -> telemetry_pb2.TaskRun:
+    return telemetry_pb2.TaskRun(
+        agent_id=run.agent_id,
+        task_id=run.task_id,
+        task_type=run.task_type,
+        status=run.status,
+        started_at=timestamp(run.started_at),
+        finished_at=timestamp(run.finished_at),
+        duration_ms=run.duration_ms,
+        error=run.error or "",
+        trace_id=rules.run_trace(run.task_id) or "",
+    )
+
+
+def runs_to_proto(runs: Iterable[rules.TaskRun], next_cursor: str) -> telemetry_pb2.ListTaskRunsResponse:
+    return telemetry_pb2.ListTaskRunsResponse(items=[run_to_proto(run) for run in runs], next_cursor=next_cursor)
+
+
+def model_call_to_proto(call: rules.ModelCall) -> telemetry_pb2.ModelCall:
+    return telemetry_pb2.ModelCall(
+        trace_id=call.trace_id,
+        span_id=call.span_id,
+        operation=call.operation,
+        provider=call.provider or "",
+        model=call.response_model or call.request_model or "",
+        input_tokens=call.input_tokens,
+        output_tokens=call.output_tokens,
+        status=call.status,
+        error_type=call.error_type or "",
+        started_at=timestamp(call.started_at),
+        duration_ms=call.duration_ms,
+    )
+
+
+def run_detail_to_proto(detail: rules.RunDetail) -> telemetry_pb2.TaskRunDetail:
+    return telemetry_pb2.TaskRunDetail(
+        run=run_to_proto(detail.run),
+        model_calls=[model_call_to_proto(call) for call in detail.model_calls],
+        matched_by=detail.matched_by,
+        model_calls_truncated=detail.truncated,
+    )

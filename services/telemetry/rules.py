@@ -23,7 +23,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from services.common import guards
-from services.common.errors import FieldError
+from services.common.errors import FieldError, NotFound
+from services.common.paging import parse_cursor_instant
 
 TASK_STATUSES = frozenset({"succeeded", "failed"})
 MIN_WINDOW_DAYS = 1
@@ -576,3 +577,103 @@ def fold_outcomes(items: Iterable[tuple[str, str, int]]) -> list[OutcomeCount]:
         key = (decision_type, outcome or "pending")
         totals[key] = totals.get(key, 0) + count
     return [OutcomeCount(t, o, n) for (t, o), n in sorted(totals.items())]
+
+
+# ─── The run list ──────────────────────────────────────────────────────────
+
+# An OTLP run's task id is its span's identity, "<trace id>-<span id>" in hex
+# (otlp.rules.map_span): the trace it names holds the run's model calls.
+_OTLP_TASK_ID = re.compile(r"([0-9a-f]{32})-[0-9a-f]{16}")
+# A detail lists at most this many model calls; a run that made more is a
+# loop gone wrong, and its first calls say what it was doing.
+MAX_RUN_MODEL_CALLS = 500
+MATCHED_BY_TRACE = "trace"
+MATCHED_BY_WINDOW = "window"
+
+
+@dataclass(frozen=True, slots=True)
+class RunKey:
+    """Where a page of the run list ended: runs sort newest first by their own
+    start, ties broken by agent and task so the order is total."""
+
+    started_at: datetime
+    agent_id: str
+    task_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunListing:
+    """One page of the run list, as asked for; None filters nothing."""
+
+    agent_id: str | None
+    status: str | None
+    task_type: str | None
+    started_from: datetime | None
+    started_to: datetime | None
+    after: RunKey | None
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunDetail:
+    run: TaskRun
+    # Oldest first, at most MAX_RUN_MODEL_CALLS.
+    model_calls: list[ModelCall]
+    matched_by: str
+    truncated: bool
+
+
+def run_key(parts: list[str]) -> RunKey:
+    """A run-list cursor's key (see services.common.paging)."""
+    started, agent_id, task_id = parts
+    return RunKey(started_at=parse_cursor_instant(started), agent_id=agent_id, task_id=task_id)
+
+
+def run_not_found(agent_id: str, task_id: str) -> NotFound:
+    """No such run: never reported, or past retention."""
+    return NotFound(
+        f"agent {agent_id} has no run {task_id}",
+        code="RUN_NOT_FOUND",
+        details={"agent_id": agent_id, "task_id": task_id},
+    )
+
+
+def run_status_filter(word: str) -> str | None:
+    """A listing's status filter: a task status, or none."""
+    if not word:
+        return None
+    if word not in TASK_STATUSES:
+        raise FieldError("status", f"must be one of {', '.join(sorted(TASK_STATUSES))}, got {word!r}")
+    return word
+
+
+def run_range(started_from: datetime | None, started_to: datetime | None) -> None:
+    """A listing's time filter: from inclusive, to exclusive; an empty span is a mistake."""
+    if started_from is not None and started_to is not None and started_to <= started_from:
+        raise FieldError("started_to", "must be later than started_from")
+
+
+def run_trace(task_id: str) -> str | None:
+    """The OTLP trace a run is a span of, when its task id names one.
+
+    An engine's own run (telemetry.task) carries no trace, so its model
+    calls are found by time instead: the agent's calls that started while
+    the run did (see `calls_window`).
+    """
+    found = _OTLP_TASK_ID.fullmatch(task_id)
+    return found.group(1) if found else None
+
+
+def calls_window(run: TaskRun) -> tuple[datetime, datetime]:
+    """The instants, both inclusive, a call of an untraced run started within."""
+    return run.started_at, run.finished_at
+
+
+def run_model_calls(run: TaskRun, found: list[ModelCall], matched_by: str) -> RunDetail:
+    """A run with the calls found for it, fetched as MAX_RUN_MODEL_CALLS + 1."""
+    return RunDetail(
+        run=run,
+        model_calls=found[:MAX_RUN_MODEL_CALLS],
+        matched_by=matched_by,
+        truncated=len(found) > MAX_RUN_MODEL_CALLS,
+    )

@@ -25,6 +25,8 @@ MAX_REQUEST_BYTES = 1024 * 1024
 ACCESS = {
     "GetInsights": Access.READ,
     "GetRunSeries": Access.READ,
+    "ListRuns": Access.READ,
+    "GetRun": Access.READ,
     "GetCounters": Access.SERVICE,
     "GetIngestState": Access.SERVICE,
     "GetRetention": Access.SERVICE,

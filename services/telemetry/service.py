@@ -1,5 +1,5 @@
-"""The telemetry gRPC servicer: decode, read insights or a run series, encode;
-this replica's ingest counters; and the streams' ingest state."""
+"""The telemetry gRPC servicer: decode, read insights, a run series, the run
+list or one run, encode; this replica's ingest counters; and the streams' ingest state."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from outrider.v1 import telemetry_pb2, telemetry_pb2_grpc
-from services.telemetry import codec, ingest_state, insights, rules
+from services.telemetry import codec, ingest_state, insights, rules, runs
 from services.telemetry.clients import DecisionsClient, RegistryClient
 from services.telemetry.counters import Counters
 
@@ -69,6 +69,16 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         days = rules.window_days(codec.requested_days(request))
         window, series = await insights.run_series(self._engine, days=days)
         return codec.series_to_proto(days, window, series)
+
+    async def ListRuns(
+        self, request: telemetry_pb2.ListTaskRunsRequest, context: Context
+    ) -> telemetry_pb2.ListTaskRunsResponse:
+        page, next_cursor = await runs.list_runs(self._engine, codec.run_listing_from_proto(request))
+        return codec.runs_to_proto(page, next_cursor)
+
+    async def GetRun(self, request: telemetry_pb2.GetTaskRunRequest, context: Context) -> telemetry_pb2.TaskRunDetail:
+        agent_id, task_id = codec.run_identity_from_proto(request)
+        return codec.run_detail_to_proto(await runs.run_detail(self._engine, agent_id=agent_id, task_id=task_id))
 
     async def GetCounters(self, request: telemetry_pb2.GetCountersRequest, context: Context) -> telemetry_pb2.Counters:
         return codec.counters_to_proto(self._counters.snapshot())

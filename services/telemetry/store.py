@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.common.retention import oldest_first
-from services.telemetry.rules import ModelCall, ModelStats, RunStats, TaskRun
+from services.telemetry.rules import ModelCall, ModelStats, RunListing, RunStats, TaskRun
 
 # One statement per batch, whatever its size: the rows travel as eight arrays
 # and unnest turns them back into rows. A statement per row would pay a round
@@ -197,6 +198,123 @@ async def last_received(conn: AsyncConnection) -> tuple[datetime | None, datetim
     the comparison uses one clock."""
     row = (await conn.execute(text("select max(received_at) as last, now() as now from runs"))).one()
     return row.last, row.now
+
+
+_RUN_COLUMNS = "agent_id, task_id, task_type, status, started_at, finished_at, duration_ms, error"
+
+
+def _run(row: Any) -> TaskRun:
+    return TaskRun(
+        agent_id=row.agent_id,
+        task_id=row.task_id,
+        task_type=row.task_type,
+        status=row.status,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        duration_ms=row.duration_ms,
+        error=row.error,
+    )
+
+
+def run_list_query(listing: RunListing) -> tuple[TextClause, dict[str, object]]:
+    """The statement behind a page of the run list, and its parameters.
+
+    The row comparison walks runs_newest (or runs_agent_newest for one
+    agent's) backwards from the cursor, so a page costs its own rows however
+    many runs lie behind it.
+    """
+    where = ["true"]
+    params: dict[str, object] = {"limit": listing.limit + 1}
+    for column in ("agent_id", "status", "task_type"):
+        value = getattr(listing, column)
+        if value is not None:
+            where.append(f"{column} = :{column}")
+            params[column] = value
+    if listing.started_from is not None:
+        where.append("started_at >= :started_from")
+        params["started_from"] = listing.started_from
+    if listing.started_to is not None:
+        where.append("started_at < :started_to")
+        params["started_to"] = listing.started_to
+    if listing.after is not None:
+        params.update(after_started=listing.after.started_at, after_task=listing.after.task_id)
+        if listing.after.agent_id == listing.agent_id:
+            # The same order within one agent, written on runs_agent_newest's
+            # own columns so the cursor is where its walk starts, not a filter.
+            where.append("(started_at, task_id) < (:after_started, :after_task)")
+        else:
+            where.append("(started_at, agent_id, task_id) < (:after_started, :after_agent, :after_task)")
+            params["after_agent"] = listing.after.agent_id
+    statement = text(
+        f"select {_RUN_COLUMNS} from runs where {' and '.join(where)}"
+        " order by started_at desc, agent_id desc, task_id desc limit :limit"
+    )
+    return statement, params
+
+
+async def list_runs(conn: AsyncConnection, listing: RunListing) -> list[TaskRun]:
+    """Up to limit + 1 runs after the listing's cursor, newest start first."""
+    statement, params = run_list_query(listing)
+    return [_run(row) for row in await conn.execute(statement, params)]
+
+
+async def get_run(conn: AsyncConnection, *, agent_id: str, task_id: str) -> TaskRun | None:
+    row = (
+        await conn.execute(
+            text(f"select {_RUN_COLUMNS} from runs where agent_id = :agent_id and task_id = :task_id"),
+            {"agent_id": agent_id, "task_id": task_id},
+        )
+    ).one_or_none()
+    return _run(row) if row is not None else None
+
+
+_CALL_COLUMNS = """trace_id, span_id, agent_id, operation, provider, request_model, response_model,
+                   input_tokens, output_tokens, status, error_type, started_at, duration_ms"""
+
+
+def _call(row: Any) -> ModelCall:
+    return ModelCall(
+        trace_id=row.trace_id,
+        span_id=row.span_id,
+        agent_id=row.agent_id,
+        operation=row.operation,
+        provider=row.provider,
+        request_model=row.request_model,
+        response_model=row.response_model,
+        input_tokens=row.input_tokens,
+        output_tokens=row.output_tokens,
+        status=row.status,
+        error_type=row.error_type,
+        started_at=row.started_at,
+        duration_ms=row.duration_ms,
+    )
+
+
+async def trace_model_calls(conn: AsyncConnection, *, trace_id: str, limit: int) -> list[ModelCall]:
+    """The first `limit` model calls of one trace, oldest first (the primary key finds them)."""
+    rows = await conn.execute(
+        text(
+            f"select {_CALL_COLUMNS} from model_calls where trace_id = :trace_id"
+            " order by started_at, span_id limit :limit"
+        ),
+        {"trace_id": trace_id, "limit": limit},
+    )
+    return [_call(row) for row in rows]
+
+
+async def window_model_calls(
+    conn: AsyncConnection, *, agent_id: str, start: datetime, end: datetime, limit: int
+) -> list[ModelCall]:
+    """The first `limit` of an agent's model calls that started in [start, end], oldest first."""
+    rows = await conn.execute(
+        text(
+            f"select {_CALL_COLUMNS} from model_calls"
+            " where agent_id = :agent_id and started_at >= :start and started_at <= :end"
+            " order by started_at, span_id limit :limit"
+        ),
+        {"agent_id": agent_id, "start": start, "end": end, "limit": limit},
+    )
+    return [_call(row) for row in rows]
 
 
 _PRUNE_RUNS = oldest_first("runs", "started_at")

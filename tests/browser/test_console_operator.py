@@ -136,6 +136,7 @@ async def test_every_page_fits_a_390_px_screen(demo: Platform, phone: Page):
         f"/console/decisions/{decision['id']}",
         f"/console/subjects/{decision['subject_id']}",
         "/console/insights",
+        "/console/runs",
         "/console/routing",
         "/console/playground",
         "/console/audit",

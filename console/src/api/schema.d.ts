@@ -414,6 +414,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Task runs, newest first by their own start */
+        get: operations["list_runs_admin_ai_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/runs/{agent_id}/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task run and the model calls made during it */
+        get: operations["get_run_admin_ai_runs__agent_id___task_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/skills": {
         parameters: {
             query?: never;
@@ -1798,6 +1832,46 @@ export interface components {
             /** Successes */
             successes: number;
         };
+        /** ModelCall */
+        ModelCall: {
+            /** Duration Ms */
+            duration_ms: number;
+            /** Error Type */
+            error_type: string | null;
+            /**
+             * Input Tokens
+             * @description null when the span reported no usage
+             */
+            input_tokens: number | null;
+            /**
+             * Model
+             * @description the model that answered, else the one asked for; null when neither was reported
+             */
+            model: string | null;
+            /**
+             * Operation
+             * @description gen_ai.operation.name: chat, text_completion, generate_content, embeddings
+             */
+            operation: string;
+            /** Output Tokens */
+            output_tokens: number | null;
+            /** Provider */
+            provider: string | null;
+            /** Span Id */
+            span_id: string;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "succeeded" | "failed";
+            /** Trace Id */
+            trace_id: string;
+        };
         /** ModelChoice */
         ModelChoice: {
             /** Model */
@@ -2839,6 +2913,73 @@ export interface components {
             failures: number;
             /** Successes */
             successes: number;
+        };
+        /** TaskRun */
+        TaskRun: {
+            /** Agent Id */
+            agent_id: string;
+            /** Duration Ms */
+            duration_ms: number;
+            /**
+             * Error
+             * @description null when the run succeeded or its failure said nothing
+             */
+            error: string | null;
+            /**
+             * Finished At
+             * Format: date-time
+             */
+            finished_at: string | null;
+            /**
+             * Started At
+             * Format: date-time
+             * @description the engine's own clock
+             */
+            started_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "succeeded" | "failed";
+            /** Task Id */
+            task_id: string;
+            /** Task Type */
+            task_type: string;
+            /**
+             * Trace Id
+             * @description the OTLP trace the run is a span of; null for a telemetry.task run
+             */
+            trace_id: string | null;
+        };
+        /** TaskRunDetail */
+        TaskRunDetail: {
+            /**
+             * Matched By
+             * @description trace: the calls of the run's own OTLP trace; window: the agent's calls that started while the run did (a run from telemetry.task names no trace)
+             * @enum {string}
+             */
+            matched_by: "trace" | "window";
+            /**
+             * Model Calls
+             * @description oldest first
+             */
+            model_calls: components["schemas"]["ModelCall"][];
+            /**
+             * Model Calls Truncated
+             * @description more calls matched than a detail carries; the first are shown
+             */
+            model_calls_truncated: boolean;
+            run: components["schemas"]["TaskRun"];
+        };
+        /** TaskRunPage */
+        TaskRunPage: {
+            /** Items */
+            items: components["schemas"]["TaskRun"][];
+            /**
+             * Next Cursor
+             * @description pass as ?cursor= for the next page; null on the last page
+             */
+            next_cursor: string | null;
         };
         /** ThresholdSpec */
         ThresholdSpec: {
@@ -4850,6 +4991,147 @@ export interface operations {
             };
             /** @description the credentials may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_runs_admin_ai_runs_get: {
+        parameters: {
+            query?: {
+                /** @description only this agent's runs */
+                agent_id?: string;
+                /** @description only runs that ended so */
+                status?: ("succeeded" | "failed") | null;
+                /** @description only runs of this task type */
+                task_type?: string;
+                /** @description started at or after (RFC 3339 with offset) */
+                from?: string | null;
+                /** @description started before (RFC 3339 with offset) */
+                to?: string | null;
+                /** @description the next_cursor of the previous page */
+                cursor?: string;
+                /** @description items per page */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRunPage"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_run_admin_ai_runs__agent_id___task_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the run's agent */
+                agent_id: string;
+                /** @description the run's task id */
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRunDetail"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import { QueryClientProvider } from "@tanstack/react-query";
-import { useEffect, useState, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import { Empty, Loading } from "../components/States";
 import { matchRoute, navigate, useLocation } from "../lib/router";
 import { AlertsPage } from "../features/alerts/components/AlertsPage";
@@ -22,6 +22,10 @@ import { NoAccess } from "./NoAccess";
 import { SignIn } from "./SignIn";
 import { accessProblem } from "../lib/session";
 
+// The run pages load when first opened: the first page an operator sees does not wait for them.
+const RunsPage = lazy(() => import("../features/runs/components/RunsPage").then((m) => ({ default: m.RunsPage })));
+const TaskRunPage = lazy(() => import("../features/runs/components/TaskRunPage").then((m) => ({ default: m.TaskRunPage })));
+
 type Route = { pattern: string; title: string; render: (params: Record<string, string>) => ReactNode };
 
 const ROUTES: Route[] = [
@@ -32,6 +36,8 @@ const ROUTES: Route[] = [
   { pattern: "/decisions/:id", title: "Decision", render: (p) => <DecisionPage decisionId={p.id ?? ""} /> },
   { pattern: "/subjects/:id", title: "Human decisions", render: (p) => <HumanDecisionsPage subjectId={p.id ?? ""} /> },
   { pattern: "/insights", title: "Insights", render: () => <InsightsPage /> },
+  { pattern: "/runs", title: "Runs", render: () => <RunsPage /> },
+  { pattern: "/runs/:agent/:task", title: "Run", render: (p) => <TaskRunPage agentId={p.agent ?? ""} taskId={p.task ?? ""} /> },
   { pattern: "/routing", title: "Routing", render: () => <RoutingPage /> },
   { pattern: "/rollouts", title: "Rollouts", render: () => <RolloutsPage /> },
   { pattern: "/rollouts/:id", title: "Rollout", render: (p) => <RolloutPage rolloutId={p.id ?? ""} /> },
@@ -49,7 +55,7 @@ function Routes() {
     if (path === "/") navigate("/agents", { replace: true });
     document.title = `${title} · Outrider`;
   }, [path, title]);
-  if (found && found.params) return <>{found.route.render(found.params)}</>;
+  if (found && found.params) return <Suspense fallback={<Loading what="the page" />}>{found.route.render(found.params)}</Suspense>;
   return path === "/" ? null : <Empty>There is no console page at {path}.</Empty>;
 }
 

@@ -9,6 +9,7 @@ const SECTIONS = [
   { to: "/agents", label: "Agents" },
   { to: "/decisions", label: "Decisions" },
   { to: "/insights", label: "Insights" },
+  { to: "/runs", label: "Runs" },
   { to: "/routing", label: "Routing" },
   { to: "/rollouts", label: "Rollouts" },
   { to: "/alerts", label: "Alerts" },

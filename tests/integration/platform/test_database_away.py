@@ -20,6 +20,7 @@ ROUTES = [
     ("outcomes", "get", "/admin/ai/conversation-metrics", None),
     ("playground", "get", "/admin/ai/playground/runs", None),
     ("telemetry", "get", "/admin/ai/insights", None),
+    ("telemetry", "get", "/admin/ai/runs", None),
 ]
 
 

@@ -83,11 +83,13 @@ WRONG = "".join(
 
 
 # Operations random inputs cannot reach an accepted answer of: a playground
-# run's id comes from a run the model must finish, and a rollout is paused
+# run's id comes from a run the model must finish, a task run's agent and id
+# from a run an engine reported, and a rollout is paused
 # or resumed only in the one state that allows it, which a generated id
 # never names.
 UNREACHED = {
     "GET /admin/ai/playground/runs/{run_id}",
+    "GET /admin/ai/runs/{agent_id}/{task_id}",
     "POST /admin/ai/rollouts/{rollout_id}/pause",
     "POST /admin/ai/rollouts/{rollout_id}/resume",
 }

@@ -100,7 +100,15 @@ POLICY: dict[str, dict[str, Access]] = {
         "GetAlertDelivery": S,
     },
     "playground": {"Run": W, "RunStream": W, "ListRuns": R, "GetRun": R, "GetStatus": R, "GetRetention": S},
-    "telemetry": {"GetInsights": R, "GetRunSeries": R, "GetCounters": S, "GetIngestState": S, "GetRetention": S},
+    "telemetry": {
+        "GetInsights": R,
+        "GetRunSeries": R,
+        "ListRuns": R,
+        "GetRun": R,
+        "GetCounters": S,
+        "GetIngestState": S,
+        "GetRetention": S,
+    },
 }
 
 

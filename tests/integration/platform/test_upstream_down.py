@@ -16,6 +16,7 @@ ROUTES = [
     ("outcomes", "get", "/admin/ai/conversation-metrics", None),
     ("playground", "get", "/admin/ai/playground/runs", None),
     ("telemetry", "get", "/admin/ai/insights", None),
+    ("telemetry", "get", "/admin/ai/runs", None),
     ("decisions", "post", "/internal/agent-decisions/similar", {"decision_type": "stall_response", "context": {}}),
     ("outcomes", "post", "/internal/facts", {"subject_id": "b-1", "at": "2026-09-29T10:00:00Z", "status": "x"}),
 ]

@@ -61,7 +61,7 @@ async def test_run_text_becomes_instants_and_unparsed_rows_keep_their_received_t
                 [(task_id, started, finished, RECEIVED) for task_id, (started, finished, _) in ROWS.items()],
             )
             with caplog.at_level(logging.INFO, logger="services"):
-                assert await migrate(engine, "telemetry") == ["telemetry_0003"]
+                assert await migrate(engine, "telemetry", target="telemetry_0003") == ["telemetry_0003"]
             stored = {
                 row["task_id"]: (row["started_at"], row["finished_at"], row["duration_ms"])
                 for row in await conn.fetch("select task_id, started_at, finished_at, duration_ms from runs")

@@ -5,6 +5,7 @@ import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/Stat
 import { Time } from "../../../components/Time";
 import { formatCount, formatMs, formatRate } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
+import { insightsRunsPath } from "../../../lib/runLinks";
 import { outcomeGrid, outcomeListPath } from "../logic/chart";
 import { useInsights, useRunSeries } from "../api/queries";
 import { RunChart } from "./RunChart";
@@ -21,6 +22,8 @@ export function InsightsPage() {
   const days = WINDOWS.some((w) => w.days === asked) ? asked : 1;
   const insights = useInsights(days);
   const series = useRunSeries(days);
+  // The window the figures were read for ends when they were read.
+  const shownAt = insights.dataUpdatedAt || Date.now();
 
   return (
     <>
@@ -103,9 +106,18 @@ export function InsightsPage() {
                           <td>
                             <StateBadge state={a.state} />
                           </td>
-                          <td className="num">{formatCount(a.runs)}</td>
                           <td className="num">
-                            {formatCount(a.failures)}
+                            <Link to={insightsRunsPath(a.agent_id, days, shownAt)} aria-label={`${formatCount(a.runs)} runs of ${a.agent_id}`}>
+                              {formatCount(a.runs)}
+                            </Link>
+                          </td>
+                          <td className="num">
+                            <Link
+                              to={insightsRunsPath(a.agent_id, days, shownAt, true)}
+                              aria-label={`${formatCount(a.failures)} failed runs of ${a.agent_id}`}
+                            >
+                              {formatCount(a.failures)}
+                            </Link>
                             {a.runs > 0 ? <span className="hint"> ({formatRate(a.failures / a.runs)})</span> : null}
                           </td>
                           <td className="num">{formatMs(a.avg_ms)}</td>
