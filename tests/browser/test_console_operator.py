@@ -267,6 +267,7 @@ async def test_every_page_passes_axe_in_dark_mode_too(demo: Platform, browser: B
             "/console/decisions",
             f"/console/decisions/{decision['id']}",
             "/console/insights",
+            "/console/runs",
             "/console/routing?decision_type=stall_response",
             "/console/rollouts",
             "/console/alerts",
