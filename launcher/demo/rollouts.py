@@ -36,7 +36,7 @@ STEPS: Final = (20, 50, 100)
 MIN_JUDGED: Final = 20
 # Decisions per running rollout between two sweeps (two looks of the guard).
 BATCH: Final = 40
-# Simulated (tests/unit/demo), both rollouts end within 13 batches (median 8).
+# Simulated (tests/unit/demo), both rollouts end within about 15 batches (median 8).
 MAX_BATCHES: Final = 30
 # How long one look of the guard, or the snapshot catching up with it, may take.
 LOOK_PATIENCE_S: Final = 10.0
