@@ -170,6 +170,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     target = DemoTarget(
         gateway_url=f"http://127.0.0.1:{settings.http_port}",
         decisions_addr=settings.addr("decisions"),
+        registry_addr=settings.addr("registry"),
         nats_url=settings.nats_url or f"nats://127.0.0.1:{settings.nats_port}",
         internal_key=settings.internal_key,
         console_token=issue_token(settings.jwt_secret, sub="demo", role=1, email="demo@outrider.local"),

@@ -7,7 +7,10 @@ minutes) the moment they land, and the whole loop — telemetry, decisions,
 facts, judgement, precedents, routing — shows in a minute or two.
 
 Two models serve the same agents. One is better by construction; the demo's
-closing claim is that Outrider's routing found out which.
+closing claims are that Outrider's routing found out which, and that a guarded
+rollout of each model to an agent pinned to the other ends as it should: the
+worse one halted by the guard, the better one walked to every subject
+(launcher.demo.rollouts).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from typing import Any
 
 import httpx
 
+from launcher.demo.rollouts import MIN_JUDGED, STEPS, GuardedRollouts, RolloutPlan, RolloutReport
 from outrider.client.decisions import DecisionRecorder, PrecedentClient
+from outrider.client.registry import RegistryClient
 from outrider.client.telemetry import TelemetryPublisher
 
 STRONG_MODEL = "claude-sonnet-4-5"
@@ -38,12 +43,34 @@ FIRST_TURN_RATE = {STRONG_MODEL: 0.75, WEAK_MODEL: 0.35}
 AGENTS_REPORTING = ("EXCEPTION_AGENT", "DISPATCH_AGENT", "EXPRESS_DISPATCH_AGENT", "CUSTOMER_AGENT")
 SHIFT = timedelta(hours=6)
 ZONES = ("indiranagar", "koramangala", "hsr", "whitefield", "jayanagar")
+# One rollout per (agent, decision type), so the two are on different pairs;
+# and a model pin is the agent's, so on different agents, each pinned to the
+# other model. Neither touches the agents the shift's routing claims rest on.
+ROLLOUTS = (
+    RolloutPlan(
+        claim="worse",
+        agent_id="EXPRESS_DISPATCH_AGENT",
+        decision_type="assignment_failure",
+        baseline=STRONG_MODEL,
+        candidate=WEAK_MODEL,
+        expected="halted",
+    ),
+    RolloutPlan(
+        claim="better",
+        agent_id="CUSTOMER_AGENT",
+        decision_type="stall_response",
+        baseline=WEAK_MODEL,
+        candidate=STRONG_MODEL,
+        expected="completed",
+    ),
+)
 
 
 @dataclass(frozen=True)
 class DemoTarget:
     gateway_url: str
     decisions_addr: str
+    registry_addr: str
     nats_url: str
     internal_key: str
     console_token: str
@@ -67,6 +94,7 @@ class DemoReport:
     conversation_routing: dict[str, Any] = field(default_factory=dict)
     insights: dict[str, Any] = field(default_factory=dict)
     recorder: dict[str, Any] = field(default_factory=dict)
+    rollouts: list[RolloutReport] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -172,7 +200,11 @@ class Fleet:
 
     async def run(self) -> DemoReport:
         target = self.target
-        recorder = DecisionRecorder(target.decisions_addr, target.internal_key)
+        registry = RegistryClient(target.registry_addr, target.internal_key)
+        await registry.start()
+        # Given the registry client, the recorder stamps each decision with
+        # its subject's rollout arm, as an engine's does.
+        recorder = DecisionRecorder(target.decisions_addr, target.internal_key, registry=registry)
         precedents = PrecedentClient(target.decisions_addr, target.internal_key, timeout_s=5.0)
         publisher = await TelemetryPublisher.connect(
             target.nats_url,
@@ -181,7 +213,7 @@ class Fleet:
             password=target.nats_password,
             tls_ca=target.nats_tls_ca,
         )
-        steps = self.scale * 4 + 4
+        steps = self.scale * 4 + 5
         progress = Progress(self.out, steps, tty=sys.stdout.isatty())
         try:
             # A second demo against the same platform must not record the
@@ -201,6 +233,8 @@ class Fleet:
             progress.step("decisions flushed")
             await self._sweep()
             progress.step("sweeper judged")
+            await self._rollouts(recorder, registry, publisher)
+            progress.step("guarded rollouts ended")
             await self._ask(precedents)
             progress.step("precedents and routing")
             await self._insights()
@@ -208,6 +242,7 @@ class Fleet:
         finally:
             progress.finish()
             await recorder.close()
+            await registry.close()
             await precedents.close()
             await publisher.close()
             await self.http.aclose()
@@ -219,10 +254,46 @@ class Fleet:
         self._check()
         return self.report
 
-    def _instant(self) -> datetime:
+    def _instant(self, rng: random.Random | None = None) -> datetime:
         # Somewhere in the shift, but at least 40 minutes ago: old enough to judge.
-        back = self.rng.uniform(40 * 60, SHIFT.total_seconds())
+        back = (rng or self.rng).uniform(40 * 60, SHIFT.total_seconds())
         return self.now - timedelta(seconds=back)
+
+    async def _rollouts(
+        self, recorder: DecisionRecorder, registry: RegistryClient, publisher: TelemetryPublisher
+    ) -> None:
+        # Drawn apart from the shift, so adding rollouts left every claim
+        # a seed made about the shift as it was.
+        rng = random.Random(f"{self.seed}:rollouts")
+
+        def context(decision_type: str) -> dict[str, Any]:
+            if decision_type == "stall_response":
+                return _stall_context(self.contexts)
+            return _failure_context(self.contexts)
+
+        async def observe(decision_type: str, subject: str, decided_at: datetime, works: bool) -> None:
+            # Published as a backend publishes them, and acknowledged together:
+            # one call per fact through the gateway would take several times
+            # as long as everything else the rollouts do.
+            event = self._fact_event(decision_type, subject, decided_at, works, rng)
+            await publisher.booking_facts(event, msg_id=f"{subject}:{event['at']}")
+            self.report.facts_sent += 1
+
+        rollouts = GuardedRollouts(
+            self,
+            observe=observe,
+            plans=ROLLOUTS,
+            recorder=recorder,
+            registry=registry,
+            success_rate=SUCCESS_RATE,
+            rng=rng,
+            contexts=context,
+            instant=lambda: self._instant(rng),
+            subject_prefix=f"demo-{self.run_id}-rollout",
+            failures=self.report.failures,
+        )
+        self.report.rollouts = await rollouts.run()
+        self.report.decisions_recorded += sum(r.decisions for r in self.report.rollouts)
 
     async def _booking_round(self, recorder: DecisionRecorder, publisher: TelemetryPublisher) -> None:
         for decision_type, agent, action_choices in (
@@ -263,11 +334,20 @@ class Fleet:
             self.report.task_runs += 1
 
     async def _facts(self, decision_type: str, subject: str, decided_at: datetime, works: bool) -> None:
-        later = decided_at + timedelta(minutes=self.rng.randrange(5, 35))
+        event = self._fact_event(decision_type, subject, decided_at, works, self.rng)
+        reply = await self.http.post("/internal/facts", json=event, headers=self.internal)
+        reply.raise_for_status()
+        self.report.facts_sent += 1
+
+    def _fact_event(
+        self, decision_type: str, subject: str, decided_at: datetime, works: bool, rng: random.Random
+    ) -> dict[str, str | bool]:
+        """What the backend observed of the subject afterwards: the decision worked out, or it did not."""
+        later = decided_at + timedelta(minutes=rng.randrange(5, 35))
         event: dict[str, str | bool]
         if decision_type == "stall_response":
             sla = decided_at + timedelta(minutes=30)
-            delivered = later if works else sla + timedelta(minutes=self.rng.randrange(5, 60))
+            delivered = later if works else sla + timedelta(minutes=rng.randrange(5, 60))
             event = {
                 "subject_id": subject,
                 "at": min(delivered, self.now).isoformat(),
@@ -284,9 +364,7 @@ class Fleet:
             }
         else:
             event = {"subject_id": subject, "at": later.isoformat(), "status": "cancelled", "cancelled": True}
-        reply = await self.http.post("/internal/facts", json=event, headers=self.internal)
-        reply.raise_for_status()
-        self.report.facts_sent += 1
+        return event
 
     async def _conversation_round(self) -> None:
         model = self.rng.choice((STRONG_MODEL, WEAK_MODEL))
@@ -299,14 +377,19 @@ class Fleet:
     async def _sweep(self) -> None:
         # The sweep judges 500 at a time per call; repeat until nothing is left.
         for _ in range(50):
-            reply = await self.http.post("/internal/outcomes/sweep", headers=self.internal)
-            reply.raise_for_status()
-            body = reply.json()
-            self.report.judged += body["judged"]
-            for outcome, count in body["by_outcome"].items():
-                self.report.by_outcome[outcome] = self.report.by_outcome.get(outcome, 0) + count
-            if body["judged"] == 0:
+            if await self._sweep_once() == 0:
                 return
+
+    async def _sweep_once(self) -> int:
+        """One sweep (which wakes the rollout guard); how many decisions it judged."""
+        reply = await self.http.post("/internal/outcomes/sweep", headers=self.internal)
+        reply.raise_for_status()
+        body = reply.json()
+        self.report.judged += body["judged"]
+        for outcome, count in body["by_outcome"].items():
+            self.report.by_outcome[outcome] = self.report.by_outcome.get(outcome, 0) + count
+        judged: int = body["judged"]
+        return judged
 
     async def _ask(self, client: PrecedentClient) -> None:
         answer = await client.precedents("stall_response", _stall_context(self.contexts), k=10)
@@ -365,6 +448,13 @@ class Fleet:
         runs = sum(agent.get("runs", 0) for agent in report.insights.get("agents", []))
         if runs == 0:
             report.failures.append("insights show no runs")
+        for rollout in report.rollouts:
+            plan = rollout.plan
+            if rollout.state != plan.expected:
+                report.failures.append(
+                    f"the rollout of the {plan.claim} model {plan.candidate} to {plan.agent_id}/{plan.decision_type}"
+                    f" ended {rollout.state or 'unstarted'}, not {plan.expected}"
+                )
 
 
 def render(report: DemoReport) -> str:
@@ -395,14 +485,45 @@ def render(report: DemoReport) -> str:
         for a in insights.get("agents", [])
         if a.get("runs") or a.get("state") not in (None, "silent")
     ]
+    lines += _rollout_lines(report.rollouts)
     lines.append("all claims hold" if report.ok else "CLAIMS FAILED: " + "; ".join(report.failures))
     return "\n".join(lines)
+
+
+def _rollout_lines(rollouts: list[RolloutReport]) -> list[str]:
+    if not rollouts:
+        return []
+    lines = [f"guarded rollouts (steps {' → '.join(map(str, STEPS))} %, {MIN_JUDGED} judged per arm before a step):"]
+    for rollout in rollouts:
+        plan = rollout.plan
+        arms = rollout.arms
+        walked = " → ".join(f"{percent} %" for percent in rollout.walked)
+        lines.append(
+            f"    {plan.claim} model on {plan.agent_id}/{plan.decision_type}: {plan.baseline} → {plan.candidate}"
+            f"  {rollout.state or 'not started'} after {walked or 'no step'}"
+        )
+        if not arms:
+            continue
+        p_harm = "none" if rollout.p_harm is None else f"{rollout.p_harm:.3f}"
+        exposed = "exposed before the halt" if rollout.state == "halted" else "made"
+        lines.append(
+            "        "
+            + "  ".join(f"{arm} {arms[arm]['successes']:.0f}/{arms[arm]['judged']:.0f} succeeded" for arm in arms)
+            + f"  p_harm {p_harm}  candidate decisions {exposed}: {rollout.candidate_decisions}"
+        )
+        if rollout.aborted_stale:
+            lines.append(f"        aborted {rollout.aborted_stale}, left running by an earlier run")
+        lines.append(f"        guard: {rollout.reason}")
+    return lines
 
 
 async def run_fleet(
     target: DemoTarget, *, scale: int = 120, seed: int = 11, out: Callable[[str], None] = print
 ) -> DemoReport:
-    out(f"simulating {scale} booking rounds with {STRONG_MODEL} and {WEAK_MODEL} against {target.gateway_url}")
+    out(
+        f"simulating {scale} booking rounds with {STRONG_MODEL} and {WEAK_MODEL}, then a guarded rollout of each,"
+        f" against {target.gateway_url}"
+    )
     report = await Fleet(target, scale=scale, seed=seed, out=out).run()
     out(render(report))
     return report

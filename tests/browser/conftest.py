@@ -92,6 +92,7 @@ async def platform(template, *, demo: bool, model_key: bool = True) -> AsyncIter
             target = DemoTarget(
                 gateway_url=base,
                 decisions_addr=settings.addr("decisions"),
+                registry_addr=settings.addr("registry"),
                 nats_url=settings.nats_url,
                 internal_key=INTERNAL_KEY,
                 console_token=issue_token(JWT_SECRET, sub="demo", role=1),

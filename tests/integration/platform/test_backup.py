@@ -95,8 +95,8 @@ async def table_digests(dsn: str) -> dict[str, tuple[int, str]]:
         await conn.close()
 
 
-async def load_the_demo(settings) -> None:
-    """The demo's fleet at a small scale, then registry edits and a person's verdict."""
+async def load_the_demo(settings, dsn: str) -> int:
+    """The demo's fleet at a small scale, then registry edits and a person's verdict; the audit rows the demo wrote."""
     sock = bound_socket()
     settings = with_env(settings, http_port=sock.getsockname()[1])
     async with (
@@ -106,6 +106,7 @@ async def load_the_demo(settings) -> None:
         target = DemoTarget(
             gateway_url=gateway_url,
             decisions_addr=settings.addr("decisions"),
+            registry_addr=settings.addr("registry"),
             nats_url=settings.nats_url,
             internal_key=INTERNAL_KEY,
             console_token=issue_token(JWT_SECRET, sub="demo", role=1),
@@ -114,6 +115,8 @@ async def load_the_demo(settings) -> None:
         )
         report = await run_fleet(target, scale=10, seed=5, out=lambda line: None)
         assert report.failures == [] and report.judged == report.decisions_recorded > 0
+        # Its pins and rollouts are audited like any change.
+        demo_audit = (await table_digests(dsn))["registry.audit"][0]
         async with httpx.AsyncClient(base_url=gateway_url, headers=bearer(role=1)) as api:
             for minutes in (12, 14):
                 edited = await api.patch(
@@ -125,15 +128,16 @@ async def load_the_demo(settings) -> None:
                 f"/admin/ai/decisions/{listed[0]['id']}/outcome", json={"outcome": "unknown", "reason": "checked"}
             )
             assert rejudged.status_code == 200, rejudged.text
+    return demo_audit
 
 
 async def test_the_demos_data_round_trips_and_a_full_target_needs_force(settings, template, database, data_dir):
-    await load_the_demo(settings)
+    demo_audit = await load_the_demo(settings, template.raw_dsn(database))
     source = await table_digests(template.raw_dsn(database))
     assert source["decisions.decisions"][0] > 0 and source["outcomes.subject_facts"][0] > 0
     assert source["decisions.outcome_history"][0] > source["decisions.decisions"][0]
-    # Two threshold edits and the person's re-judge.
-    assert source["registry.audit"][0] == 3 and source["telemetry.runs"][0] > 0
+    # What the demo audited, two threshold edits and the person's re-judge.
+    assert source["registry.audit"][0] == demo_audit + 3 and source["telemetry.runs"][0] > 0
 
     archive = data_dir / "outrider.dump"
     backed_up = await outrider("backup", str(archive), data_dir=data_dir, database_url=settings.database_url)
