@@ -226,13 +226,18 @@ async def test_read_only_staff_see_every_page_but_no_write_control(demo: Platfor
     assert await page.get_by_role("button", name="Record judgement").count() == 0
 
 
-async def test_a_tenant_login_sees_the_gateways_403_text(demo: Platform, page: Page, axe_source):
+async def test_a_tenant_login_gets_one_screen_that_says_why_and_no_page_asks_the_gateway(
+    demo: Platform, page: Page, axe_source
+):
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url) if "/admin/ai/" in request.url else None)
     await page.goto(demo.link(role=1, tenant=7))
-    alert = page.get_by_role("alert").first
-    await expect(alert).to_contain_text("Not allowed")
-    await expect(alert).to_contain_text("this console area is for platform staff (tenant 0) only")
-    await expect(alert).to_contain_text("STAFF_ONLY")
-    await screenshot(page, "tenant-403")
+    await expect(page.get_by_role("heading", name="No access to the Outrider console")).to_be_visible()
+    await expect(page.get_by_role("status")).to_contain_text("signed in for tenant 7")
+    # The gateway refuses a tenant every page (STAFF_ONLY); the console does not ask, and shows no refusal box.
+    assert await page.get_by_role("alert").count() == 0
+    assert asked == []
+    await screenshot(page, "tenant-no-access")
     await accessible(page, axe_source)
 
 
