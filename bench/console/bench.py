@@ -3,6 +3,8 @@ each page takes to become usable against the embedded stack with demo data.
 
     python -m bench.console.bench                 # demo scale 120, 5 rounds
     python -m bench.console.bench --scale 20 --rounds 1   # smoke
+    python -m bench.console.bench --scale 1200 --rounds 3 --data-dir /tmp/demo-1200
+                                                  # 10x, the demo loaded once and kept
 
 It runs `outrider up` on a temporary data dir (embedded Postgres and
 nats-server, one process per context and one for the gateway, as a newcomer
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gzip
 import os
 import re
@@ -32,9 +35,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
 from services.common.settings import CONTEXTS
@@ -42,8 +47,15 @@ from tests.harness import reserved_port, reserved_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "gateway" / "console_dist"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 # path, then a selector present only once the page's data is rendered.
 PAGES = {
@@ -52,8 +64,13 @@ PAGES = {
     "decisions": ("/console/decisions", "table tbody tr"),
     "decision": ("/console/decisions/{decision}", "#precedents-heading ~ .table-wrap tbody tr"),
     "insights": ("/console/insights", "svg[role=img]"),
+    "runs": ("/console/runs", "table tbody tr"),
+    "run": ("/console/runs/{run_agent}/{run_task}", "#run-heading"),
     "routing": ("/console/routing?decision_type=stall_response", "svg[role=img]"),
-    "playground": ("/console/playground", "#pg-prompt"),
+    "rollouts": ("/console/rollouts", "table tbody tr"),
+    "rollout": ("/console/rollouts/{rollout}", "#rollout-heading"),
+    "alerts": ("/console/alerts", "section[aria-labelledby=resolved-heading] :is(.state-empty, .alerts)"),
+    "playground": ("/console/playground", "#pg-prompt, .notice-warn"),
     "audit": ("/console/audit", ".state-empty, table tbody tr"),
     "human decisions": ("/console/subjects/{subject}", ".state-empty, .timeline"),
 }
@@ -72,14 +89,18 @@ def initial_bundle() -> dict[str, int]:
 
 
 async def ready_at(page, selector: str) -> float:
-    handle = await page.wait_for_function(
-        "sel => document.querySelector(sel) ? performance.now() : null", arg=selector, timeout=30_000, polling="raf"
-    )
+    try:
+        handle = await page.wait_for_function(
+            "sel => document.querySelector(sel) ? performance.now() : null", arg=selector, timeout=30_000, polling="raf"
+        )
+    except PlaywrightTimeout:
+        raise SystemExit(f"{selector} never appeared on {page.url}") from None
     return float(await handle.json_value())
 
 
-async def measure(base: str, token: str, pages: dict[str, tuple[str, str]], rounds: int,
-                  breakdown: bool = False) -> dict[str, dict[str, float]]:
+async def measure(
+    base: str, token: str, pages: dict[str, tuple[str, str]], rounds: int, breakdown: bool = False
+) -> dict[str, dict[str, float]]:
     cold: dict[str, list[float]] = {name: [] for name in pages}
     warm: dict[str, list[float]] = {name: [] for name in pages}
     async with async_playwright() as driver:
@@ -94,8 +115,10 @@ async def measure(base: str, token: str, pages: dict[str, tuple[str, str]], roun
                     if breakdown:
                         entries = await page.evaluate(
                             "() => [performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,"
-                            " ...performance.getEntriesByType('resource').map(e => [e.name.split('/').slice(3).join('/'),"
-                            " Math.round(e.startTime), Math.round(e.duration)])]")
+                            " ...performance.getEntriesByType('resource')"
+                            ".map(e => [e.name.split('/').slice(3).join('/'),"
+                            " Math.round(e.startTime), Math.round(e.duration)])]"
+                        )
                         print(name, round(entries[0]), entries[1:])
                     # Warm: back on the first page, then this one again with the cache filled.
                     await page.goto(f"{base}/console/audit")
@@ -105,13 +128,20 @@ async def measure(base: str, token: str, pages: dict[str, tuple[str, str]], roun
                     await context.close()
         finally:
             await browser.close()
-    return {name: {"cold_ms": statistics.median(cold[name]), "warm_ms": statistics.median(warm[name]),
-                   "cold_max_ms": max(cold[name])} for name in pages}
+    return {
+        name: {
+            "cold_ms": statistics.median(cold[name]),
+            "warm_ms": statistics.median(warm[name]),
+            "cold_max_ms": max(cold[name]),
+        }
+        for name in pages
+    }
 
 
 def outrider(*args: str, env: dict[str, str], **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "launcher.cli", *args], env=env, check=True, text=True,
-                          capture_output=True, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "launcher.cli", *args], env=env, check=True, text=True, capture_output=True, **kwargs
+    )
 
 
 def wait_ready(base: str, up: subprocess.Popen, timeout: float = 180) -> None:
@@ -128,45 +158,100 @@ def wait_ready(base: str, up: subprocess.Popen, timeout: float = 180) -> None:
     raise SystemExit("outrider up never became ready")
 
 
-async def main(scale: int, rounds: int, breakdown: bool) -> None:
-    data_dir = Path(tempfile.mkdtemp(prefix="outrider-bench-console-"))
+@contextlib.contextmanager
+def demo_stack(scale: int, data_dir: Path | None) -> Iterator[tuple[str, str, str]]:
+    """`outrider up` with the demo loaded: (gateway base URL, a role 1 token, how the demo was loaded).
+
+    A kept data dir holds the loaded demo, so later runs (before and after a
+    change) measure the same data and skip the load.
+    """
+    kept = data_dir is not None
+    data_dir = data_dir or Path(tempfile.mkdtemp(prefix="outrider-bench-console-"))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    loaded = data_dir / "demo-loaded.txt"
     port = reserved_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OUTRIDER_", "DATABASE_URL", "NATS_URL"))}
-    env.update({"OUTRIDER_DATA_DIR": str(data_dir / "data"), "OUTRIDER_HTTP_PORT": str(port),
-                "OUTRIDER_GRPC_PORT": str(reserved_ports(len(CONTEXTS))), "OUTRIDER_NATS_PORT": str(reserved_port())})
+    env.update(
+        {
+            "OUTRIDER_DATA_DIR": str(data_dir / "data"),
+            "OUTRIDER_HTTP_PORT": str(port),
+            "OUTRIDER_GRPC_PORT": str(reserved_ports(len(CONTEXTS))),
+            "OUTRIDER_NATS_PORT": str(reserved_port()),
+        }
+    )
     base = f"http://127.0.0.1:{port}"
-    up = subprocess.Popen([sys.executable, "-m", "launcher.cli", "up"], env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+    up = subprocess.Popen(
+        [sys.executable, "-m", "launcher.cli", "up"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         wait_ready(base, up)
-        demo = outrider("demo", "--scale", str(scale), "--backend-port", str(reserved_port()), env=env, timeout=900)
-        summary = next((line for line in demo.stdout.splitlines() if "decisions" in line), "")
-        token = outrider("token", "--role", "1", env=env).stdout.strip()
-        async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}) as api:
-            first = (await api.get("/admin/ai/decisions", params={"limit": 1})).json()["items"][0]
-        pages = {name: (path.format(decision=first["id"], subject=first["subject_id"]), selector)
-                 for name, (path, selector) in PAGES.items()}
-        results = await measure(base, token, pages, rounds, breakdown)
+        if not loaded.exists():
+            started = time.monotonic()
+            demo = outrider(
+                "demo", "--scale", str(scale), "--backend-port", str(reserved_port()), env=env, timeout=7200
+            )
+            summary = [line for line in demo.stdout.splitlines() if "decisions" in line][-1].strip()
+            loaded.write_text(f"scale {scale}, loaded in {time.monotonic() - started:.0f} s: {summary}\n")
+        yield base, outrider("token", "--role", "1", env=env).stdout.strip(), loaded.read_text().strip()
     finally:
         up.send_signal(signal.SIGINT)
         up.wait(60)
-        shutil.rmtree(data_dir, ignore_errors=True)
+        if not kept:
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
+async def first_ids(base: str, token: str) -> dict[str, str]:
+    """The newest decision, run and rollout, for the detail pages."""
+    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}) as api:
+        first = (await api.get("/admin/ai/decisions", params={"limit": 1})).json()["items"][0]
+        run = (await api.get("/admin/ai/runs", params={"limit": 1})).json()["items"][0]
+        rollout = (await api.get("/admin/ai/rollouts", params={"limit": 1})).json()["items"][0]
+    return {
+        "decision": first["id"],
+        "subject": first["subject_id"],
+        "run_agent": run["agent_id"],
+        "run_task": run["task_id"],
+        "rollout": rollout["id"],
+    }
+
+
+async def main(scale: int, rounds: int, breakdown: bool, data_dir: Path | None, only: list[str]) -> None:
+    with demo_stack(scale, data_dir) as (base, token, summary):
+        ids = await first_ids(base, token)
+        pages = {
+            name: (path.format(**ids), selector) for name, (path, selector) in PAGES.items() if not only or name in only
+        }
+        load_before = os.getloadavg()[0]
+        results = await measure(base, token, pages, rounds, breakdown)
+        load_after = os.getloadavg()[0]
 
     bundle = initial_bundle()
     print(f"outrider up with `outrider demo --scale {scale}` loaded; {rounds} rounds")
-    print(f"demo: {summary.strip()}")
-    print(f"initial bundle: {bundle['files']} files, {bundle['raw'] / 1024:.1f} KiB raw, "
-          f"{bundle['gzip'] / 1024:.1f} KiB gzipped")
+    print(f"demo: {summary}")
+    print(f"load average (1 min): {load_before:.1f} at the start, {load_after:.1f} at the end")
+    print(
+        f"initial bundle: {bundle['files']} files, {bundle['raw'] / 1024:.1f} KiB raw, "
+        f"{bundle['gzip'] / 1024:.1f} KiB gzipped"
+    )
     print(f"{'page':<32} {'cold median':>12} {'cold max':>10} {'warm median':>12}")
     for name, figures in results.items():
-        print(f"{name:<32} {figures['cold_ms']:>9.0f} ms {figures['cold_max_ms']:>7.0f} ms {figures['warm_ms']:>9.0f} ms")
+        print(
+            f"{name:<32} {figures['cold_ms']:>9.0f} ms {figures['cold_max_ms']:>7.0f} ms {figures['warm_ms']:>9.0f} ms"
+        )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=120, help="demo booking rounds, as `outrider demo --scale`")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--breakdown", action="store_true",
-                        help="print each cold load's DOMContentLoaded and its requests (start, duration in ms)")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="print each cold load's DOMContentLoaded and its requests (start, duration in ms)",
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, help="keep the stack's data here and reuse a demo already loaded there (loads it once)"
+    )
+    parser.add_argument("--page", action="append", default=[], choices=PAGES, help="measure only this page (repeat)")
     args = parser.parse_args()
-    asyncio.run(main(args.scale, args.rounds, args.breakdown))
+    asyncio.run(main(args.scale, args.rounds, args.breakdown, args.data_dir, args.page))

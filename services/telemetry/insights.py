@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from nats.js import JetStreamContext
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from services.common.clients import ContextCallError
 from services.common.errors import Unavailable
@@ -68,6 +68,10 @@ async def _optional(source: str, call: Awaitable[T], degraded: dict[str, str]) -
     return None
 
 
+async def _own_stats(conn: AsyncConnection, days: int) -> tuple[list[rules.RunStats], list[rules.ModelStats]]:
+    return await store.run_stats(conn, days=days), await store.model_stats(conn, days=days)
+
+
 async def insights(
     *,
     days: int,
@@ -78,20 +82,21 @@ async def insights(
     prices: Mapping[str, rules.Price],
 ) -> Insights:
     """The last `days` days of the fleet, from every source that answers."""
+    degraded: dict[str, str] = {}
     try:
         async with engine.connect() as conn:
-            stats = await store.run_stats(conn, days=days)
-            model_stats = await store.model_stats(conn, days=days)
+            # The database's now opens the window the other sources are asked about; once it is
+            # known, the aggregates over the own schema run while those sources answer.
             last_run, now = await store.last_received(conn)
+            (stats, model_stats), registry_agents, outcome_counts, live = await asyncio.gather(
+                _own_stats(conn, days),
+                _optional("registry", registry.agents(), degraded),
+                _optional("decisions", decisions.outcome_counts(now - timedelta(days=days)), degraded),
+                _optional("heartbeats", heartbeats.read_live(js), degraded),
+            )
     except (SQLAlchemyError, OSError) as error:
         raise _unavailable() from error
 
-    degraded: dict[str, str] = {}
-    registry_agents, outcome_counts, live = await asyncio.gather(
-        _optional("registry", registry.agents(), degraded),
-        _optional("decisions", decisions.outcome_counts(now - timedelta(days=days)), degraded),
-        _optional("heartbeats", heartbeats.read_live(js), degraded),
-    )
     usage = rules.model_usage(model_stats, prices)
     return Insights(
         days=days,
