@@ -7,7 +7,7 @@ export function ZoneControl() {
     <label className="zone-control">
       Times in
       <select value={choice} onChange={(event) => chooseZone(parseZoneChoice(event.target.value))}>
-        <option value="local">my zone ({browserZone()})</option>
+        <option value="local">{browserZone()}</option>
         <option value="utc">UTC</option>
       </select>
     </label>

@@ -210,7 +210,7 @@ function Metrics({ models }: { models: string[] }) {
   return (
     <section aria-labelledby="metrics-heading">
       <h2 id="metrics-heading">Conversation metrics</h2>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Conversation metrics, scrolls sideways on a narrow screen">
         <table>
           <thead>
             <tr>
