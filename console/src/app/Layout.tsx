@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { ZoneControl } from "../components/ZoneControl";
 import { AlertsBadge } from "../features/alerts/components/AlertsBadge";
 import { Link, useLocation } from "../lib/router";
 import { roleLabel } from "../lib/session";
@@ -48,6 +49,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </ul>
         </nav>
         <AlertsBadge />
+        <ZoneControl />
         {claims ? (
           <div className="who">
             <span className="shortcut-hint" title="Press / to search">

@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from "react";
 import { useSearch } from "../lib/router";
+import { PAGE_SIZES } from "./pageSize";
 
 /**
  * Where a keyset-paged listing is: the page's cursor lives in the URL beside
@@ -74,5 +75,21 @@ export function Pager({
         {nextLabel}
       </button>
     </nav>
+  );
+}
+
+/** The choice of how many rows a page holds; a new size starts again from the first page. */
+export function PageSizeSelect({ id, value, onChange }: { id: string; value: number; onChange: (size: number) => void }) {
+  return (
+    <span className="page-size">
+      <label htmlFor={id}>Rows per page</label>
+      <select id={id} value={value} onChange={(event) => onChange(Number(event.target.value))}>
+        {PAGE_SIZES.map((size) => (
+          <option key={size} value={size}>
+            {size}
+          </option>
+        ))}
+      </select>
+    </span>
   );
 }

@@ -39,6 +39,11 @@ describe("times", () => {
     expect(formatLocal("not a time")).toBe("not a time");
     expect(formatLocal(null)).toBe("—");
   });
+  it("runs the clock from 00 to 23, never 12-hour or 24:00", () => {
+    expect(formatLocal("2026-09-29T00:05:00Z", "UTC")).toBe("29 Sept 2026, 00:05:00 UTC");
+    expect(formatLocal("2026-09-29T13:05:00Z", "UTC")).toBe("29 Sept 2026, 13:05:00 UTC");
+    expect(formatTick("2026-09-29T00:00:00Z", 3600, "UTC")).toBe("00:00");
+  });
   it("labels chart ticks by hour or by day", () => {
     expect(formatTick(iso, 3600, "UTC")).toBe("15:27");
     expect(formatTick(iso, 86_400, "Asia/Kolkata")).toBe("29 Sept");

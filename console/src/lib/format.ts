@@ -1,6 +1,7 @@
-// Numbers and times as an operator reads them. Times are shown in the
-// operator's own zone, with the UTC instant kept for a hover title, because
-// an incident is discussed in UTC across zones and read locally at a desk.
+// Numbers and times as an operator reads them. Times are shown in the zone
+// the operator chose (lib/timeZone: their own by default, or UTC), with the
+// other one kept for a hover title, because an incident is discussed in UTC
+// across zones and read locally at a desk. Clocks run 00–23 everywhere.
 
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 
@@ -40,6 +41,7 @@ export function formatLocal(iso: string | null, timeZone?: string): string {
     hour: "2-digit",
     minute: "2-digit",
     second: "2-digit",
+    hourCycle: "h23",
     timeZone,
     timeZoneName: "short",
   }).format(date);
@@ -56,7 +58,7 @@ export function formatUtc(iso: string): string {
 export function formatTick(iso: string | null, bucketSeconds: number, timeZone?: string): string {
   if (iso === null) return "—";
   const options: Intl.DateTimeFormatOptions =
-    bucketSeconds < 86_400 ? { hour: "2-digit", minute: "2-digit", timeZone } : { month: "short", day: "numeric", timeZone };
+    bucketSeconds < 86_400 ? { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone } : { month: "short", day: "numeric", timeZone };
   return new Intl.DateTimeFormat("en-GB", options).format(new Date(iso));
 }
 

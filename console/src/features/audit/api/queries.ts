@@ -3,10 +3,12 @@ import { apiGet } from "../../../api/client";
 import { filtersToQuery, type AuditFilters } from "../logic/audit";
 import { auditKeys } from "./keys";
 
-export function useAudit(filters: AuditFilters, cursor: string, enabled: boolean) {
+export const PAGE_SIZE = 50;
+
+export function useAudit(filters: AuditFilters, cursor: string, limit: number, enabled: boolean) {
   return useQuery({
-    queryKey: auditKeys.page(filters, cursor),
-    queryFn: () => apiGet("/admin/ai/audit", { query: { ...filtersToQuery(filters), cursor, limit: 50 } }),
+    queryKey: auditKeys.page(filters, cursor, limit),
+    queryFn: () => apiGet("/admin/ai/audit", { query: { ...filtersToQuery(filters), cursor, limit } }),
     placeholderData: keepPreviousData,
     enabled,
     // Writes elsewhere in the console add rows here; the audit is read-only

@@ -1,10 +1,11 @@
 import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
-import { Pager, useKeysetPages } from "../../../components/Pager";
+import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
+import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { Link, useSearch } from "../../../lib/router";
-import { useAudit, useSkillAgents } from "../api/queries";
+import { PAGE_SIZE, useAudit, useSkillAgents } from "../api/queries";
 import {
   AUDIT_ENTITIES,
   auditDiff,
@@ -28,14 +29,16 @@ export function AuditPage() {
   const [search] = useSearch();
   const filters = filtersFromSearch(search);
   const problem = rangeProblem(filters);
-  const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
-  const audit = useAudit(filters, pages.cursor, problem === null);
+  const limit = pageSizeFromSearch(search, PAGE_SIZE);
+  const withLimit = (next: Record<string, string>, size = limit) => ({ ...next, ...pageSizeToSearch(size, PAGE_SIZE) });
+  const pages = useKeysetPages((cursor) => withLimit(filtersToSearch(filters, cursor)));
+  const audit = useAudit(filters, pages.cursor, limit, problem === null);
   const skillAgents = useSkillAgents().data ?? {};
 
   return (
     <>
       <PageHeader title="Audit" />
-      <Filters key={search.toString()} filters={filters} onApply={(next) => pages.restart(filtersToSearch(next))} />
+      <Filters key={search.toString()} filters={filters} onApply={(next) => pages.restart(withLimit(filtersToSearch(next)))} />
       {problem ? (
         <p className="notice notice-error" role="alert">
           {problem}
@@ -101,7 +104,9 @@ export function AuditPage() {
                   label="Audit pages"
                   previousLabel="Newer changes"
                   nextLabel="Older changes"
-                />
+                >
+                  <PageSizeSelect id="audit-limit" value={limit} onChange={(size) => pages.restart(withLimit(filtersToSearch(filters), size))} />
+                </Pager>
               </>
             )
           }

@@ -10,6 +10,6 @@ describe("decision keys", () => {
   });
   it("every listing sits under the lists prefix, so one invalidation reaches them all", () => {
     const filters = { decision_type: "x", agent_id: "", subject_id: "", outcome: "", model: "", from: "", to: "" };
-    expect(decisionKeys.list(filters, "c").slice(0, 2)).toEqual([...decisionKeys.lists()]);
+    expect(decisionKeys.list(filters, "c", 25).slice(0, 2)).toEqual([...decisionKeys.lists()]);
   });
 });

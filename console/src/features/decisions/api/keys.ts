@@ -3,7 +3,7 @@ import type { DecisionFilters } from "../logic/filters";
 export const decisionKeys = {
   all: ["decisions"] as const,
   lists: () => [...decisionKeys.all, "list"] as const,
-  list: (filters: DecisionFilters, cursor: string) => [...decisionKeys.lists(), filters, cursor] as const,
+  list: (filters: DecisionFilters, cursor: string, limit: number) => [...decisionKeys.lists(), filters, cursor, limit] as const,
   detail: (id: string) => [...decisionKeys.all, "detail", id] as const,
   choices: () => [...decisionKeys.all, "choices"] as const,
 };

@@ -6,11 +6,11 @@ import { decisionKeys, keysChangedByRejudge } from "./keys";
 
 export const PAGE_SIZE = 25;
 
-export function useDecisions(filters: DecisionFilters, cursor: string) {
+export function useDecisions(filters: DecisionFilters, cursor: string, limit: number) {
   return useQuery({
-    queryKey: decisionKeys.list(filters, cursor),
+    queryKey: decisionKeys.list(filters, cursor, limit),
     queryFn: () =>
-      apiGet("/admin/ai/decisions", { query: { ...filtersToQuery(filters), cursor, limit: PAGE_SIZE } }),
+      apiGet("/admin/ai/decisions", { query: { ...filtersToQuery(filters), cursor, limit } }),
     placeholderData: keepPreviousData,
   });
 }

@@ -1,6 +1,7 @@
 import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
-import { Pager, useKeysetPages } from "../../../components/Pager";
+import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
+import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
 import { OutcomeBadge } from "../../../components/Badges";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
@@ -21,11 +22,13 @@ import { ExportControl } from "./ExportControl";
 export function DecisionsPage() {
   const [search] = useSearch();
   const filters = filtersFromSearch(search);
-  const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
-  const decisions = useDecisions(filters, pages.cursor);
+  const limit = pageSizeFromSearch(search, PAGE_SIZE);
+  const withLimit = (next: Record<string, string>, size = limit) => ({ ...next, ...pageSizeToSearch(size, PAGE_SIZE) });
+  const pages = useKeysetPages((cursor) => withLimit(filtersToSearch(filters, cursor)));
+  const decisions = useDecisions(filters, pages.cursor, limit);
 
   const apply = (next: DecisionFilters) => {
-    pages.restart(filtersToSearch(next));
+    pages.restart(withLimit(filtersToSearch(next)));
   };
 
   return (
@@ -93,8 +96,9 @@ export function DecisionsPage() {
                 nextLabel="Next page"
               >
                 <span className="hint" aria-live="polite">
-                  Page {pages.number} · {page.items.length} of at most {PAGE_SIZE}
+                  Page {pages.number} · {page.items.length} of at most {limit}
                 </span>
+                <PageSizeSelect id="decisions-limit" value={limit} onChange={(size) => pages.restart(withLimit(filtersToSearch(filters), size))} />
               </Pager>
             </>
           )

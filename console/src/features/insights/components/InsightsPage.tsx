@@ -1,11 +1,13 @@
 import type { Insights } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
+import { SortHeader, useSortedRows, type SortColumn } from "../../../components/SortableTable";
 import { StateBadge } from "../../../components/Badges";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { formatCount, formatMs, formatRate } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { insightsRunsPath } from "../../../lib/runLinks";
+import { agentTotals } from "../logic/agentTotals";
 import { outcomeGrid, outcomeListPath } from "../logic/chart";
 import { useInsights, useRunSeries } from "../api/queries";
 import { RunChart } from "./RunChart";
@@ -37,7 +39,7 @@ export function InsightsPage() {
                 name="window"
                 value={w.days}
                 checked={w.days === days}
-                onChange={() => setSearch({ days: String(w.days) })}
+                onChange={() => setSearch({ ...Object.fromEntries(search), days: String(w.days) })}
               />
               {w.label}
             </label>
@@ -75,61 +77,7 @@ export function InsightsPage() {
               {data.agents.length === 0 ? (
                 <Empty>No agent is registered or reporting.</Empty>
               ) : (
-                <div className="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Agent</th>
-                        <th scope="col">State</th>
-                        <th scope="col" className="num">
-                          Runs
-                        </th>
-                        <th scope="col" className="num">
-                          Failures
-                        </th>
-                        <th scope="col" className="num">
-                          Average
-                        </th>
-                        <th scope="col" className="num">
-                          p95
-                        </th>
-                        <th scope="col">Last run</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {data.agents.map((a) => (
-                        <tr key={a.agent_id} className={a.runs === 0 ? "row-quiet" : undefined}>
-                          <td>
-                            {a.registered ? <Link to={`/agents/${encodeURIComponent(a.agent_id)}`}>{a.agent_id}</Link> : a.agent_id}
-                            {!a.registered ? <span className="hint"> (not in the registry)</span> : null}
-                          </td>
-                          <td>
-                            <StateBadge state={a.state} />
-                          </td>
-                          <td className="num">
-                            <Link to={insightsRunsPath(a.agent_id, days, shownAt)} aria-label={`${formatCount(a.runs)} runs of ${a.agent_id}`}>
-                              {formatCount(a.runs)}
-                            </Link>
-                          </td>
-                          <td className="num">
-                            <Link
-                              to={insightsRunsPath(a.agent_id, days, shownAt, true)}
-                              aria-label={`${formatCount(a.failures)} failed runs of ${a.agent_id}`}
-                            >
-                              {formatCount(a.failures)}
-                            </Link>
-                            {a.runs > 0 ? <span className="hint"> ({formatRate(a.failures / a.runs)})</span> : null}
-                          </td>
-                          <td className="num">{formatMs(a.avg_ms)}</td>
-                          <td className="num">{formatMs(a.p95_ms)}</td>
-                          <td>
-                            <Time iso={a.last_run_at} empty="no run in this window" />
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <AgentsTable agents={data.agents} days={days} shownAt={shownAt} />
               )}
             </section>
 
@@ -158,6 +106,99 @@ export function InsightsPage() {
         )}
       </QueryView>
     </>
+  );
+}
+
+type AgentRow = Insights["agents"][number];
+
+const AGENT_COLUMNS = {
+  agent: { value: (a) => a.agent_id },
+  state: { value: (a) => a.state },
+  runs: { value: (a) => a.runs, first: "descending" },
+  failures: { value: (a) => a.failures, first: "descending" },
+  avg: { value: (a) => a.avg_ms, first: "descending" },
+  p95: { value: (a) => a.p95_ms, first: "descending" },
+  last: { value: (a) => (a.last_run_at ? Date.parse(a.last_run_at) : null), first: "descending" },
+} satisfies Record<string, SortColumn<AgentRow>>;
+
+function AgentsTable({ agents, days, shownAt }: { agents: AgentRow[]; days: number; shownAt: number }) {
+  const table = useSortedRows(agents, AGENT_COLUMNS);
+  const totals = agentTotals(agents);
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <SortHeader table={table} column="agent">
+              Agent
+            </SortHeader>
+            <SortHeader table={table} column="state">
+              State
+            </SortHeader>
+            <SortHeader table={table} column="runs" numeric>
+              Runs
+            </SortHeader>
+            <SortHeader table={table} column="failures" numeric>
+              Failures
+            </SortHeader>
+            <SortHeader table={table} column="avg" numeric>
+              Average
+            </SortHeader>
+            <SortHeader table={table} column="p95" numeric>
+              p95
+            </SortHeader>
+            <SortHeader table={table} column="last">
+              Last run
+            </SortHeader>
+          </tr>
+        </thead>
+        <tbody>
+          {table.rows.map((a) => (
+            <tr key={a.agent_id} className={a.runs === 0 ? "row-quiet" : undefined}>
+              <td>
+                {a.registered ? <Link to={`/agents/${encodeURIComponent(a.agent_id)}`}>{a.agent_id}</Link> : a.agent_id}
+                {!a.registered ? <span className="hint"> (not in the registry)</span> : null}
+              </td>
+              <td>
+                <StateBadge state={a.state} />
+              </td>
+              <td className="num">
+                <Link to={insightsRunsPath(a.agent_id, days, shownAt)} aria-label={`${formatCount(a.runs)} runs of ${a.agent_id}`}>
+                  {formatCount(a.runs)}
+                </Link>
+              </td>
+              <td className="num">
+                <Link to={insightsRunsPath(a.agent_id, days, shownAt, true)} aria-label={`${formatCount(a.failures)} failed runs of ${a.agent_id}`}>
+                  {formatCount(a.failures)}
+                </Link>
+                {a.runs > 0 ? <span className="hint"> ({formatRate(a.failures / a.runs)})</span> : null}
+              </td>
+              <td className="num">{formatMs(a.avg_ms)}</td>
+              <td className="num">{formatMs(a.p95_ms)}</td>
+              <td>
+                <Time iso={a.last_run_at} empty="no run in this window" />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row">All agents</th>
+            <td />
+            <td className="num">{formatCount(totals.runs)}</td>
+            <td className="num">
+              {formatCount(totals.failures)}
+              {totals.runs > 0 ? <span className="hint"> ({formatRate(totals.failures / totals.runs)})</span> : null}
+            </td>
+            <td className="num">{formatMs(totals.avgMs)}</td>
+            <td className="num">—</td>
+            <td>
+              <Time iso={totals.lastRunAt} empty="no run in this window" />
+            </td>
+          </tr>
+        </tfoot>
+      </table>
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 import type { SeriesPoint } from "../../../api/resources";
 import { formatCount, formatLocal, formatTick } from "../../../lib/format";
+import { useShownZone } from "../../../lib/timeZone";
 import { barLayout, niceCeiling, seriesTotals } from "../logic/chart";
 
 const WIDTH = 600;
@@ -8,6 +9,7 @@ const AXIS = 22;
 
 /** Runs per bucket as bars, the failed share in red at the foot of each bar. */
 export function RunChart({ agentId, points, bucketSeconds }: { agentId: string; points: SeriesPoint[]; bucketSeconds: number }) {
+  const zone = useShownZone();
   const totals = seriesTotals(points);
   const max = niceCeiling(totals.peak);
   const bars = barLayout(points, WIDTH, HEIGHT, max);
@@ -16,7 +18,7 @@ export function RunChart({ agentId, points, bucketSeconds }: { agentId: string; 
   const middle = points[Math.floor(points.length / 2)];
   const summary = `${agentId}: ${formatCount(totals.runs)} runs, ${formatCount(totals.failures)} failed, busiest bucket ${formatCount(
     totals.peak,
-  )} runs${first && last ? `, from ${formatLocal(first.start)} to the bucket starting ${formatLocal(last.start)}` : ""}.`;
+  )} runs${first && last ? `, from ${formatLocal(first.start, zone)} to the bucket starting ${formatLocal(last.start, zone)}` : ""}.`;
   return (
     <figure className="chart">
       <figcaption>
@@ -30,7 +32,7 @@ export function RunChart({ agentId, points, bucketSeconds }: { agentId: string; 
         {bars.map((bar, index) => (
           <g key={index}>
             <title>
-              {points[index] ? `${formatLocal(points[index].start)}: ${points[index].runs} runs, ${points[index].failures} failed` : ""}
+              {points[index] ? `${formatLocal(points[index].start, zone)}: ${points[index].runs} runs, ${points[index].failures} failed` : ""}
             </title>
             <rect x={bar.x} y={bar.runsY} width={bar.width} height={bar.runsHeight} className="bar-runs" />
             <rect x={bar.x} y={bar.failuresY} width={bar.width} height={bar.failuresHeight} className="bar-failures" />
@@ -38,17 +40,17 @@ export function RunChart({ agentId, points, bucketSeconds }: { agentId: string; 
         ))}
         {first ? (
           <text x={0} y={HEIGHT + 16} className="tick">
-            {formatTick(first.start, bucketSeconds)}
+            {formatTick(first.start, bucketSeconds, zone)}
           </text>
         ) : null}
         {middle ? (
           <text x={WIDTH / 2} y={HEIGHT + 16} className="tick" textAnchor="middle">
-            {formatTick(middle.start, bucketSeconds)}
+            {formatTick(middle.start, bucketSeconds, zone)}
           </text>
         ) : null}
         {last ? (
           <text x={WIDTH} y={HEIGHT + 16} className="tick" textAnchor="end">
-            {formatTick(last.start, bucketSeconds)}
+            {formatTick(last.start, bucketSeconds, zone)}
           </text>
         ) : null}
       </svg>

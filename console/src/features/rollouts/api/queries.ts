@@ -6,12 +6,12 @@ import { rolloutKeys } from "./keys";
 
 export const PAGE_SIZE = 25;
 
-export function useRollouts(filters: RolloutFilters, cursor: string) {
+export function useRollouts(filters: RolloutFilters, cursor: string, limit: number) {
   return useQuery({
-    queryKey: rolloutKeys.list(filters, cursor),
+    queryKey: rolloutKeys.list(filters, cursor, limit),
     queryFn: () =>
       apiGet("/admin/ai/rollouts", {
-        query: { agent_id: filters.agent, state: (filters.state || undefined) as RolloutState | undefined, cursor, limit: PAGE_SIZE },
+        query: { agent_id: filters.agent, state: (filters.state || undefined) as RolloutState | undefined, cursor, limit },
       }),
     placeholderData: keepPreviousData,
   });

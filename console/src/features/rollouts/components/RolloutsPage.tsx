@@ -1,6 +1,7 @@
 import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
-import { Pager, useKeysetPages } from "../../../components/Pager";
+import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
+import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { formatRate } from "../../../lib/format";
@@ -12,8 +13,10 @@ import { RolloutStateBadge } from "./RolloutStateBadge";
 export function RolloutsPage() {
   const [search] = useSearch();
   const filters = filtersFromSearch(search);
-  const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
-  const rollouts = useRollouts(filters, pages.cursor);
+  const limit = pageSizeFromSearch(search, PAGE_SIZE);
+  const withLimit = (next: Record<string, string>, size = limit) => ({ ...next, ...pageSizeToSearch(size, PAGE_SIZE) });
+  const pages = useKeysetPages((cursor) => withLimit(filtersToSearch(filters, cursor)));
+  const rollouts = useRollouts(filters, pages.cursor, limit);
   const names = useAgentNames().data ?? {};
 
   return (
@@ -23,7 +26,7 @@ export function RolloutsPage() {
         A change rolled out to a share of subjects, advanced step by step or halted by its guard on judged outcomes. Start
         one from an agent's page with “Roll out gradually”.
       </p>
-      <Filters key={`${filters.agent}|${filters.state}`} filters={filters} agents={Object.keys(names)} onApply={(next) => pages.restart(filtersToSearch(next))} />
+      <Filters key={`${filters.agent}|${filters.state}`} filters={filters} agents={Object.keys(names)} onApply={(next) => pages.restart(withLimit(filtersToSearch(next)))} />
       <QueryView query={rollouts} what="rollouts">
         {(page) =>
           page.items.length === 0 ? (
@@ -74,8 +77,9 @@ export function RolloutsPage() {
               </div>
               <Pager pages={pages} nextCursor={page.next_cursor} label="Rollout pages" previousLabel="Previous page" nextLabel="Next page">
                 <span className="hint" aria-live="polite">
-                  Page {pages.number} · {page.items.length} of at most {PAGE_SIZE}
+                  Page {pages.number} · {page.items.length} of at most {limit}
                 </span>
+                <PageSizeSelect id="rollouts-limit" value={limit} onChange={(size) => pages.restart(withLimit(filtersToSearch(filters), size))} />
               </Pager>
             </>
           )

@@ -1,6 +1,7 @@
 import { useEffect } from "react";
 import type { ModelArm } from "../../../api/resources";
 import { PageHeader } from "../../../components/PageHeader";
+import { SortHeader, useSortedRows, type SortColumn } from "../../../components/SortableTable";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { formatCount, formatCredit, formatRate } from "../../../lib/format";
 import { useSearch } from "../../../lib/router";
@@ -25,6 +26,8 @@ export function RoutingPage() {
     if (key === null && firstType) setSearch({ decision_type: firstType });
   }, [key, firstType]);
   const routing = useRouting(key);
+  // Another key has the same columns, so the models stay in the order chosen.
+  const keptSort = { sort: search.get("sort") ?? "", order: search.get("order") ?? "" };
 
   return (
     <>
@@ -38,7 +41,7 @@ export function RoutingPage() {
           <form className="filters" aria-label="Routing key" onSubmit={(event) => event.preventDefault()}>
             <div className="field">
               <label htmlFor="r-type">Decision type</label>
-              <select id="r-type" value={key?.by === "decision_type" ? key.value : ""} onChange={(e) => setSearch({ decision_type: e.target.value })}>
+              <select id="r-type" value={key?.by === "decision_type" ? key.value : ""} onChange={(e) => setSearch({ ...keptSort, decision_type: e.target.value })}>
                 <option value="">—</option>
                 {c.decisionTypes.map((t) => (
                   <option key={t} value={t}>
@@ -49,7 +52,7 @@ export function RoutingPage() {
             </div>
             <div className="field">
               <label htmlFor="r-skill">or skill</label>
-              <select id="r-skill" value={key?.by === "skill" ? key.value : ""} onChange={(e) => setSearch({ skill: e.target.value })}>
+              <select id="r-skill" value={key?.by === "skill" ? key.value : ""} onChange={(e) => setSearch({ ...keptSort, skill: e.target.value })}>
                 <option value="">—</option>
                 {c.skills.map((s) => (
                   <option key={s} value={s}>
@@ -121,29 +124,44 @@ function PosteriorChart({ arms }: { arms: ModelArm[] }) {
   );
 }
 
+const ARM_COLUMNS = {
+  model: { value: (arm) => arm.model },
+  successes: { value: (arm) => arm.successes, first: "descending" },
+  failures: { value: (arm) => arm.failures, first: "descending" },
+  mean: { value: (arm) => arm.posterior_mean, first: "descending" },
+  pick: { value: (arm) => arm.pick_probability, first: "descending" },
+} satisfies Record<string, SortColumn<ModelArm>>;
+
 function ArmsTable({ arms }: { arms: ModelArm[] }) {
+  const table = useSortedRows(arms, ARM_COLUMNS);
+  // Evidence adds up across models; a posterior mean or an interval does not.
+  const sum = (of: (arm: ModelArm) => number) => arms.reduce((total, arm) => total + of(arm), 0);
   return (
     <div className="table-wrap">
       <table>
         <thead>
           <tr>
-            <th scope="col">Model</th>
-            <th scope="col" className="num">
+            <SortHeader table={table} column="model">
+              Model
+            </SortHeader>
+            <SortHeader table={table} column="successes" numeric>
               Successes
-            </th>
-            <th scope="col" className="num">
+            </SortHeader>
+            <SortHeader table={table} column="failures" numeric>
               Failures
-            </th>
+            </SortHeader>
             <th scope="col">From decisions / conversations</th>
-            <th scope="col" className="num">
+            <SortHeader table={table} column="mean" numeric>
               Posterior mean
-            </th>
+            </SortHeader>
             <th scope="col">95 % interval</th>
-            <th scope="col">Pick probability</th>
+            <SortHeader table={table} column="pick">
+              Pick probability
+            </SortHeader>
           </tr>
         </thead>
         <tbody>
-          {arms.map((arm) => {
+          {table.rows.map((arm) => {
             const [low, high] = credibleInterval(arm.alpha, arm.beta);
             return (
               <tr key={arm.model}>
@@ -168,6 +186,20 @@ function ArmsTable({ arms }: { arms: ModelArm[] }) {
             );
           })}
         </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row">All models</th>
+            <td className="num">{formatCredit(sum((arm) => arm.successes))}</td>
+            <td className="num">{formatCredit(sum((arm) => arm.failures))}</td>
+            <td>
+              {formatCount(sum((arm) => arm.decisions.successes))}✓ {formatCount(sum((arm) => arm.decisions.failures))}✗ judged ·{" "}
+              {formatCredit(sum((arm) => arm.credit.successes))}✓ {formatCredit(sum((arm) => arm.credit.failures))}✗ credit
+            </td>
+            <td className="num">—</td>
+            <td>—</td>
+            <td>—</td>
+          </tr>
+        </tfoot>
       </table>
     </div>
   );
@@ -178,7 +210,7 @@ function Metrics({ models }: { models: string[] }) {
   return (
     <section aria-labelledby="metrics-heading">
       <h2 id="metrics-heading">Conversation metrics</h2>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Conversation metrics, scrolls sideways on a narrow screen">
         <table>
           <thead>
             <tr>

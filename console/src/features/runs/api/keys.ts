@@ -2,7 +2,7 @@ import type { RunFilters } from "../logic/filters";
 
 export const runKeys = {
   all: ["runs"] as const,
-  list: (filters: RunFilters, cursor: string) => [...runKeys.all, "list", filters, cursor] as const,
+  list: (filters: RunFilters, cursor: string, limit: number) => [...runKeys.all, "list", filters, cursor, limit] as const,
   detail: (agentId: string, taskId: string) => [...runKeys.all, "detail", agentId, taskId] as const,
   agents: () => [...runKeys.all, "agents"] as const,
 };

@@ -5,10 +5,10 @@ import { runKeys } from "./keys";
 
 export const PAGE_SIZE = 25;
 
-export function useRuns(filters: RunFilters, cursor: string) {
+export function useRuns(filters: RunFilters, cursor: string, limit: number) {
   return useQuery({
-    queryKey: runKeys.list(filters, cursor),
-    queryFn: () => apiGet("/admin/ai/runs", { query: { ...filtersToQuery(filters), cursor, limit: PAGE_SIZE } }),
+    queryKey: runKeys.list(filters, cursor, limit),
+    queryFn: () => apiGet("/admin/ai/runs", { query: { ...filtersToQuery(filters), cursor, limit } }),
     placeholderData: keepPreviousData,
   });
 }

@@ -1,6 +1,7 @@
 import { useState, type SubmitEvent } from "react";
 import { PageHeader } from "../../../components/PageHeader";
-import { Pager, useKeysetPages } from "../../../components/Pager";
+import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
+import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { formatMs } from "../../../lib/format";
@@ -13,14 +14,16 @@ import { RunStatusBadge } from "./RunStatusBadge";
 export function RunsPage() {
   const [search] = useSearch();
   const filters = filtersFromSearch(search);
-  const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
-  const runs = useRuns(filters, pages.cursor);
+  const limit = pageSizeFromSearch(search, PAGE_SIZE);
+  const withLimit = (next: Record<string, string>, size = limit) => ({ ...next, ...pageSizeToSearch(size, PAGE_SIZE) });
+  const pages = useKeysetPages((cursor) => withLimit(filtersToSearch(filters, cursor)));
+  const runs = useRuns(filters, pages.cursor, limit);
 
   return (
     <>
       <PageHeader title="Runs" />
       {/* Keyed by the URL's filters, so a link from Insights shows in the form too. */}
-      <Filters key={JSON.stringify(filters)} filters={filters} onApply={(next) => pages.restart(filtersToSearch(next))} />
+      <Filters key={JSON.stringify(filters)} filters={filters} onApply={(next) => pages.restart(withLimit(filtersToSearch(next)))} />
       <QueryView query={runs} what="runs">
         {(page) =>
           page.items.length === 0 ? (
@@ -67,8 +70,9 @@ export function RunsPage() {
               </div>
               <Pager pages={pages} nextCursor={page.next_cursor} label="Run pages" previousLabel="Previous page" nextLabel="Next page">
                 <span className="hint" aria-live="polite">
-                  Page {pages.number} · {page.items.length} of at most {PAGE_SIZE}
+                  Page {pages.number} · {page.items.length} of at most {limit}
                 </span>
+                <PageSizeSelect id="runs-limit" value={limit} onChange={(size) => pages.restart(withLimit(filtersToSearch(filters), size))} />
               </Pager>
             </>
           )
