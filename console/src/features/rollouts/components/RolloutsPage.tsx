@@ -3,10 +3,12 @@ import { PageHeader } from "../../../components/PageHeader";
 import { Pager, useKeysetPages } from "../../../components/Pager";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
+import { useAgentNames } from "../../../components/AgentName";
+import { nameOf } from "../../../lib/agentNames";
 import { formatRate } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { changeInWords, filtersFromSearch, filtersToSearch, ROLLOUT_STATES, type RolloutFilters } from "../logic/rollouts";
-import { PAGE_SIZE, useAgentNames, useRollouts } from "../api/queries";
+import { PAGE_SIZE, useRollouts } from "../api/queries";
 import { RolloutStateBadge } from "./RolloutStateBadge";
 
 export function RolloutsPage() {
@@ -14,7 +16,7 @@ export function RolloutsPage() {
   const filters = filtersFromSearch(search);
   const pages = useKeysetPages((cursor) => filtersToSearch(filters, cursor));
   const rollouts = useRollouts(filters, pages.cursor);
-  const names = useAgentNames().data ?? {};
+  const names = useAgentNames();
 
   return (
     <>
@@ -52,10 +54,12 @@ export function RolloutsPage() {
                     {page.items.map((rollout) => (
                       <tr key={rollout.id}>
                         <td>
-                          <Link to={`/rollouts/${rollout.id}`}>{names[rollout.agent_id] ?? rollout.agent_id}</Link>
-                          <div className="cell-note">
-                            <code>{rollout.agent_id}</code>
-                          </div>
+                          <Link to={`/rollouts/${rollout.id}`}>{nameOf(names, rollout.agent_id) ?? rollout.agent_id}</Link>
+                          {nameOf(names, rollout.agent_id) ? (
+                            <div className="cell-note">
+                              <code>{rollout.agent_id}</code>
+                            </div>
+                          ) : null}
                         </td>
                         <td>{rollout.decision_type}</td>
                         <td className="cell-change">{changeInWords(rollout.change, rollout.baseline)}</td>
