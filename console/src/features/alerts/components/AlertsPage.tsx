@@ -69,9 +69,9 @@ function AlertList({ alerts }: { alerts: Alert[] }) {
             </dl>
             <p className="alert-links">
               {alert.agent_id ? (
-                <span>
-                  <AgentName id={alert.agent_id} link /> in Agent Studio
-                </span>
+                <Link to={`/agents/${encodeURIComponent(alert.agent_id)}`}>
+                  <AgentName id={alert.agent_id} /> in Agent Studio
+                </Link>
               ) : null}
               {decisions ? <Link to={decisions}>Decisions of {alert.decision_type}</Link> : null}
               {alert.rollout_id ? <Link to={`/rollouts/${encodeURIComponent(alert.rollout_id)}`}>The rollout</Link> : null}
