@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from tests.harness import bearer, gateway_client, internal_headers, running
+from tests.integration.decisions.memory_support import connect, insert_rows, unit_vector
 
 NAME, PHONE, EMAIL = "Ravi Kumar", "+91 98450 12345", "ravi.kumar@example.com"
 DPO = {"sub": "u-dpo", "email": "dpo@example.com"}
@@ -123,3 +124,19 @@ async def test_an_erased_subjects_decision_answers_that_its_context_is_gone(sett
     assert (body["context"], body["redacted"]) == ({}, {})
     assert body["erased_at"] is not None
     assert [row["new"] for row in reads] == [{"redacted": {}, "erased": True}]
+
+
+async def test_a_read_the_registry_cannot_audit_shows_nothing(settings, template, database):
+    conn = await connect(template, database)
+    try:
+        [decision_id] = await insert_rows(
+            conn, [{"embedding": unit_vector(1), "context": f'{{"customer_phone": "{PHONE}", "zone": "hsr"}}'}]
+        )
+    finally:
+        await conn.close()
+    # The registry, which keeps the audit log, is not running.
+    async with running(settings, ["decisions"]), gateway_client(settings) as api:
+        reply = await api.get(f"/admin/ai/decisions/{decision_id}/context", headers=bearer(role=1, **DPO))
+
+    assert reply.status_code == 503, reply.text
+    assert "zone" not in reply.text and "98450" not in reply.text and "phone" not in reply.text
