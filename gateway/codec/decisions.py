@@ -39,6 +39,15 @@ def listed_decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
     }
 
 
+def decision_context_json(reply: decisions_pb2.DecisionContext) -> dict[str, Any]:
+    return {
+        "decision_id": reply.decision_id,
+        "context": json.loads(reply.context_json),
+        "redacted": dict(sorted(reply.redacted.items())),
+        "erased_at": timestamp_text(reply.erased_at, reply.HasField("erased_at")),
+    }
+
+
 def decision_json(decision: decisions_pb2.Decision) -> dict[str, Any]:
     """A decision as the console sees it: never with `context`."""
     return {
@@ -303,6 +312,10 @@ def list_request(filters: DecisionFilters, page: PageRequest) -> decisions_pb2.L
         subject_id=filters.subject_id,
         rollout_id=filters.rollout_id,
     )
+
+
+def context_request(decision_id: str) -> decisions_pb2.GetDecisionContextRequest:
+    return decisions_pb2.GetDecisionContextRequest(id=decision_id)
 
 
 def detail_request(decision_id: str, precedents: int | None) -> decisions_pb2.GetDecisionRequest:

@@ -216,3 +216,18 @@ class DecisionDetail(Decision):
     history: list[OutcomeChange] = Field(description="every change of the outcome, oldest first")
     precedents: list[NearDecision] = Field(description="judged decisions of the same type nearest to this one")
     precedent_summary: SimilarSummary
+
+
+class DecisionContext(Reply):
+    decision_id: str
+    context: dict[str, Any] = Field(
+        description="the decision's context with every personal value replaced by a placeholder such as <phone#1>; "
+        "{} once the subject's data was erased"
+    )
+    redacted: dict[str, int] = Field(
+        description="how many values of each kind were replaced or rounded; never the values"
+    )
+    erased_at: str | None = Field(
+        description="when the subject's personal data was erased: the context is gone",
+        json_schema_extra={"format": "date-time"},
+    )

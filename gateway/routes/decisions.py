@@ -1,7 +1,8 @@
 """Decision memory routes (DESIGN.md §4): record, precedent search, outcomes, listing.
 
 Engines reach the /internal paths with the internal key; the console reads
-/admin/ai/decisions, which never carries `context` (rider and customer data).
+/admin/ai/decisions, which never carries `context` (rider and customer data),
+and role 1 reads one decision's context redacted, each read audited.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from gateway.contracts.common import (
 from gateway.contracts.decisions import (
     UUID_PATTERN,
     Decision,
+    DecisionContext,
     DecisionDetail,
     DecisionFilters,
     DecisionIn,
@@ -223,3 +225,18 @@ async def get_decision(
 ) -> dict[str, Any]:
     reply = await _decisions(request).GetDecision(codec.detail_request(decision_id, precedents))
     return codec.decision_detail_json(reply)
+
+
+@router.get(
+    "/admin/ai/decisions/{decision_id}/context",
+    summary="One decision's context, redacted as the playground redacts before the model; role 1, audited",
+    response_model=DecisionContext,
+    responses=errors(401, 403, 404, 422, 503),
+)
+async def get_decision_context(
+    decision_id: DecisionId, request: Request, _: Principal = Depends(writer)
+) -> dict[str, Any]:
+    # Redacted in the decisions context, which owns the data: the raw
+    # context never reaches the gateway.
+    reply = await _decisions(request).GetDecisionContext(codec.context_request(decision_id))
+    return codec.decision_context_json(reply)

@@ -236,6 +236,31 @@ class GetDecisionRequest(_message.Message):
     precedents: int
     def __init__(self, id: _Optional[str] = ..., precedents: _Optional[int] = ...) -> None: ...
 
+class GetDecisionContextRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class DecisionContext(_message.Message):
+    __slots__ = ("decision_id", "context_json", "redacted", "erased_at")
+    class RedactedEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_JSON_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_FIELD_NUMBER: _ClassVar[int]
+    ERASED_AT_FIELD_NUMBER: _ClassVar[int]
+    decision_id: str
+    context_json: bytes
+    redacted: _containers.ScalarMap[str, int]
+    erased_at: _timestamp_pb2.Timestamp
+    def __init__(self, decision_id: _Optional[str] = ..., context_json: _Optional[bytes] = ..., redacted: _Optional[_Mapping[str, int]] = ..., erased_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class OutcomeChange(_message.Message):
     __slots__ = ("old_outcome", "new_outcome", "reason", "judged_by", "changed_by", "changed_by_email", "judged_at")
     OLD_OUTCOME_FIELD_NUMBER: _ClassVar[int]

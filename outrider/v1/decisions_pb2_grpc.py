@@ -71,6 +71,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.GetDecisionRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.DecisionDetail.FromString,
                 _registered_method=True)
+        self.GetDecisionContext = channel.unary_unary(
+                '/outrider.v1.Decisions/GetDecisionContext',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.GetDecisionContextRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.DecisionContext.FromString,
+                _registered_method=True)
         self.ListPending = channel.unary_unary(
                 '/outrider.v1.Decisions/ListPending',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.ListPendingRequest.SerializeToString,
@@ -193,6 +198,17 @@ class DecisionsServicer:
     def GetDecision(self, request, context):
         """One decision for the console: without its context, with every outcome
         change and the judged precedents nearest to it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetDecisionContext(self, request, context):
+        """One decision's context for a role-1 person, through the redaction the
+        playground applies before the model: every personal value comes back
+        as its placeholder, with how many of each kind were replaced, never
+        the values. Each read is an audit row in the registry, written before
+        the answer: no context is shown that the audit does not record.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -334,6 +350,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.GetDecision,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.GetDecisionRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.DecisionDetail.SerializeToString,
+            ),
+            'GetDecisionContext': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDecisionContext,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.GetDecisionContextRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.DecisionContext.SerializeToString,
             ),
             'ListPending': grpc.unary_unary_rpc_method_handler(
                     servicer.ListPending,
@@ -592,6 +613,33 @@ class Decisions:
             '/outrider.v1.Decisions/GetDecision',
             outrider_dot_v1_dot_decisions__pb2.GetDecisionRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.DecisionDetail.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDecisionContext(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/GetDecisionContext',
+            outrider_dot_v1_dot_decisions__pb2.GetDecisionContextRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.DecisionContext.FromString,
             options,
             channel_credentials,
             insecure,

@@ -898,7 +898,7 @@ DECLARED: tuple[Declared, ...] = (
     Declared(
         "OUTRIDER_REDACT_KEYS",
         "redact_keys",
-        "comma-separated extra key words whose fields the playground redacts whole",
+        "comma-separated extra key words whose fields the playground and a decision's context view redact whole",
         words,
         (),
         shown="unset",
@@ -906,7 +906,7 @@ DECLARED: tuple[Declared, ...] = (
     Declared(
         "OUTRIDER_REDACT_PATTERNS",
         "redact_patterns",
-        'JSON `{"kind": "regex"}`: extra text the playground replaces with `<kind#n>`',
+        'JSON `{"kind": "regex"}`: extra text the playground and a decision\'s context view replace with `<kind#n>`',
         redaction_patterns,
         shown="unset",
     ),

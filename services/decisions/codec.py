@@ -222,6 +222,19 @@ def detail_query_from_proto(request: decisions_pb2.GetDecisionRequest) -> Detail
     return DetailQuery(decision_id=decision_id, precedents=wanted)
 
 
+def context_read_from_proto(request: decisions_pb2.GetDecisionContextRequest) -> uuid.UUID:
+    return _uuid(request.id, "id")
+
+
+def context_to_proto(read: rules.RedactedContext) -> decisions_pb2.DecisionContext:
+    return decisions_pb2.DecisionContext(
+        decision_id=str(read.decision_id),
+        context_json=json_bytes(read.context),
+        redacted=dict(read.redacted),
+        erased_at=timestamp(read.erased_at),
+    )
+
+
 def pending_listing_from_proto(request: decisions_pb2.ListPendingRequest) -> PendingListing:
     limit = paging.page_limit(request.limit, default=DEFAULT_PENDING_BATCH, maximum=MAX_PENDING_BATCH)
     after = paging.decode_cursor(request.after_cursor, queries.page_key, field="after_cursor")

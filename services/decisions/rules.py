@@ -20,6 +20,7 @@ from typing import Any, TypeGuard
 
 from services.common.callers import AgentScope
 from services.common.errors import Conflict, FieldError, InvalidArgument, NotFound, PermissionDenied
+from services.common.redaction.redactor import JsonValue, RedactionRules, Redactor
 
 # Engines run on their own hosts, and their clocks drift a little from ours.
 # Refusing a decision stamped a few seconds "ahead" would drop a real record
@@ -854,6 +855,54 @@ def verdict_audit(verdict: UnauditedVerdict) -> AuditEntry:
         field=VERDICT_AUDIT_FIELD,
         old={"outcome": verdict.old_outcome} if verdict.old_outcome is not None else None,
         new={"outcome": verdict.new_outcome, "reason": verdict.reason},
+    )
+
+
+# ─── A decision's context, read by a person ─────────────────────────────────
+
+# Redaction runs here, in the context that owns the data, so the raw context
+# never leaves it: the gateway, its logs and its error answers only ever hold
+# the redacted copy. The rules are the shared package's, built from the same
+# settings as the playground's, so a person sees a context exactly as the
+# model would be sent it.
+CONTEXT_READ_AUDIT_FIELD = "context_read"
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedContext:
+    decision_id: uuid.UUID
+    context: JsonValue
+    # How many values of each kind were replaced or rounded; never the values.
+    redacted: Mapping[str, int]
+    # Set once the subject's personal data was erased: the context is gone.
+    erased_at: datetime | None
+
+
+def redacted_context(
+    decision_id: uuid.UUID, context: Any, *, erased_at: datetime | None, redaction: RedactionRules
+) -> RedactedContext:
+    """A decision's context as a person may read it: redacted with a Redactor of its own."""
+    if erased_at is not None:
+        # Erasure left "{}"; nothing of it is shown, not even its shape.
+        return RedactedContext(decision_id, {}, {}, erased_at)
+    redactor = Redactor(redaction)
+    redacted = redactor.value(context)
+    return RedactedContext(decision_id, redacted, redactor.report(), None)
+
+
+def context_read_audit(read: RedactedContext, *, audit_id: uuid.UUID) -> AuditEntry:
+    """The audit row of one person's read of a decision's context.
+
+    Reading personal data is itself an act to account for, even redacted:
+    placeholders still say how many riders and phones a decision touched,
+    and the row records who looked and when. Its counts name kinds only.
+    """
+    return AuditEntry(
+        request_id=audit_id,
+        entity=VERDICT_AUDIT_ENTITY,
+        entity_id=str(read.decision_id),
+        field=CONTEXT_READ_AUDIT_FIELD,
+        new={"redacted": dict(read.redacted), "erased": read.erased_at is not None},
     )
 
 

@@ -40,6 +40,9 @@ ACCESS = {
     "CountOutcomes": Access.SERVICE,
     # A person's request to erase a subject's data: role 1 only.
     "EraseSubject": Access.WRITE,
+    # A decision's context holds rider and customer data: even redacted,
+    # only role 1 reads it, and each read is audited.
+    "GetDecisionContext": Access.WRITE,
     "CountAgentRefusals": Access.SERVICE,
     # Counts the outcomes context reads: the rollout guard's per arm, the
     # off-policy estimate's weights, autonomy evidence and the alert windows.

@@ -16,10 +16,12 @@ from outrider.v1 import decisions_pb2, decisions_pb2_grpc
 from services.common import callers
 from services.common.errors import DomainError
 from services.common.grpc_server import answerable
+from services.common.redaction.redactor import RedactionRules
 from services.common.runtime import Runtime
 from services.decisions import codec, memory, precedent, rules
 from services.decisions.clients import OutcomesClient, RegistryClient
 from services.decisions.connections import DirectConnections
+from services.decisions.context_read import read_context
 from services.decisions.embedding import Embedder, StructuredContextEmbedder
 from services.decisions.erasure import erase_subject
 from services.decisions.human.service import HumanDecisionRpcs
@@ -64,6 +66,10 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         self._records = records
         self._outcomes = outcomes
         self._registry = registry
+        # The playground's settings: a context reads here as the model is sent it.
+        self._redaction = RedactionRules.build(
+            extra_keys=self._settings.redact_keys, extra_patterns=self._settings.redact_patterns
+        )
         # Decisions refused since start because their engine's key does not list their agent.
         self._agent_refusals = 0
         # A misconfigured human-input source stops the context here, at
@@ -190,6 +196,16 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     ) -> decisions_pb2.DecisionDetail:
         detail = await memory.detail(self._engine, self._precedents, codec.detail_query_from_proto(request))
         return codec.detail_to_proto(detail)
+
+    async def GetDecisionContext(
+        self,
+        request: decisions_pb2.GetDecisionContextRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.GetDecisionContextRequest, decisions_pb2.DecisionContext],
+    ) -> decisions_pb2.DecisionContext:
+        read = await read_context(
+            self._engine, codec.context_read_from_proto(request), redaction=self._redaction, registry=self._registry
+        )
+        return codec.context_to_proto(read)
 
     async def ListPending(
         self,

@@ -136,6 +136,22 @@ async def get_decision(conn: AsyncConnection, *, id: uuid.UUID, lock: bool = Fal
     return _decision(row) if row is not None else None
 
 
+@dataclass(frozen=True, slots=True)
+class ContextRow:
+    # The context as Postgres prints it; "{}" once erased.
+    context_json: str
+    erased_at: datetime | None
+
+
+async def get_context(conn: AsyncConnection, *, id: uuid.UUID) -> ContextRow | None:
+    row = (
+        await conn.execute(
+            text("select context::text as context_json, erased_at from decisions where id = :id"), {"id": id}
+        )
+    ).first()
+    return ContextRow(row.context_json, row.erased_at) if row is not None else None
+
+
 async def get_embedding(conn: AsyncConnection, *, id: uuid.UUID) -> list[float] | None:
     # As a plain float array, so the read needs no vector codec on this connection.
     embedding: list[float] | None = await conn.scalar(

@@ -122,7 +122,9 @@ async def test_from_insights_to_an_agents_runs_and_into_a_traced_run_with_its_mo
     table = page.get_by_role("table", name=re.compile("Newest first"))
     rows = table.locator("tbody tr")
     await expect(rows).to_have_count(25)
-    assert set(await rows.locator("td:nth-child(2)").all_inner_texts()) == {AGENT}
+    # The agent by name, its id beside it.
+    assert set(await rows.locator("td:nth-child(2) .agent-ref code").all_inner_texts()) == {AGENT}
+    assert set(await rows.locator("td:nth-child(2)").all_inner_texts()) == {f"Dispatch agent {AGENT}"}
     # Newest first: the run sent a moment ago leads, before the demo's older ones.
     await expect(rows.first).to_contain_text("assign_rider")
     await expect(rows.first).to_contain_text("1.2 s")

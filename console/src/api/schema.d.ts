@@ -175,6 +175,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/decisions/{decision_id}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One decision's context, redacted as the playground redacts before the model; role 1, audited */
+        get: operations["get_decision_context_admin_ai_decisions__decision_id__context_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/decisions/{decision_id}/outcome": {
         parameters: {
             query?: never;
@@ -1268,6 +1285,31 @@ export interface components {
             rollout: components["schemas"]["RolloutArm"] | null;
             /** Subject Id */
             subject_id: string;
+        };
+        /** DecisionContext */
+        DecisionContext: {
+            /**
+             * Context
+             * @description the decision's context with every personal value replaced by a placeholder such as <phone#1>; {} once the subject's data was erased
+             */
+            context: {
+                [key: string]: unknown;
+            };
+            /** Decision Id */
+            decision_id: string;
+            /**
+             * Erased At
+             * Format: date-time
+             * @description when the subject's personal data was erased: the context is gone
+             */
+            erased_at: string | null;
+            /**
+             * Redacted
+             * @description how many values of each kind were replaced or rounded; never the values
+             */
+            redacted: {
+                [key: string]: number;
+            };
         };
         /** DecisionCore */
         DecisionCore: {
@@ -3863,6 +3905,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DecisionDetail"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the thing named does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_decision_context_admin_ai_decisions__decision_id__context_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the decision's UUID */
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionContext"];
                 };
             };
             /** @description no or bad credentials */

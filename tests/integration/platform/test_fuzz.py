@@ -68,6 +68,8 @@ GATED = "".join(
     (
         operations(ENGINE_PATHS, {"X-Internal-Key": INTERNAL_KEY}),
         operations("^/admin/", bearer(role=1), WRITES),
+        # A decision's context is a read for role 1 alone (the first match wins).
+        operations("^/admin/ai/decisions/[^/]+/context$", bearer(role=1), ["GET"]),
         operations("^/admin/", bearer(role=3), ["GET"]),
     )
 )
@@ -77,6 +79,7 @@ WRONG = "".join(
     (
         operations(ENGINE_PATHS, bearer(role=1)),
         operations("^/admin/", bearer(role=3), WRITES),
+        operations("^/admin/ai/decisions/[^/]+/context$", bearer(role=3), ["GET"]),
         operations("^/admin/", bearer(role=1, tenant=7), ["GET"]),
     )
 )

@@ -74,6 +74,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "LeaseSubject": E,
         "ListDecisions": R,
         "GetDecision": R,
+        "GetDecisionContext": W,
         "ListHumanDecisions": R,
         "ListPending": S,
         "SetOutcomes": S,

@@ -1,10 +1,12 @@
 // One key factory for the agents feature. A write invalidates exactly the
 // queries whose answer it changes, listed beside it here so a test pins them.
 import type { AuditEntity } from "../../../api/resources";
+import { AGENT_LIST_KEY } from "../../../components/AgentName";
 
 export const agentKeys = {
   all: ["agents"] as const,
-  list: () => [...agentKeys.all, "list"] as const,
+  // Shared with the names shown beside agent ids on every page.
+  list: () => AGENT_LIST_KEY,
   detail: (id: string) => [...agentKeys.all, "detail", id] as const,
   models: (id: string) => [...agentKeys.all, "models", id] as const,
   live: () => [...agentKeys.all, "live"] as const,

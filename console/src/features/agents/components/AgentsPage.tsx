@@ -6,6 +6,7 @@ import { Link, navigate } from "../../../lib/router";
 import { agentsMatching, firstAgentWithSkills } from "../logic/agents";
 import { useAgents, useLiveStates } from "../api/queries";
 import { AgentStudio } from "./AgentStudio";
+import { BadgeLegend } from "../../../components/BadgeLegend";
 
 export function AgentsPage({ agentId }: { agentId?: string }) {
   const agents = useAgents();
@@ -75,6 +76,7 @@ export function AgentsPage({ agentId }: { agentId?: string }) {
           }
         </QueryView>
         {live.error ? <p className="hint">Live state unavailable: {live.error.message}</p> : null}
+        <BadgeLegend kinds={["status", "state"]} />
       </section>
       <section className="split-detail" aria-label="Agent Studio">
         {agentId ? <AgentStudio agentId={agentId} /> : agents.data ? <Empty>Choose an agent.</Empty> : null}

@@ -6,6 +6,7 @@ import { Time } from "../../../components/Time";
 import { Link } from "../../../lib/router";
 import { useFiringAlerts, useResolvedAlerts } from "../api/queries";
 import { decisionsLink, ruleInWords, valueAgainstThreshold } from "../logic/alerts";
+import { AgentName } from "../../../components/AgentName";
 
 export function AlertsPage() {
   const pages = useKeysetPages((cursor): Record<string, string> => (cursor ? { cursor } : {}));
@@ -67,7 +68,11 @@ function AlertList({ alerts }: { alerts: Alert[] }) {
               </dd>
             </dl>
             <p className="alert-links">
-              {alert.agent_id ? <Link to={`/agents/${encodeURIComponent(alert.agent_id)}`}>Agent {alert.agent_id} in Agent Studio</Link> : null}
+              {alert.agent_id ? (
+                <Link to={`/agents/${encodeURIComponent(alert.agent_id)}`}>
+                  <AgentName id={alert.agent_id} /> in Agent Studio
+                </Link>
+              ) : null}
               {decisions ? <Link to={decisions}>Decisions of {alert.decision_type}</Link> : null}
               {alert.rollout_id ? <Link to={`/rollouts/${encodeURIComponent(alert.rollout_id)}`}>The rollout</Link> : null}
             </p>

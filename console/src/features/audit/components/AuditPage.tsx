@@ -6,6 +6,7 @@ import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { Link, useSearch } from "../../../lib/router";
 import { PAGE_SIZE, useAudit, useSkillAgents } from "../api/queries";
+import { AgentName } from "../../../components/AgentName";
 import {
   AUDIT_ENTITIES,
   auditDiff,
@@ -72,7 +73,13 @@ export function AuditPage() {
                             </td>
                             <td>
                               {row.entity}{" "}
-                              {path ? <Link to={path}>{row.entity_id}</Link> : <code>{row.entity_id}</code>}
+                              {row.entity === "agent" ? (
+                                <AgentName id={row.entity_id} link />
+                              ) : path ? (
+                                <Link to={path}>{row.entity_id}</Link>
+                              ) : (
+                                <code>{row.entity_id}</code>
+                              )}
                             </td>
                             <td>
                               {lines.length === 0 ? (

@@ -6,6 +6,9 @@ export const decisionKeys = {
   list: (filters: DecisionFilters, cursor: string, limit: number) => [...decisionKeys.lists(), filters, cursor, limit] as const,
   detail: (id: string) => [...decisionKeys.all, "detail", id] as const,
   choices: () => [...decisionKeys.all, "choices"] as const,
+  // Apart from detail(id): a verdict refreshes the detail, and every read of
+  // a context is an audit row, so nothing but the person's click reads it.
+  context: (id: string) => [...decisionKeys.all, "context", id] as const,
 };
 
 /**

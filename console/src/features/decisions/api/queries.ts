@@ -41,6 +41,18 @@ export function useDecision(id: string, enabled = true) {
   });
 }
 
+/** One decision's context, redacted; read only once asked for (each read is audited). */
+export function useDecisionContext(id: string, asked: boolean) {
+  return useQuery({
+    queryKey: decisionKeys.context(id),
+    queryFn: () => apiGet("/admin/ai/decisions/{decision_id}/context", { path: { decision_id: id } }),
+    enabled: asked,
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+    retry: false,
+  });
+}
+
 export function useRejudge(id: string) {
   const client = useQueryClient();
   return useMutation({

@@ -9,6 +9,8 @@ import { formatRate } from "../../../lib/format";
 import { Link } from "../../../lib/router";
 import { useDecision, useRejudge } from "../api/queries";
 import { isDecisionId, subjectListPath } from "../logic/filters";
+import { RedactedContext } from "./RedactedContext";
+import { AgentName } from "../../../components/AgentName";
 
 export function DecisionPage({ decisionId }: { decisionId: string }) {
   const wellFormed = isDecisionId(decisionId);
@@ -42,7 +44,7 @@ export function DecisionPage({ decisionId }: { decisionId: string }) {
                 </dd>
                 <dt>Agent</dt>
                 <dd>
-                  <Link to={`/agents/${encodeURIComponent(d.agent_id)}`}>{d.agent_id}</Link>
+                  <AgentName id={d.agent_id} link />
                 </dd>
                 <dt>Subject</dt>
                 <dd>
@@ -72,6 +74,8 @@ export function DecisionPage({ decisionId }: { decisionId: string }) {
                 </dd>
               </dl>
             </section>
+
+            {canWrite ? <RedactedContext decisionId={d.id} /> : null}
 
             {canWrite ? <Rejudge decisionId={d.id} current={d.outcome} /> : null}
 

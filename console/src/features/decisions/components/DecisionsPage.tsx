@@ -18,6 +18,8 @@ import {
 } from "../logic/filters";
 import { PAGE_SIZE, useDecisions, useFilterChoices } from "../api/queries";
 import { ExportControl } from "./ExportControl";
+import { AgentName } from "../../../components/AgentName";
+import { BadgeLegend } from "../../../components/BadgeLegend";
 
 export function DecisionsPage() {
   const [search] = useSearch();
@@ -37,6 +39,7 @@ export function DecisionsPage() {
         <ExportControl filters={filters} />
       </PageHeader>
       <Filters key={JSON.stringify(filters)} filters={filters} onApply={apply} />
+      <BadgeLegend kinds={["outcome"]} />
       <QueryView query={decisions} what="decisions">
         {(page) =>
           page.items.length === 0 ? (
@@ -73,7 +76,9 @@ export function DecisionsPage() {
                           </Link>
                         </td>
                         <td>{decision.decision_type}</td>
-                        <td>{decision.agent_id}</td>
+                        <td>
+                          <AgentName id={decision.agent_id} />
+                        </td>
                         <td>
                           <Link to={`/subjects/${encodeURIComponent(decision.subject_id)}`}>{decision.subject_id}</Link>
                         </td>

@@ -17,15 +17,6 @@ export function useRollouts(filters: RolloutFilters, cursor: string, limit: numb
   });
 }
 
-/** Agents by id, for their names beside the ids. */
-export function useAgentNames() {
-  return useQuery({
-    queryKey: [...rolloutKeys.all, "agent-names"],
-    queryFn: async () => Object.fromEntries((await apiGet("/admin/ai/agents")).items.map((a) => [a.id, a.name])),
-    staleTime: 60_000,
-  });
-}
-
 export function useRollout(id: string) {
   return useQuery({
     queryKey: rolloutKeys.detail(id),

@@ -10,6 +10,7 @@ import { ArmsChart } from "./ArmsChart";
 import { HarmChart } from "./HarmChart";
 import { RolloutActions } from "./RolloutActions";
 import { RolloutStateBadge } from "./RolloutStateBadge";
+import { AgentName } from "../../../components/AgentName";
 
 export function RolloutPage({ rolloutId }: { rolloutId: string }) {
   const rollout = useRollout(rolloutId);
@@ -28,7 +29,7 @@ export function RolloutPage({ rolloutId }: { rolloutId: string }) {
               <dl className="facts">
                 <dt>Agent</dt>
                 <dd>
-                  <Link to={`/agents/${encodeURIComponent(r.agent_id)}`}>{r.agent_id}</Link>
+                  <AgentName id={r.agent_id} link />
                 </dd>
                 <dt>Decision type</dt>
                 <dd>{r.decision_type}</dd>

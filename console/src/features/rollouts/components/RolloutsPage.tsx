@@ -4,10 +4,12 @@ import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
+import { useAgentNames } from "../../../components/AgentName";
+import { nameOf } from "../../../lib/agentNames";
 import { formatRate } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { changeInWords, filtersFromSearch, filtersToSearch, ROLLOUT_STATES, type RolloutFilters } from "../logic/rollouts";
-import { PAGE_SIZE, useAgentNames, useRollouts } from "../api/queries";
+import { PAGE_SIZE, useRollouts } from "../api/queries";
 import { RolloutStateBadge } from "./RolloutStateBadge";
 
 export function RolloutsPage() {
@@ -17,7 +19,7 @@ export function RolloutsPage() {
   const withLimit = (next: Record<string, string>, size = limit) => ({ ...next, ...pageSizeToSearch(size, PAGE_SIZE) });
   const pages = useKeysetPages((cursor) => withLimit(filtersToSearch(filters, cursor)));
   const rollouts = useRollouts(filters, pages.cursor, limit);
-  const names = useAgentNames().data ?? {};
+  const names = useAgentNames();
 
   return (
     <>
@@ -55,10 +57,12 @@ export function RolloutsPage() {
                     {page.items.map((rollout) => (
                       <tr key={rollout.id}>
                         <td>
-                          <Link to={`/rollouts/${rollout.id}`}>{names[rollout.agent_id] ?? rollout.agent_id}</Link>
-                          <div className="cell-note">
-                            <code>{rollout.agent_id}</code>
-                          </div>
+                          <Link to={`/rollouts/${rollout.id}`}>{nameOf(names, rollout.agent_id) ?? rollout.agent_id}</Link>
+                          {nameOf(names, rollout.agent_id) ? (
+                            <div className="cell-note">
+                              <code>{rollout.agent_id}</code>
+                            </div>
+                          ) : null}
                         </td>
                         <td>{rollout.decision_type}</td>
                         <td className="cell-change">{changeInWords(rollout.change, rollout.baseline)}</td>

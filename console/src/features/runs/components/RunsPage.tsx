@@ -10,6 +10,7 @@ import { runPath } from "../../../lib/runLinks";
 import { activeFilterCount, filtersFromSearch, filtersToSearch, NO_FILTERS, STATUSES, type RunFilters } from "../logic/filters";
 import { PAGE_SIZE, useRunAgents, useRuns } from "../api/queries";
 import { RunStatusBadge } from "./RunStatusBadge";
+import { AgentName } from "../../../components/AgentName";
 
 export function RunsPage() {
   const [search] = useSearch();
@@ -56,7 +57,9 @@ export function RunsPage() {
                             <span className="visually-hidden"> run {run.task_id}</span>
                           </Link>
                         </td>
-                        <td>{run.agent_id}</td>
+                        <td>
+                          <AgentName id={run.agent_id} />
+                        </td>
                         <td>{run.task_type}</td>
                         <td>
                           <RunStatusBadge status={run.status} />

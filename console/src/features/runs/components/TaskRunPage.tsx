@@ -7,6 +7,7 @@ import { Link } from "../../../lib/router";
 import { useRun } from "../api/queries";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { SpanTimeline } from "./SpanTimeline";
+import { AgentName } from "../../../components/AgentName";
 
 const MATCHED_BY = {
   trace: "the calls of this run’s own trace",
@@ -30,7 +31,7 @@ export function TaskRunPage({ agentId, taskId }: { agentId: string; taskId: stri
               <dl className="facts facts-wrap">
                 <dt>Agent</dt>
                 <dd>
-                  <Link to={`/agents/${encodeURIComponent(detail.run.agent_id)}`}>{detail.run.agent_id}</Link>
+                  <AgentName id={detail.run.agent_id} link />
                 </dd>
                 <dt>Task</dt>
                 <dd>
