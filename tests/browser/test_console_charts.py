@@ -5,6 +5,7 @@ in both colour schemes and on a 390 px screen."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import httpx
 import pytest
@@ -23,7 +24,7 @@ CHART_TITLES = (
 )
 
 
-async def reported_calls(demo: Platform) -> None:
+async def reported_calls(demo: Platform) -> tuple[int, int]:
     """One engine's run with a priced call, a call without usage and an unpriced call."""
     request = export(
         span(1, "sweep_bookings", ms=800),
@@ -64,21 +65,40 @@ async def reported_calls(demo: Platform) -> None:
             body: dict = reply.json()
             return body
 
-        await eventually(
+        body = await eventually(
             series,
             lambda body: any(s["name"] == "CHARTS_ENGINE" for s in body["usage_by_agent"]),
             what="the engine's model calls in the series",
         )
+    [engine] = [s["points"] for s in body["usage_by_agent"] if s["name"] == "CHARTS_ENGINE"]
+    [held] = [i for i, p in enumerate(engine) if p["calls"]]
+    return held, len(engine)
+
+
+@dataclass
+class Charted:
+    platform: Platform
+    # The bucket holding the engine's calls, and how many buckets there are.
+    bucket: int
+    buckets: int
 
 
 @pytest.fixture(scope="module")
-async def charted(demo: Platform) -> Platform:
-    await reported_calls(demo)
-    return demo
+async def charted(demo: Platform) -> Charted:
+    bucket, buckets = await reported_calls(demo)
+    return Charted(demo, bucket, buckets)
 
 
-async def open_insights(page: Page, platform: Platform) -> None:
-    await page.goto(platform.link(path="/console/insights"))
+async def to_the_calls(page: Page, charted: Charted, title: str) -> None:
+    """Focus a chart and step with the keyboard to the bucket holding the calls."""
+    await plot(page, title).focus()
+    await page.keyboard.press("End")
+    for _ in range(charted.buckets - 1 - charted.bucket):
+        await page.keyboard.press("ArrowLeft")
+
+
+async def open_insights(page: Page, charted: Charted) -> None:
+    await page.goto(charted.platform.link(path="/console/insights"))
     await expect(page.get_by_role("heading", name="Runs, latency, tokens and cost over time")).to_be_visible()
     for title in CHART_TITLES:
         await expect(page.locator("figcaption", has_text=title)).to_be_visible()
@@ -92,7 +112,7 @@ def readout(page: Page, title: str):
     return page.locator("figure", has=page.locator("figcaption", has_text=title)).locator(".chart-readout")
 
 
-async def test_every_chart_is_full_width_with_ticks_a_legend_and_a_text_alternative(charted: Platform, page: Page):
+async def test_every_chart_is_full_width_with_ticks_a_legend_and_a_text_alternative(charted: Charted, page: Page):
     await open_insights(page, charted)
     section = page.locator("section", has=page.get_by_role("heading", name="Runs, latency, tokens and cost over time"))
     section_width = (await section.bounding_box() or {}).get("width", 0)
@@ -124,41 +144,39 @@ async def test_every_chart_is_full_width_with_ticks_a_legend_and_a_text_alternat
     await screenshot(page, "charts-insights")
 
 
-async def test_values_read_out_by_keyboard_and_by_pointer(charted: Platform, page: Page):
+async def test_values_read_out_by_keyboard_and_by_pointer(charted: Charted, page: Page):
     await open_insights(page, charted)
     await page.get_by_role("radio", name="Tokens and cost by agent").check()
-    cost = plot(page, "Estimated cost per agent")
-    await cost.focus()
-    # Focus lands on the newest bucket, which holds the engine's calls: one
-    # priced call of 1000 in and 200 out, and an unpriced one.
+    await to_the_calls(page, charted, "Estimated cost per agent")
+    # One priced call of 1000 in and 200 out, and one unpriced.
     await expect(readout(page, "Estimated cost per agent")).to_contain_text("CHARTS_ENGINE no price")
     await page.get_by_role("radio", name="Tokens and cost by model").check()
-    model_cost = plot(page, "Estimated cost per model")
-    await model_cost.focus()
+    await to_the_calls(page, charted, "Estimated cost per model")
     await expect(readout(page, "Estimated cost per model")).to_contain_text("claude-sonnet-4-5 $0.006")
     await expect(readout(page, "Estimated cost per model")).to_contain_text("house-model no price")
     await page.keyboard.press("ArrowLeft")
     await expect(readout(page, "Estimated cost per model")).not_to_contain_text("$0.006")
-    await page.keyboard.press("End")
+    await page.keyboard.press("ArrowRight")
     await expect(readout(page, "Estimated cost per model")).to_contain_text("$0.006")
 
     tokens = page.locator("figure", has=page.locator("figcaption", has_text="Tokens per model"))
     box = await tokens.locator("svg").bounding_box()
     assert box is not None
-    await page.mouse.move(box["x"] + box["width"] - 14, box["y"] + box["height"] / 2)
+    # The plot starts 64 px in and ends 12 px short of the right edge (TimeChart).
+    slot = (box["width"] - 76) / charted.buckets
+    await page.mouse.move(box["x"] + 64 + (charted.bucket + 0.5) * slot, box["y"] + box["height"] / 2)
     await expect(readout(page, "Tokens per model")).to_contain_text("claude-sonnet-4-5 1.2K")
     # A bar's own title holds its values for the pointer's native tooltip.
     titles = await tokens.locator("svg g > title").all_text_contents()
     assert any("claude-sonnet-4-5 1.2K" in title for title in titles), titles[-3:]
 
     await page.get_by_label("Runs and latency of").select_option("CHARTS_ENGINE")
-    latency = plot(page, "Run latency, CHARTS_ENGINE")
-    await latency.focus()
+    await to_the_calls(page, charted, "Run latency, CHARTS_ENGINE")
     await expect(readout(page, "Run latency, CHARTS_ENGINE")).to_contain_text("p50 800 ms, p95 800 ms")
     await screenshot(page, "charts-keyboard", full_page=False)
 
 
-async def test_the_charts_pass_axe_in_both_schemes_and_fit_a_phone(charted: Platform, browser: Browser, axe_source):
+async def test_the_charts_pass_axe_in_both_schemes_and_fit_a_phone(charted: Charted, browser: Browser, axe_source):
     for scheme in ("light", "dark"):
         context = await browser.new_context(
             viewport={"width": 1360, "height": 900}, timezone_id=OPERATOR_ZONE, locale="en-GB", color_scheme=scheme
