@@ -3,7 +3,7 @@ and the counters and the streams' state as Prometheus text."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -124,6 +124,30 @@ def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
     }
 
 
+def _optional_number(message: Any, name: str) -> float | None:
+    return getattr(message, name) if message.HasField(name) else None
+
+
+def _usage_json(series: Iterable[telemetry_pb2.UsageSeries]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": s.name,
+            "points": [
+                {
+                    "start": timestamp_text(p.start),
+                    "calls": p.calls,
+                    "reported_calls": p.reported_calls,
+                    "input_tokens": p.input_tokens,
+                    "output_tokens": p.output_tokens,
+                    "estimated_cost": _optional_number(p, "estimated_cost"),
+                }
+                for p in s.points
+            ],
+        }
+        for s in series
+    ]
+
+
 def run_series_json(reply: telemetry_pb2.RunSeries) -> dict[str, Any]:
     return {
         "window_days": reply.window_days,
@@ -134,11 +158,21 @@ def run_series_json(reply: telemetry_pb2.RunSeries) -> dict[str, Any]:
             {
                 "agent_id": series.agent_id,
                 "points": [
-                    {"start": timestamp_text(p.start), "runs": p.runs, "failures": p.failures} for p in series.points
+                    {
+                        "start": timestamp_text(p.start),
+                        "runs": p.runs,
+                        "failures": p.failures,
+                        "p50_ms": _optional_number(p, "p50_ms"),
+                        "p95_ms": _optional_number(p, "p95_ms"),
+                    }
+                    for p in series.points
                 ],
             }
             for series in reply.agents
         ],
+        "usage_by_agent": _usage_json(reply.usage_by_agent),
+        "usage_by_model": _usage_json(reply.usage_by_model),
+        "price_source": reply.price_source,
     }
 
 

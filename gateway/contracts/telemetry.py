@@ -71,6 +71,24 @@ class SeriesPoint(Reply):
     start: str | None = Field(json_schema_extra={"format": "date-time"}, description="the bucket's start")
     runs: int
     failures: int
+    p50_ms: float | None = Field(description="median duration of the bucket's runs; null when none started in it")
+    p95_ms: float | None = Field(description="95th percentile duration; null when no run started in the bucket")
+
+
+class UsagePoint(Reply):
+    start: str | None = Field(json_schema_extra={"format": "date-time"}, description="the bucket's start")
+    calls: int
+    reported_calls: int = Field(description="calls that reported usage; the tokens are theirs alone")
+    input_tokens: int
+    output_tokens: int
+    estimated_cost: float | None = Field(
+        description="USD from the price table; null when a model called in the bucket has no price"
+    )
+
+
+class UsageSeries(Reply):
+    name: str = Field(description="the agent or the model")
+    points: list[UsagePoint] = Field(description="every bucket of the window, oldest first, zeros included")
 
 
 class AgentSeries(Reply):
@@ -84,6 +102,11 @@ class RunSeries(Reply):
     start: str | None = Field(json_schema_extra={"format": "date-time"})
     end: str | None = Field(json_schema_extra={"format": "date-time"})
     agents: list[AgentSeries]
+    usage_by_agent: list[UsageSeries]
+    usage_by_model: list[UsageSeries]
+    price_source: Literal["default", "configured", "none"] = Field(
+        description="default: built-in list-price estimates; configured: OUTRIDER_MODEL_PRICES; none: nothing priced"
+    )
 
 
 class TaskRun(Reply):

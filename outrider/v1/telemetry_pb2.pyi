@@ -119,14 +119,42 @@ class GetRunSeriesRequest(_message.Message):
     def __init__(self, days: _Optional[int] = ...) -> None: ...
 
 class SeriesPoint(_message.Message):
-    __slots__ = ("start", "runs", "failures")
+    __slots__ = ("start", "runs", "failures", "p50_ms", "p95_ms")
     START_FIELD_NUMBER: _ClassVar[int]
     RUNS_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
+    P50_MS_FIELD_NUMBER: _ClassVar[int]
+    P95_MS_FIELD_NUMBER: _ClassVar[int]
     start: _timestamp_pb2.Timestamp
     runs: int
     failures: int
-    def __init__(self, start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ...) -> None: ...
+    p50_ms: float
+    p95_ms: float
+    def __init__(self, start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., runs: _Optional[int] = ..., failures: _Optional[int] = ..., p50_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ...) -> None: ...
+
+class UsagePoint(_message.Message):
+    __slots__ = ("start", "calls", "reported_calls", "input_tokens", "output_tokens", "estimated_cost")
+    START_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    REPORTED_CALLS_FIELD_NUMBER: _ClassVar[int]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    ESTIMATED_COST_FIELD_NUMBER: _ClassVar[int]
+    start: _timestamp_pb2.Timestamp
+    calls: int
+    reported_calls: int
+    input_tokens: int
+    output_tokens: int
+    estimated_cost: float
+    def __init__(self, start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., calls: _Optional[int] = ..., reported_calls: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., estimated_cost: _Optional[float] = ...) -> None: ...
+
+class UsageSeries(_message.Message):
+    __slots__ = ("name", "points")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    points: _containers.RepeatedCompositeFieldContainer[UsagePoint]
+    def __init__(self, name: _Optional[str] = ..., points: _Optional[_Iterable[_Union[UsagePoint, _Mapping]]] = ...) -> None: ...
 
 class AgentSeries(_message.Message):
     __slots__ = ("agent_id", "points")
@@ -137,18 +165,24 @@ class AgentSeries(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., points: _Optional[_Iterable[_Union[SeriesPoint, _Mapping]]] = ...) -> None: ...
 
 class RunSeries(_message.Message):
-    __slots__ = ("window_days", "bucket_seconds", "start", "end", "agents")
+    __slots__ = ("window_days", "bucket_seconds", "start", "end", "agents", "usage_by_agent", "usage_by_model", "price_source")
     WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
     BUCKET_SECONDS_FIELD_NUMBER: _ClassVar[int]
     START_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
     AGENTS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_BY_AGENT_FIELD_NUMBER: _ClassVar[int]
+    USAGE_BY_MODEL_FIELD_NUMBER: _ClassVar[int]
+    PRICE_SOURCE_FIELD_NUMBER: _ClassVar[int]
     window_days: int
     bucket_seconds: int
     start: _timestamp_pb2.Timestamp
     end: _timestamp_pb2.Timestamp
     agents: _containers.RepeatedCompositeFieldContainer[AgentSeries]
-    def __init__(self, window_days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentSeries, _Mapping]]] = ...) -> None: ...
+    usage_by_agent: _containers.RepeatedCompositeFieldContainer[UsageSeries]
+    usage_by_model: _containers.RepeatedCompositeFieldContainer[UsageSeries]
+    price_source: str
+    def __init__(self, window_days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentSeries, _Mapping]]] = ..., usage_by_agent: _Optional[_Iterable[_Union[UsageSeries, _Mapping]]] = ..., usage_by_model: _Optional[_Iterable[_Union[UsageSeries, _Mapping]]] = ..., price_source: _Optional[str] = ...) -> None: ...
 
 class TaskRun(_message.Message):
     __slots__ = ("agent_id", "task_id", "task_type", "status", "started_at", "finished_at", "duration_ms", "error", "trace_id")

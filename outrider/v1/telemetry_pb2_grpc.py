@@ -80,7 +80,8 @@ class TelemetryServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetRunSeries(self, request, context):
-        """Runs and failures per agent over the insights window, in equal buckets.
+        """Runs, failures and run latency per agent, and model calls and tokens per
+        agent and per model, over the insights window in equal buckets.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -320,6 +320,18 @@ def redaction_patterns(raw: str) -> dict[str, str]:
     return value
 
 
+# List prices in USD per million tokens for the models the demo fleet calls,
+# as Anthropic published them for Claude Sonnet 4.5 and Claude Haiku 4.5.
+# They are estimates to start from: an operator with other models, another
+# vendor or negotiated rates sets OUTRIDER_MODEL_PRICES.
+DEFAULT_MODEL_PRICES: Mapping[str, Mapping[str, float]] = MappingProxyType(
+    {
+        "claude-sonnet-4-5*": MappingProxyType({"input": 3.0, "output": 15.0}),
+        "claude-haiku-4-5*": MappingProxyType({"input": 1.0, "output": 5.0}),
+    }
+)
+
+
 def model_prices(raw: str) -> Mapping[str, Mapping[str, float]]:
     try:
         value = json.loads(raw)
@@ -921,11 +933,12 @@ DECLARED: tuple[Declared, ...] = (
     Declared(
         "OUTRIDER_MODEL_PRICES",
         "model_prices",
-        'JSON `{"<model or glob>": {"input": n, "output": n}}`, prices per million tokens: insights then '
-        "estimate cost (exact name first, else the longest matching glob)",
+        'JSON `{"<model or glob>": {"input": n, "output": n}}`, USD per million tokens: insights then '
+        "estimate cost (exact name first, else the longest matching glob). The default holds list-price "
+        "estimates for the demo's Claude models only; set your own rates, or `{}` to price nothing",
         model_prices,
-        MappingProxyType({}),
-        shown="unset",
+        DEFAULT_MODEL_PRICES,
+        shown='`{"claude-sonnet-4-5*": {"input": 3, "output": 15}, "claude-haiku-4-5*": {"input": 1, "output": 5}}`',
     ),
     Declared(
         "OUTRIDER_PLAYGROUND_RUN_DEADLINE_S",

@@ -100,9 +100,28 @@ def counters_to_proto(snapshot: Mapping[str, Any]) -> telemetry_pb2.Counters:
     return telemetry_pb2.Counters(**snapshot)
 
 
-def series_to_proto(
-    days: int, window: rules.SeriesWindow, series: Mapping[str, list[rules.SeriesPoint]]
-) -> telemetry_pb2.RunSeries:
+def _usage_to_proto(series: Mapping[str, list[rules.UsagePoint]]) -> list[telemetry_pb2.UsageSeries]:
+    return [
+        telemetry_pb2.UsageSeries(
+            name=name,
+            points=[
+                telemetry_pb2.UsagePoint(
+                    start=timestamp(p.start),
+                    calls=p.calls,
+                    reported_calls=p.reported_calls,
+                    input_tokens=p.input_tokens,
+                    output_tokens=p.output_tokens,
+                    estimated_cost=p.estimated_cost,
+                )
+                for p in points
+            ],
+        )
+        for name, points in series.items()
+    ]
+
+
+def series_to_proto(days: int, series: rules.SeriesReport, *, price_source: str) -> telemetry_pb2.RunSeries:
+    window = series.window
     return telemetry_pb2.RunSeries(
         window_days=days,
         bucket_seconds=window.bucket_seconds,
@@ -112,12 +131,17 @@ def series_to_proto(
             telemetry_pb2.AgentSeries(
                 agent_id=agent_id,
                 points=[
-                    telemetry_pb2.SeriesPoint(start=timestamp(p.start), runs=p.runs, failures=p.failures)
+                    telemetry_pb2.SeriesPoint(
+                        start=timestamp(p.start), runs=p.runs, failures=p.failures, p50_ms=p.p50_ms, p95_ms=p.p95_ms
+                    )
                     for p in points
                 ],
             )
-            for agent_id, points in series.items()
+            for agent_id, points in series.runs.items()
         ],
+        usage_by_agent=_usage_to_proto(series.usage.by_agent),
+        usage_by_model=_usage_to_proto(series.usage.by_model),
+        price_source=price_source,
     )
 
 

@@ -110,16 +110,15 @@ async def insights(
     )
 
 
-async def run_series(
-    engine: AsyncEngine, *, days: int
-) -> tuple[rules.SeriesWindow, dict[str, list[rules.SeriesPoint]]]:
-    """Runs and failures per agent, in equal buckets over the last `days` days."""
+async def run_series(engine: AsyncEngine, *, days: int, prices: Mapping[str, rules.Price]) -> rules.SeriesReport:
+    """Runs, failures and latency per agent, and model calls per agent and
+    per model, in equal buckets over the last `days` days."""
     try:
         async with engine.connect() as conn:
             window = rules.series_window(await store.database_now(conn), days)
-            counts = await store.run_counts(
-                conn, start=window.start, end=window.end, bucket_seconds=window.bucket_seconds
-            )
+            start, end, width = window.start, window.end, window.bucket_seconds
+            runs = await store.run_counts(conn, start=start, end=end, bucket_seconds=width)
+            calls = await store.call_counts(conn, start=start, end=end, bucket_seconds=width)
     except (SQLAlchemyError, OSError) as error:
         raise _unavailable() from error
-    return window, rules.dense_series(window, counts)
+    return rules.SeriesReport(window, rules.dense_series(window, runs), rules.usage_series(window, calls, prices))

@@ -389,6 +389,23 @@ class Price:
     output: float
 
 
+# Where a price table came from, as the run series names it beside its costs.
+PRICES_DEFAULT = "default"
+PRICES_CONFIGURED = "configured"
+PRICES_NONE = "none"
+
+
+def price_source(raw: Mapping[str, Mapping[str, float]], defaults: Mapping[str, Mapping[str, float]]) -> str:
+    """Whether the settings' table is the built-in estimate, the operator's own, or empty."""
+    if not raw:
+        return PRICES_NONE
+    return PRICES_DEFAULT if _plain(raw) == _plain(defaults) else PRICES_CONFIGURED
+
+
+def _plain(table: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    return {model: dict(entry) for model, entry in table.items()}
+
+
 def price_table(raw: Mapping[str, Mapping[str, float]]) -> dict[str, Price]:
     """The settings' {model or glob: {"input": n, "output": n}} as prices."""
     return {pattern: Price(float(entry["input"]), float(entry["output"])) for pattern, entry in raw.items()}
@@ -528,6 +545,59 @@ class SeriesPoint:
     start: datetime
     runs: int
     failures: int
+    # None when no run started in the bucket: an empty bucket has no latency.
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BucketRuns:
+    """One agent's runs in one bucket, as the store aggregates them."""
+
+    agent_id: str
+    bucket: int
+    runs: int
+    failures: int
+    p50_ms: float
+    p95_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class BucketCalls:
+    """One agent's calls to one model in one bucket, as the store aggregates them."""
+
+    agent_id: str
+    model: str
+    bucket: int
+    calls: int
+    # Calls that reported usage: the tokens are theirs alone.
+    reported_calls: int
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class UsagePoint:
+    start: datetime
+    calls: int = 0
+    reported_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    # None when a model called in the bucket has no price.
+    estimated_cost: float | None = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class UsageSeries:
+    by_agent: dict[str, list[UsagePoint]]
+    by_model: dict[str, list[UsagePoint]]
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesReport:
+    window: SeriesWindow
+    runs: dict[str, list[SeriesPoint]]
+    usage: UsageSeries
 
 
 def series_window(now: datetime, days: int) -> SeriesWindow:
@@ -552,22 +622,70 @@ def series_window(now: datetime, days: int) -> SeriesWindow:
     )
 
 
-def dense_series(window: SeriesWindow, counts: Iterable[tuple[str, int, int, int]]) -> dict[str, list[SeriesPoint]]:
-    """Per agent, every bucket of the window in order, from sparse
-    (agent_id, bucket index, runs, failures) counts; buckets outside the
-    window are ignored."""
-    by_agent: dict[str, list[list[int]]] = {}
-    for agent_id, index, runs, failures in counts:
-        if not 0 <= index < window.buckets:
-            continue
-        slots = by_agent.setdefault(agent_id, [[0, 0] for _ in range(window.buckets)])
-        slots[index][0] += runs
-        slots[index][1] += failures
+def dense_series(window: SeriesWindow, counts: Iterable[BucketRuns]) -> dict[str, list[SeriesPoint]]:
+    """Per agent, every bucket of the window in order, from the sparse buckets
+    that had runs; buckets outside the window are ignored."""
+    by_agent: dict[str, dict[int, BucketRuns]] = {}
+    for count in counts:
+        if 0 <= count.bucket < window.buckets:
+            by_agent.setdefault(count.agent_id, {})[count.bucket] = count
     width = timedelta(seconds=window.bucket_seconds)
-    return {
-        agent_id: [SeriesPoint(window.start + i * width, runs, failures) for i, (runs, failures) in enumerate(slots)]
-        for agent_id, slots in sorted(by_agent.items())
-    }
+    series: dict[str, list[SeriesPoint]] = {}
+    for agent_id, buckets in sorted(by_agent.items()):
+        points = []
+        for i in range(window.buckets):
+            start = window.start + i * width
+            held = buckets.get(i)
+            points.append(
+                SeriesPoint(start, held.runs, held.failures, held.p50_ms, held.p95_ms)
+                if held
+                else SeriesPoint(start, 0, 0)
+            )
+        series[agent_id] = points
+    return series
+
+
+def _add_calls(point: UsagePoint, calls: BucketCalls, cost: float | None) -> UsagePoint:
+    return UsagePoint(
+        start=point.start,
+        calls=point.calls + calls.calls,
+        reported_calls=point.reported_calls + calls.reported_calls,
+        input_tokens=point.input_tokens + calls.input_tokens,
+        output_tokens=point.output_tokens + calls.output_tokens,
+        # One unpriced model makes the bucket's sum unknown: a total that
+        # leaves it out would understate the spend.
+        estimated_cost=None if point.estimated_cost is None or cost is None else point.estimated_cost + cost,
+    )
+
+
+def usage_series(window: SeriesWindow, counts: Iterable[BucketCalls], prices: Mapping[str, Price]) -> UsageSeries:
+    """Model calls, tokens and estimated cost per bucket, folded per agent and per model.
+
+    A bucket without calls cost nothing, so its cost is 0; a model the table
+    does not price has no cost in any bucket, and neither has an agent's
+    bucket that called it.
+    """
+    width = timedelta(seconds=window.bucket_seconds)
+
+    def empty(priced: bool) -> list[UsagePoint]:
+        return [
+            UsagePoint(window.start + i * width, estimated_cost=0.0 if priced else None) for i in range(window.buckets)
+        ]
+
+    by_agent: dict[str, list[UsagePoint]] = {}
+    by_model: dict[str, list[UsagePoint]] = {}
+    for count in counts:
+        if not 0 <= count.bucket < window.buckets:
+            continue
+        price = price_for(count.model, prices)
+        cost = estimated_cost(price, count.input_tokens, count.output_tokens) if price is not None else None
+        for series, name, priced in (
+            (by_agent, count.agent_id, True),
+            (by_model, count.model, price is not None),
+        ):
+            points = series.setdefault(name, empty(priced))
+            points[count.bucket] = _add_calls(points[count.bucket], count, cost)
+    return UsageSeries(dict(sorted(by_agent.items())), dict(sorted(by_model.items())))
 
 
 def fold_outcomes(items: Iterable[tuple[str, str, int]]) -> list[OutcomeCount]:

@@ -9,6 +9,7 @@ from outrider.v1 import decisions_pb2_grpc, registry_pb2_grpc, telemetry_pb2, te
 from services.common import retention
 from services.common.callers import Access
 from services.common.runtime import Runtime
+from services.common.settings import DEFAULT_MODEL_PRICES
 from services.telemetry import rules
 from services.telemetry.clients import DecisionsClient, RegistryClient
 from services.telemetry.counters import Counters
@@ -56,6 +57,7 @@ async def attach(server: grpc.aio.Server, runtime: Runtime) -> None:
         decisions=DecisionsClient(runtime.clients.stub("decisions", decisions_pb2_grpc.DecisionsStub)),
         counters=counters,
         prices=rules.price_table(runtime.settings.model_prices),
+        price_source=rules.price_source(runtime.settings.model_prices, DEFAULT_MODEL_PRICES),
         pending_limit=runtime.settings.ingest_lag_max,
     )
     telemetry_pb2_grpc.add_TelemetryServicer_to_server(service, server)

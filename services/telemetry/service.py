@@ -30,6 +30,7 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         decisions: DecisionsClient,
         counters: Counters,
         prices: Mapping[str, rules.Price] | None = None,
+        price_source: str = rules.PRICES_NONE,
         pending_limit: int,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -39,6 +40,7 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         self._decisions = decisions
         self._counters = counters
         self._prices = prices or {}
+        self._price_source = price_source if self._prices else rules.PRICES_NONE
         self._pending_limit = pending_limit
         self._clock = clock
 
@@ -67,8 +69,8 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         self, request: telemetry_pb2.GetRunSeriesRequest, context: Context
     ) -> telemetry_pb2.RunSeries:
         days = rules.window_days(codec.requested_days(request))
-        window, series = await insights.run_series(self._engine, days=days)
-        return codec.series_to_proto(days, window, series)
+        series = await insights.run_series(self._engine, days=days, prices=self._prices)
+        return codec.series_to_proto(days, series, price_source=self._price_source)
 
     async def ListRuns(
         self, request: telemetry_pb2.ListTaskRunsRequest, context: Context

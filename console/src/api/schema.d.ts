@@ -2475,10 +2475,20 @@ export interface components {
              */
             end: string | null;
             /**
+             * Price Source
+             * @description default: built-in list-price estimates; configured: OUTRIDER_MODEL_PRICES; none: nothing priced
+             * @enum {string}
+             */
+            price_source: "default" | "configured" | "none";
+            /**
              * Start
              * Format: date-time
              */
             start: string | null;
+            /** Usage By Agent */
+            usage_by_agent: components["schemas"]["UsageSeries"][];
+            /** Usage By Model */
+            usage_by_model: components["schemas"]["UsageSeries"][];
             /** Window Days */
             window_days: number;
         };
@@ -2607,6 +2617,16 @@ export interface components {
         SeriesPoint: {
             /** Failures */
             failures: number;
+            /**
+             * P50 Ms
+             * @description median duration of the bucket's runs; null when none started in it
+             */
+            p50_ms: number | null;
+            /**
+             * P95 Ms
+             * @description 95th percentile duration; null when no run started in the bucket
+             */
+            p95_ms: number | null;
             /** Runs */
             runs: number;
             /**
@@ -3164,6 +3184,44 @@ export interface components {
             text: string;
             /** Trace Id */
             trace_id?: string | null;
+        };
+        /** UsagePoint */
+        UsagePoint: {
+            /** Calls */
+            calls: number;
+            /**
+             * Estimated Cost
+             * @description USD from the price table; null when a model called in the bucket has no price
+             */
+            estimated_cost: number | null;
+            /** Input Tokens */
+            input_tokens: number;
+            /** Output Tokens */
+            output_tokens: number;
+            /**
+             * Reported Calls
+             * @description calls that reported usage; the tokens are theirs alone
+             */
+            reported_calls: number;
+            /**
+             * Start
+             * Format: date-time
+             * @description the bucket's start
+             */
+            start: string | null;
+        };
+        /** UsageSeries */
+        UsageSeries: {
+            /**
+             * Name
+             * @description the agent or the model
+             */
+            name: string;
+            /**
+             * Points
+             * @description every bucket of the window, oldest first, zeros included
+             */
+            points: components["schemas"]["UsagePoint"][];
         };
         /** ValidationErrorBody */
         ValidationErrorBody: {

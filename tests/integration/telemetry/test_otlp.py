@@ -165,7 +165,8 @@ async def test_sdk_spans_become_runs_and_model_calls_and_contents_are_never_kept
 
 
 async def test_json_posts_and_gzip_protobuf_posts_are_read_back(settings):
-    fast = with_env(settings, telemetry_batch_wait_ms=100)
+    # An empty price table: with it insights price nothing, and say so.
+    fast = with_env(settings, telemetry_batch_wait_ms=100, model_prices={})
     first = export(
         span(1, "sweep_bookings", ms=250),
         span(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.common.settings import SettingsError, load
+from services.common.settings import DEFAULT_MODEL_PRICES, SettingsError, load
 from services.telemetry import rules
 
 
@@ -79,7 +79,8 @@ def test_the_price_setting_is_validated_at_start(tmp_path):
     env = {"OUTRIDER_DATA_DIR": str(tmp_path)}
     loaded = load({**env, "OUTRIDER_MODEL_PRICES": '{"claude-*": {"input": 3, "output": 15.5}}'})
     assert rules.price_table(loaded.model_prices) == {"claude-*": rules.Price(3.0, 15.5)}
-    assert load(env).model_prices == {}
+    assert load(env).model_prices == DEFAULT_MODEL_PRICES
+    assert load({**env, "OUTRIDER_MODEL_PRICES": "{}"}).model_prices == {}
     for raw in (
         '{"claude-*": {"input": 3}}',
         '{"claude-*": {"input": -1, "output": 2}}',

@@ -10,6 +10,7 @@ import { insightsRunsPath } from "../../../lib/runLinks";
 import { agentTotals } from "../logic/agentTotals";
 import { outcomeGrid, outcomeListPath } from "../logic/chart";
 import { useInsights, useRunSeries } from "../api/queries";
+import { FleetCharts } from "./FleetCharts";
 import { RunChart } from "./RunChart";
 
 const WINDOWS = [
@@ -96,6 +97,11 @@ export function InsightsPage() {
                   ))}
                 </div>
               )}
+            </section>
+
+            <section aria-labelledby="fleet-charts">
+              <h2 id="fleet-charts">Runs, latency, tokens and cost over time</h2>
+              {series.data ? <FleetCharts data={series.data} /> : null}
             </section>
 
             <section aria-labelledby="decision-outcomes">

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { barLayout, niceCeiling, outcomeGrid, outcomeListPath, seriesTotals } from "./chart";
 
-const point = (runs: number, failures: number) => ({ start: "2026-09-29T00:00:00+00:00", runs, failures });
+const point = (runs: number, failures: number) => ({ start: "2026-09-29T00:00:00+00:00", runs, failures, p50_ms: null, p95_ms: null });
 
 describe("niceCeiling", () => {
   it("rounds an axis up to 1, 2 or 5 times a power of ten", () => {
