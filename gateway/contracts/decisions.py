@@ -216,3 +216,24 @@ class DecisionDetail(Decision):
     history: list[OutcomeChange] = Field(description="every change of the outcome, oldest first")
     precedents: list[NearDecision] = Field(description="judged decisions of the same type nearest to this one")
     precedent_summary: SimilarSummary
+
+
+class OutcomeBucket(Reply):
+    start: str | None = Field(json_schema_extra={"format": "date-time"}, description="the bucket's start")
+    successes: int
+    failures: int
+    unknown: int = Field(description="judged neither way: the window closed without enough evidence")
+    pending: int = Field(description="not judged yet")
+
+
+class DecisionTypeSeries(Reply):
+    decision_type: str
+    buckets: list[OutcomeBucket] = Field(description="every bucket of the window, oldest first, zeros included")
+
+
+class OutcomeSeries(Reply):
+    window_days: int
+    bucket_seconds: int
+    start: str | None = Field(json_schema_extra={"format": "date-time"})
+    end: str | None = Field(json_schema_extra={"format": "date-time"})
+    types: list[DecisionTypeSeries] = Field(description="one series per decision type decided in the window")
