@@ -8,6 +8,7 @@ import { Link, useSearch } from "../../../lib/router";
 import { insightsRunsPath } from "../../../lib/runLinks";
 import { outcomeGrid, outcomeListPath } from "../logic/chart";
 import { useInsights, useRunSeries } from "../api/queries";
+import { JudgedSuccessChart } from "./JudgedSuccessChart";
 import { RunChart } from "./RunChart";
 
 const WINDOWS = [
@@ -153,6 +154,11 @@ export function InsightsPage() {
             <section aria-labelledby="decision-outcomes">
               <h2 id="decision-outcomes">Decisions by type and outcome</h2>
               <DecisionGrid data={data} days={days} />
+            </section>
+
+            <section aria-labelledby="judged-success">
+              <h2 id="judged-success">Judged success over time</h2>
+              <JudgedSuccessChart days={days} decisionTypes={data.decisions.map((d) => d.decision_type)} />
             </section>
           </>
         )}
