@@ -1075,10 +1075,11 @@ def outcome_series(
     for decision_type, index, outcome, count in counts:
         if not 0 <= index < window.buckets:
             continue
-        slots = tallies.setdefault(
-            decision_type,
-            [dict.fromkeys(("successes", "failures", "unknown", "pending"), 0) for _ in range(window.buckets)],
-        )
+        slots = tallies.get(decision_type)
+        if slots is None:
+            # Built once per type, not per row: a month in hours is 721 buckets.
+            slots = [dict.fromkeys(("successes", "failures", "unknown", "pending"), 0) for _ in range(window.buckets)]
+            tallies[decision_type] = slots
         slots[index][_ARM_TALLY[outcome]] += count
     width = timedelta(seconds=window.bucket_seconds)
     return [
