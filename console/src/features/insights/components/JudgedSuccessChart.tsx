@@ -68,7 +68,7 @@ export function JudgedSuccessChart({ days, decisionTypes }: { days: number; deci
   const decisionType = types.includes(asked) ? asked : (types[0] ?? "");
   const series = useOutcomeSeries(days, decisionType);
 
-  if (types.length === 0) return <Empty>No decision was recorded in this window.</Empty>;
+  if (types.length === 0) return <Empty>Nothing to chart: no decision was recorded in this window.</Empty>;
   return (
     <>
       <p className="chart-picker">
