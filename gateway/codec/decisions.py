@@ -323,3 +323,35 @@ def detail_request(decision_id: str, precedents: int | None) -> decisions_pb2.Ge
     if precedents is not None:
         message.precedents = precedents
     return message
+
+
+def outcome_series_request(*, days: int | None, decision_type: str) -> decisions_pb2.CountOutcomeSeriesRequest:
+    # Days left out stay an unset field: the context's default window, not zero.
+    if days is None:
+        return decisions_pb2.CountOutcomeSeriesRequest(decision_type=decision_type)
+    return decisions_pb2.CountOutcomeSeriesRequest(days=days, decision_type=decision_type)
+
+
+def outcome_series_json(reply: decisions_pb2.OutcomeSeries) -> dict[str, Any]:
+    return {
+        "window_days": reply.window_days,
+        "bucket_seconds": reply.bucket_seconds,
+        "start": timestamp_text(reply.start),
+        "end": timestamp_text(reply.end),
+        "types": [
+            {
+                "decision_type": series.decision_type,
+                "buckets": [
+                    {
+                        "start": timestamp_text(b.start),
+                        "successes": b.successes,
+                        "failures": b.failures,
+                        "unknown": b.unknown,
+                        "pending": b.pending,
+                    }
+                    for b in series.buckets
+                ],
+            }
+            for series in reply.types
+        ],
+    }

@@ -231,3 +231,24 @@ class DecisionContext(Reply):
         description="when the subject's personal data was erased: the context is gone",
         json_schema_extra={"format": "date-time"},
     )
+
+
+class OutcomeBucket(Reply):
+    start: str | None = Field(json_schema_extra={"format": "date-time"}, description="the bucket's start")
+    successes: int
+    failures: int
+    unknown: int = Field(description="judged neither way: the window closed without enough evidence")
+    pending: int = Field(description="not judged yet")
+
+
+class DecisionTypeSeries(Reply):
+    decision_type: str
+    buckets: list[OutcomeBucket] = Field(description="every bucket of the window, oldest first, zeros included")
+
+
+class OutcomeSeries(Reply):
+    window_days: int
+    bucket_seconds: int
+    start: str | None = Field(json_schema_extra={"format": "date-time"})
+    end: str | None = Field(json_schema_extra={"format": "date-time"})
+    types: list[DecisionTypeSeries] = Field(description="one series per decision type decided in the window")

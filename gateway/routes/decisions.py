@@ -26,6 +26,7 @@ from gateway.contracts.common import (
     errors,
 )
 from gateway.contracts.decisions import (
+    DECISION_TYPE_PATTERN,
     UUID_PATTERN,
     Decision,
     DecisionContext,
@@ -34,6 +35,7 @@ from gateway.contracts.decisions import (
     DecisionIn,
     DecisionPage,
     OutcomeIn,
+    OutcomeSeries,
     RecordReply,
     SimilarIn,
     SimilarReply,
@@ -42,7 +44,7 @@ from gateway.contracts.paging import PageQuery, PageRequest
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import search_precedents, stub
 from outrider.v1 import decisions_pb2_grpc
-from services.decisions.rules import MAX_K
+from services.decisions.rules import MAX_K, SERIES_DEFAULT_DAYS, SERIES_MAX_DAYS, SERIES_MIN_DAYS
 
 router = APIRouter(tags=["decisions"], route_class=JsonBodyRoute)
 
@@ -240,3 +242,24 @@ async def get_decision_context(
     # context never reaches the gateway.
     reply = await _decisions(request).GetDecisionContext(codec.context_request(decision_id))
     return codec.decision_context_json(reply)
+
+
+@router.get(
+    "/admin/ai/insights/outcomes",
+    summary="Successes, failures, unknown and pending decisions per decision type over the window, in equal buckets",
+    response_model=OutcomeSeries,
+    responses=STAFF_ERRORS,
+)
+async def outcome_series(
+    request: Request,
+    days: Annotated[
+        int | None,
+        Query(ge=SERIES_MIN_DAYS, le=SERIES_MAX_DAYS, description=f"window in days (default {SERIES_DEFAULT_DAYS})"),
+    ] = None,
+    decision_type: Annotated[
+        str, Query(max_length=64, pattern=f"{DECISION_TYPE_PATTERN}|^$", description="only this type")
+    ] = "",
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    ask = codec.outcome_series_request(days=days, decision_type=decision_type)
+    return codec.outcome_series_json(await _decisions(request).CountOutcomeSeries(ask))

@@ -636,3 +636,49 @@ class CountJudgedWindowsResponse(_message.Message):
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[JudgedWindow]
     def __init__(self, items: _Optional[_Iterable[_Union[JudgedWindow, _Mapping]]] = ...) -> None: ...
+
+class CountOutcomeSeriesRequest(_message.Message):
+    __slots__ = ("days", "bucket_seconds", "decision_type")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    BUCKET_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    bucket_seconds: int
+    decision_type: str
+    def __init__(self, days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., decision_type: _Optional[str] = ...) -> None: ...
+
+class OutcomeBucket(_message.Message):
+    __slots__ = ("start", "successes", "failures", "unknown", "pending")
+    START_FIELD_NUMBER: _ClassVar[int]
+    SUCCESSES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    start: _timestamp_pb2.Timestamp
+    successes: int
+    failures: int
+    unknown: int
+    pending: int
+    def __init__(self, start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., successes: _Optional[int] = ..., failures: _Optional[int] = ..., unknown: _Optional[int] = ..., pending: _Optional[int] = ...) -> None: ...
+
+class DecisionTypeSeries(_message.Message):
+    __slots__ = ("decision_type", "buckets")
+    DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    BUCKETS_FIELD_NUMBER: _ClassVar[int]
+    decision_type: str
+    buckets: _containers.RepeatedCompositeFieldContainer[OutcomeBucket]
+    def __init__(self, decision_type: _Optional[str] = ..., buckets: _Optional[_Iterable[_Union[OutcomeBucket, _Mapping]]] = ...) -> None: ...
+
+class OutcomeSeries(_message.Message):
+    __slots__ = ("window_days", "bucket_seconds", "start", "end", "types")
+    WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
+    BUCKET_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    TYPES_FIELD_NUMBER: _ClassVar[int]
+    window_days: int
+    bucket_seconds: int
+    start: _timestamp_pb2.Timestamp
+    end: _timestamp_pb2.Timestamp
+    types: _containers.RepeatedCompositeFieldContainer[DecisionTypeSeries]
+    def __init__(self, window_days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., types: _Optional[_Iterable[_Union[DecisionTypeSeries, _Mapping]]] = ...) -> None: ...

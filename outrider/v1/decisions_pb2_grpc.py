@@ -116,6 +116,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsResponse.FromString,
                 _registered_method=True)
+        self.CountOutcomeSeries = channel.unary_unary(
+                '/outrider.v1.Decisions/CountOutcomeSeries',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomeSeriesRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.OutcomeSeries.FromString,
+                _registered_method=True)
         self.RegisterSubject = channel.unary_unary(
                 '/outrider.v1.Decisions/RegisterSubject',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.RegisterSubjectRequest.SerializeToString,
@@ -275,6 +280,15 @@ class DecisionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CountOutcomeSeries(self, request, context):
+        """For the console's judged-success chart: per decision type and equal
+        bucket of decision time over the last days, the successes, failures,
+        unknown and pending decisions (a range of decisions_type_outcome_decided).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RegisterSubject(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -395,6 +409,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.CountJudgedWindows,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsResponse.SerializeToString,
+            ),
+            'CountOutcomeSeries': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountOutcomeSeries,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomeSeriesRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.OutcomeSeries.SerializeToString,
             ),
             'RegisterSubject': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterSubject,
@@ -856,6 +875,33 @@ class Decisions:
             '/outrider.v1.Decisions/CountJudgedWindows',
             outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.CountJudgedWindowsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountOutcomeSeries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/CountOutcomeSeries',
+            outrider_dot_v1_dot_decisions__pb2.CountOutcomeSeriesRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.OutcomeSeries.FromString,
             options,
             channel_credentials,
             insecure,

@@ -368,6 +368,41 @@ def judged_window_from_proto(request: decisions_pb2.CountJudgedWindowsRequest) -
     return rules.judged_window(request.window)
 
 
+def outcome_series_from_proto(request: decisions_pb2.CountOutcomeSeriesRequest) -> rules.OutcomeSeriesAsked:
+    return rules.outcome_series_asked(
+        days=request.days if request.HasField("days") else None,
+        bucket_seconds=request.bucket_seconds if request.HasField("bucket_seconds") else None,
+        decision_type=request.decision_type,
+    )
+
+
+def outcome_series_to_proto(
+    window: rules.OutcomeWindow, series: Iterable[rules.DecisionTypeSeries]
+) -> decisions_pb2.OutcomeSeries:
+    return decisions_pb2.OutcomeSeries(
+        window_days=window.days,
+        bucket_seconds=window.bucket_seconds,
+        start=timestamp(window.start),
+        end=timestamp(window.end),
+        types=[
+            decisions_pb2.DecisionTypeSeries(
+                decision_type=one.decision_type,
+                buckets=[
+                    decisions_pb2.OutcomeBucket(
+                        start=timestamp(bucket.start),
+                        successes=bucket.successes,
+                        failures=bucket.failures,
+                        unknown=bucket.unknown,
+                        pending=bucket.pending,
+                    )
+                    for bucket in one.buckets
+                ],
+            )
+            for one in series
+        ],
+    )
+
+
 def judged_windows_to_proto(windows: Iterable[rules.JudgedWindow]) -> decisions_pb2.CountJudgedWindowsResponse:
     return decisions_pb2.CountJudgedWindowsResponse(
         items=[

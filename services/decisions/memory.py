@@ -247,3 +247,19 @@ async def list_pending(
 async def count_outcomes(engine: AsyncEngine, *, decided_since: datetime | None) -> list[OutcomeCountRow]:
     async with engine.connect() as conn:
         return await store.count_outcomes(conn, decided_since=decided_since)
+
+
+async def count_outcome_series(
+    engine: AsyncEngine, asked: rules.OutcomeSeriesAsked, *, now: datetime
+) -> tuple[rules.OutcomeWindow, list[rules.DecisionTypeSeries]]:
+    """Each decision type's outcomes per bucket of decision time over the window ending at `now`."""
+    window = rules.outcome_window(now, asked)
+    async with engine.connect() as conn:
+        rows = await store.count_outcome_series(
+            conn,
+            start=window.start,
+            end=window.end,
+            bucket_seconds=window.bucket_seconds,
+            decision_type=asked.decision_type,
+        )
+    return window, rules.outcome_series(window, rows)

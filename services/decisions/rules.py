@@ -1018,3 +1018,123 @@ def judged_window(window: int) -> int:
     if not 1 <= window <= MAX_JUDGED_WINDOW:
         raise InvalidDecision("window", f"must be between 1 and {MAX_JUDGED_WINDOW:,}, got {window}")
     return window
+
+
+# ─── Outcomes over time ───────────────────────────────────────────────────
+
+SERIES_DEFAULT_DAYS = 7
+SERIES_MIN_DAYS = 1
+SERIES_MAX_DAYS = 30
+# Bucket widths a series may use, narrowest first. Unasked, the narrowest
+# that keeps the window within SERIES_DEFAULT_MAX_BUCKETS wins: a day in
+# hours, a week in quarter days, a month in days.
+SERIES_BUCKET_SECONDS = (3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400)
+SERIES_DEFAULT_MAX_BUCKETS = 48
+# An asked width may be finer, but a month in hours is as far as it goes:
+# the answer stays a few hundred buckets per decision type.
+SERIES_MAX_BUCKETS = 720
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeSeriesAsked:
+    days: int
+    # None: the default width for the window.
+    bucket_seconds: int | None
+    # None: every decision type.
+    decision_type: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeWindow:
+    days: int
+    start: datetime
+    end: datetime
+    bucket_seconds: int
+    buckets: int
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeBucket:
+    start: datetime
+    successes: int = 0
+    failures: int = 0
+    unknown: int = 0
+    pending: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionTypeSeries:
+    decision_type: str
+    buckets: list[OutcomeBucket]
+
+
+def outcome_series_asked(*, days: int | None, bucket_seconds: int | None, decision_type: str) -> OutcomeSeriesAsked:
+    """A window of 1 to 30 days (7 unset), a width from SERIES_BUCKET_SECONDS and optionally one type ("" for all)."""
+    window_days = SERIES_DEFAULT_DAYS if days is None else days
+    if not SERIES_MIN_DAYS <= window_days <= SERIES_MAX_DAYS:
+        raise InvalidDecision("days", f"must be between {SERIES_MIN_DAYS} and {SERIES_MAX_DAYS}, got {window_days}")
+    if bucket_seconds is not None:
+        if bucket_seconds not in SERIES_BUCKET_SECONDS:
+            widths = ", ".join(str(width) for width in SERIES_BUCKET_SECONDS)
+            raise InvalidDecision("bucket_seconds", f"must be one of {widths}, got {bucket_seconds}")
+        if window_days * 86400 // bucket_seconds > SERIES_MAX_BUCKETS:
+            raise InvalidDecision(
+                "bucket_seconds",
+                f"{window_days} days in buckets of {bucket_seconds} s are more than {SERIES_MAX_BUCKETS} buckets",
+            )
+    return OutcomeSeriesAsked(
+        days=window_days,
+        bucket_seconds=bucket_seconds,
+        decision_type=checked_decision_type(decision_type) if decision_type else None,
+    )
+
+
+def outcome_window(now: datetime, asked: OutcomeSeriesAsked) -> OutcomeWindow:
+    """Equal buckets covering the last `days` days, the last one holding `now`.
+
+    Buckets start on whole multiples of their width since the epoch, so two
+    reads an hour apart share their edges and a chart does not shift under
+    the operator's eyes; the window's two ends fall inside the first and
+    last buckets, one bucket more than the span holds.
+    """
+    span = asked.days * 86400
+    width = asked.bucket_seconds or next(
+        (w for w in SERIES_BUCKET_SECONDS if span / w <= SERIES_DEFAULT_MAX_BUCKETS), SERIES_BUCKET_SECONDS[-1]
+    )
+    now_epoch = int(now.timestamp())
+    start_epoch = (now_epoch - span) // width * width
+    end_epoch = (now_epoch // width + 1) * width
+    return OutcomeWindow(
+        days=asked.days,
+        start=datetime.fromtimestamp(start_epoch, tz=UTC),
+        end=datetime.fromtimestamp(end_epoch, tz=UTC),
+        bucket_seconds=width,
+        buckets=(end_epoch - start_epoch) // width,
+    )
+
+
+def outcome_series(
+    window: OutcomeWindow, counts: Iterable[tuple[str, int, str | None, int]]
+) -> list[DecisionTypeSeries]:
+    """Per decision type, every bucket of the window in order, from sparse
+    (decision type, bucket index, outcome, count) rows; a null outcome is
+    pending, kept apart from unknown and from failure. Rows outside the
+    window are ignored; types come in name order."""
+    tallies: dict[str, list[dict[str, int]]] = {}
+    for decision_type, index, outcome, count in counts:
+        if not 0 <= index < window.buckets:
+            continue
+        slots = tallies.get(decision_type)
+        if slots is None:
+            # Built once per type, not per row: a month in hours is 721 buckets.
+            slots = [dict.fromkeys(("successes", "failures", "unknown", "pending"), 0) for _ in range(window.buckets)]
+            tallies[decision_type] = slots
+        slots[index][_ARM_TALLY[outcome]] += count
+    width = timedelta(seconds=window.bucket_seconds)
+    return [
+        DecisionTypeSeries(
+            decision_type=decision_type,
+            buckets=[OutcomeBucket(window.start + i * width, **tally) for i, tally in enumerate(slots)],
+        )
+        for decision_type, slots in sorted(tallies.items())
+    ]

@@ -50,6 +50,8 @@ ACCESS = {
     "WeighDecisions": Access.SERVICE,
     "CountExecutions": Access.SERVICE,
     "CountJudgedWindows": Access.SERVICE,
+    # The console's judged-success chart, read for a staff member.
+    "CountOutcomeSeries": Access.READ,
 }
 USES_NATS = False
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime
 
 import grpc
 
@@ -276,3 +277,13 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
     ) -> decisions_pb2.CountJudgedWindowsResponse:
         windows = await memory.count_judged_windows(self._engine, codec.judged_window_from_proto(request))
         return codec.judged_windows_to_proto(windows)
+
+    async def CountOutcomeSeries(
+        self,
+        request: decisions_pb2.CountOutcomeSeriesRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.CountOutcomeSeriesRequest, decisions_pb2.OutcomeSeries],
+    ) -> decisions_pb2.OutcomeSeries:
+        window, series = await memory.count_outcome_series(
+            self._engine, codec.outcome_series_from_proto(request), now=datetime.now(UTC)
+        )
+        return codec.outcome_series_to_proto(window, series)

@@ -810,3 +810,33 @@ async def count_judged_windows(conn: AsyncConnection, *, window: int) -> list[Ju
     """
     rows = await conn.execute(text(JUDGED_WINDOWS_SQL), {"window": window, "twice": 2 * window})
     return [JudgedWindow(**row._mapping) for row in rows]
+
+
+# :start, :end (the window), :start_epoch and :width (seconds); the bucket
+# is counted from the window's start. Shown with its plan by
+# bench/decisions/bench_outcome_series.py.
+OUTCOME_SERIES_SQL = """
+            select decision_type, floor((extract(epoch from decided_at) - :start_epoch) / :width)::int as bucket,
+                   outcome, count(*) as count
+              from decisions
+             where decided_at >= :start and decided_at < :end {only_type}
+             group by 1, 2, 3
+            """
+
+
+async def count_outcome_series(
+    conn: AsyncConnection, *, start: datetime, end: datetime, bucket_seconds: int, decision_type: str | None
+) -> list[tuple[str, int, str | None, int]]:
+    """(decision type, bucket index, outcome or null for pending, count) over decided_at in [start, end)."""
+    only_type = "and decision_type = :decision_type" if decision_type is not None else ""
+    rows = await conn.execute(
+        text(OUTCOME_SERIES_SQL.format(only_type=only_type)),
+        {
+            "start": start,
+            "end": end,
+            "start_epoch": int(start.timestamp()),
+            "width": bucket_seconds,
+            "decision_type": decision_type,
+        },
+    )
+    return [(decision_type, bucket, outcome, count) for decision_type, bucket, outcome, count in rows]

@@ -25,6 +25,7 @@ export type ErrorEnvelope = Schemas["ErrorEnvelope"];
 export type Insights = Schemas["Insights"];
 export type ModelArm = Schemas["ModelArm"];
 export type ModelCall = Schemas["ModelCall"];
+export type OutcomeBucket = Schemas["OutcomeBucket"];
 export type OutcomeIn = Schemas["OutcomeIn"];
 export type Rollout = Schemas["Rollout"];
 export type RolloutDraft = Schemas["RolloutDraft"];

@@ -243,6 +243,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/insights/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Successes, failures, unknown and pending decisions per decision type over the window, in equal buckets */
+        get: operations["outcome_series_admin_ai_insights_outcomes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/insights/series": {
         parameters: {
             query?: never;
@@ -1467,6 +1484,16 @@ export interface components {
              */
             next_cursor: string | null;
         };
+        /** DecisionTypeSeries */
+        DecisionTypeSeries: {
+            /**
+             * Buckets
+             * @description every bucket of the window, oldest first, zeros included
+             */
+            buckets: components["schemas"]["OutcomeBucket"][];
+            /** Decision Type */
+            decision_type: string;
+        };
         /** Degraded */
         Degraded: {
             /** Reason */
@@ -2044,6 +2071,29 @@ export interface components {
             /** Message */
             message: string;
         };
+        /** OutcomeBucket */
+        OutcomeBucket: {
+            /** Failures */
+            failures: number;
+            /**
+             * Pending
+             * @description not judged yet
+             */
+            pending: number;
+            /**
+             * Start
+             * Format: date-time
+             * @description the bucket's start
+             */
+            start: string | null;
+            /** Successes */
+            successes: number;
+            /**
+             * Unknown
+             * @description judged neither way: the window closed without enough evidence
+             */
+            unknown: number;
+        };
         /** OutcomeChange */
         OutcomeChange: {
             /**
@@ -2087,6 +2137,28 @@ export interface components {
             outcome: "success" | "failure" | "unknown";
             /** Reason */
             reason?: string;
+        };
+        /** OutcomeSeries */
+        OutcomeSeries: {
+            /** Bucket Seconds */
+            bucket_seconds: number;
+            /**
+             * End
+             * Format: date-time
+             */
+            end: string | null;
+            /**
+             * Start
+             * Format: date-time
+             */
+            start: string | null;
+            /**
+             * Types
+             * @description one series per decision type decided in the window
+             */
+            types: components["schemas"]["DecisionTypeSeries"][];
+            /** Window Days */
+            window_days: number;
         };
         /** PlaygroundStatus */
         PlaygroundStatus: {
@@ -4250,6 +4322,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Insights"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    outcome_series_admin_ai_insights_outcomes_get: {
+        parameters: {
+            query?: {
+                /** @description window in days (default 7) */
+                days?: number | null;
+                /** @description only this type */
+                decision_type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeSeries"];
                 };
             };
             /** @description no or bad credentials */

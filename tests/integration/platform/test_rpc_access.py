@@ -85,6 +85,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "WeighDecisions": S,
         "CountExecutions": S,
         "CountJudgedWindows": S,
+        "CountOutcomeSeries": R,
     },
     "outcomes": {
         "RecordFacts": E,

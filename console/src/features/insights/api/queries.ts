@@ -20,3 +20,12 @@ export function useRunSeries(days: number) {
     refetchInterval: REFRESH_MS,
   });
 }
+
+export function useOutcomeSeries(days: number, decisionType: string) {
+  return useQuery({
+    queryKey: insightKeys.outcomes(days, decisionType),
+    queryFn: () => apiGet("/admin/ai/insights/outcomes", { query: { days, decision_type: decisionType } }),
+    refetchInterval: REFRESH_MS,
+    enabled: decisionType !== "",
+  });
+}

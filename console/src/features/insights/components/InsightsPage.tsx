@@ -11,6 +11,7 @@ import { agentTotals } from "../logic/agentTotals";
 import { outcomeGrid, outcomeListPath } from "../logic/chart";
 import { useInsights, useRunSeries } from "../api/queries";
 import { FleetCharts } from "./FleetCharts";
+import { JudgedSuccessChart } from "./JudgedSuccessChart";
 import { RunChart } from "./RunChart";
 
 const WINDOWS = [
@@ -107,6 +108,11 @@ export function InsightsPage() {
             <section aria-labelledby="decision-outcomes">
               <h2 id="decision-outcomes">Decisions by type and outcome</h2>
               <DecisionGrid data={data} days={days} />
+            </section>
+
+            <section aria-labelledby="judged-success">
+              <h2 id="judged-success">Judged success over time</h2>
+              <JudgedSuccessChart days={days} decisionTypes={data.decisions.map((d) => d.decision_type)} />
             </section>
           </>
         )}
