@@ -213,7 +213,9 @@ class DecisionsServicer:
         playground applies before the model: every personal value comes back
         as its placeholder, with how many of each kind were replaced, never
         the values. Each read is an audit row in the registry, written before
-        the answer: no context is shown that the audit does not record.
+        the answer: no context is shown that the audit does not record. A retry
+        after a lost answer is a second audited read: the audit may record a
+        read twice, never not at all, and the data is unchanged, so it is retried.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
