@@ -234,6 +234,7 @@ class Fleet:
             await self._sweep()
             progress.step("sweeper judged")
             await self._rollouts(recorder, registry, publisher)
+            await self._judge_the_rest()
             progress.step("guarded rollouts ended")
             await self._ask(precedents)
             progress.step("precedents and routing")
@@ -379,6 +380,27 @@ class Fleet:
         for _ in range(50):
             if await self._sweep_once() == 0:
                 return
+
+    async def _judge_the_rest(self, patience_s: float = 30.0) -> None:
+        """Sweep until no decision of the shift is pending, within reason.
+
+        A rollout ends as soon as the guard has seen enough, while the facts
+        of its last batch may still be on their way through the stream: a
+        sweep before they land leaves those decisions pending, and the report
+        would count fewer judged than recorded.
+        """
+        deadline = time.monotonic() + patience_s
+        while True:
+            await self._sweep()
+            if not await self._pending_in_shift() or time.monotonic() > deadline:
+                return
+            await asyncio.sleep(0.2)
+
+    async def _pending_in_shift(self) -> bool:
+        query = {"outcome": "pending", "decided_from": (self.now - SHIFT).isoformat(), "limit": "1"}
+        reply = await self.http.get("/admin/ai/decisions", params=query, headers=self.console)
+        reply.raise_for_status()
+        return bool(reply.json()["items"])
 
     async def _sweep_once(self) -> int:
         """One sweep (which wakes the rollout guard); how many decisions it judged."""
