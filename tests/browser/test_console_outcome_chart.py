@@ -113,6 +113,12 @@ async def test_the_type_picked_stays_in_the_url(demo: Platform, page: Page):
     await expect(page.locator("figure.chart-judged figcaption")).to_contain_text("assignment_failure")
     await page.reload()
     await expect(page.get_by_label("Decision type")).to_have_value("assignment_failure")
+    # Another window is another look at the same type, not a reset of it.
+    await page.get_by_role("radio", name="7 d").check()
+    await page.wait_for_url("**days=7**")
+    assert "judged_type=assignment_failure" in page.url
+    await expect(page.get_by_label("Decision type")).to_have_value("assignment_failure")
+    await expect(page.locator("figure.chart-judged figcaption")).to_contain_text("assignment_failure")
 
 
 async def test_the_chart_passes_axe_in_dark_mode(demo: Platform, dark: Page, axe_source):

@@ -76,7 +76,7 @@ export function JudgedSuccessChart({ days, decisionTypes }: { days: number; deci
         <select
           id={selectId}
           value={decisionType}
-          onChange={(event) => setSearch({ days: search.get("days") ?? "", judged_type: event.target.value })}
+          onChange={(event) => setSearch({ ...Object.fromEntries(search), judged_type: event.target.value })}
         >
           {types.map((t) => (
             <option key={t} value={t}>
