@@ -97,7 +97,10 @@ async def test_toggling_a_skill_writes_an_audit_row(demo: Platform, page: Page, 
     card = page.locator("article.skill", has=page.get_by_role("heading", name="Doorstep stall"))
     await expect(card).to_contain_text("version 2")
     await card.get_by_text("Recent changes").click()
-    await expect(card.locator(".history-list")).to_contain_text("enabled true → false by lead@example.com")
+    # The same words as the audit log: only what changed, before → after.
+    change = card.locator(".history-list li").first
+    await expect(change).to_contain_text("by lead@example.com")
+    await expect(change.locator(".diff")).to_have_text("enabled true → false")
     await screenshot(page, "agent-studio-console-ops")
     await accessible(page, axe_source)
 

@@ -3,7 +3,6 @@ import {
   updatedAgo,
   formatCount,
   formatCredit,
-  formatJson,
   formatLocal,
   formatMs,
   formatRate,
@@ -55,11 +54,6 @@ describe("times", () => {
     expect(instantToLocalInput(instant)).toBe("2026-09-29T10:00");
     expect(localInputToInstant("")).toBe("");
     expect(localInputToInstant("garbage")).toBe("");
-  });
-  it("renders audit values", () => {
-    expect(formatJson({ stallMinutes: 12 })).toBe('{"stallMinutes":12}');
-    expect(formatJson(true)).toBe("true");
-    expect(formatJson(null)).toBe("—");
   });
 });
 

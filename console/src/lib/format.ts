@@ -81,13 +81,6 @@ export function instantToLocalInput(iso: string): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-/** JSON for an audit cell: short values inline, objects compact. */
-export function formatJson(value: unknown): string {
-  if (value === null || value === undefined) return "—";
-  if (typeof value === "string") return value;
-  return JSON.stringify(value);
-}
-
 /** How long ago something was fetched, in words: "updated just now", "updated 12 s ago", "updated 3 min ago". */
 export function updatedAgo(fetchedAtMs: number, nowMs: number): string {
   const seconds = Math.max(0, Math.floor((nowMs - fetchedAtMs) / 1000));

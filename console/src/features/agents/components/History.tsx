@@ -2,7 +2,7 @@ import { useState } from "react";
 import type { AuditEntity } from "../../../api/resources";
 import { Time } from "../../../components/Time";
 import { Empty, QueryView } from "../../../components/States";
-import { formatJson } from "../../../lib/format";
+import { ChangeDiff } from "../../../components/ChangeDiff";
 import { useHistory } from "../api/queries";
 
 /** The last changes of one agent or skill, read when opened. */
@@ -21,8 +21,8 @@ export function History({ entity, id }: { entity: AuditEntity; id: string }) {
               <ul className="history-list">
                 {page.items.map((row) => (
                   <li key={row.id}>
-                    <Time iso={row.changed_at} /> · <strong>{row.field}</strong> {formatJson(row.old)} → {formatJson(row.new)}{" "}
-                    by {row.changed_by_email || row.changed_by}
+                    <Time iso={row.changed_at} /> by {row.changed_by_email || row.changed_by}
+                    <ChangeDiff field={row.field} before={row.old} after={row.new} />
                   </li>
                 ))}
               </ul>

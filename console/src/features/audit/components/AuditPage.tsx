@@ -7,9 +7,9 @@ import { Time } from "../../../components/Time";
 import { Link, useSearch } from "../../../lib/router";
 import { PAGE_SIZE, useAudit, useSkillAgents } from "../api/queries";
 import { AgentName } from "../../../components/AgentName";
+import { ChangeDiff } from "../../../components/ChangeDiff";
 import {
   AUDIT_ENTITIES,
-  auditDiff,
   entityPath,
   filtersFromSearch,
   filtersToSearch,
@@ -65,7 +65,6 @@ export function AuditPage() {
                     <tbody>
                       {page.items.map((row) => {
                         const path = entityPath(row.entity, row.entity_id, skillAgents);
-                        const lines = auditDiff(row.field, row.old, row.new);
                         return (
                           <tr key={row.id}>
                             <td>
@@ -82,17 +81,7 @@ export function AuditPage() {
                               )}
                             </td>
                             <td>
-                              {lines.length === 0 ? (
-                                <span className="hint">{row.field}: no value changed</span>
-                              ) : (
-                                <ul className="diff">
-                                  {lines.map((line) => (
-                                    <li key={line.key}>
-                                      <code>{line.key}</code> <del>{line.before}</del> → <ins>{line.after}</ins>
-                                    </li>
-                                  ))}
-                                </ul>
-                              )}
+                              <ChangeDiff field={row.field} before={row.old} after={row.new} />
                             </td>
                             <td>
                               <Link to={`/audit?${new URLSearchParams({ actor: row.changed_by_email || row.changed_by }).toString()}`}>
