@@ -311,6 +311,7 @@ def list_request(filters: DecisionFilters, page: PageRequest) -> decisions_pb2.L
         page=page_request(page),
         subject_id=filters.subject_id,
         rollout_id=filters.rollout_id,
+        model_contains=filters.model_contains,
     )
 
 
@@ -323,6 +324,22 @@ def detail_request(decision_id: str, precedents: int | None) -> decisions_pb2.Ge
     if precedents is not None:
         message.precedents = precedents
     return message
+
+
+def facets_request(days: int | None) -> decisions_pb2.ListDecisionFacetsRequest:
+    # Days left out stay an unset field: the context's default window, not zero.
+    if days is None:
+        return decisions_pb2.ListDecisionFacetsRequest()
+    return decisions_pb2.ListDecisionFacetsRequest(days=days)
+
+
+def facets_json(reply: decisions_pb2.DecisionFacets) -> dict[str, Any]:
+    return {
+        "window_days": reply.window_days,
+        "decision_types": list(reply.decision_types),
+        "agent_ids": list(reply.agent_ids),
+        "models": list(reply.models),
+    }
 
 
 def outcome_series_request(*, days: int | None, decision_type: str) -> decisions_pb2.CountOutcomeSeriesRequest:

@@ -79,6 +79,7 @@ class DecisionFilters:
     decided_to: datetime | None = None
     subject_id: str = ""
     rollout_id: str = ""
+    model_contains: str = ""
 
 
 class RolloutArmIn(Contract):
@@ -244,6 +245,13 @@ class OutcomeBucket(Reply):
 class DecisionTypeSeries(Reply):
     decision_type: str
     buckets: list[OutcomeBucket] = Field(description="every bucket of the window, oldest first, zeros included")
+
+
+class DecisionFacets(Reply):
+    window_days: int
+    decision_types: list[str] = Field(description="sorted; each decided in the window")
+    agent_ids: list[str] = Field(description="sorted; each decided in the window")
+    models: list[str] = Field(description="sorted; each named by a decision made in the window")
 
 
 class OutcomeSeries(Reply):

@@ -31,6 +31,7 @@ from gateway.contracts.decisions import (
     Decision,
     DecisionContext,
     DecisionDetail,
+    DecisionFacets,
     DecisionFilters,
     DecisionIn,
     DecisionPage,
@@ -44,7 +45,14 @@ from gateway.contracts.paging import PageQuery, PageRequest
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import search_precedents, stub
 from outrider.v1 import decisions_pb2_grpc
-from services.decisions.rules import MAX_K, SERIES_DEFAULT_DAYS, SERIES_MAX_DAYS, SERIES_MIN_DAYS
+from services.decisions.rules import (
+    FACET_DEFAULT_DAYS,
+    FACET_MAX_DAYS,
+    MAX_K,
+    SERIES_DEFAULT_DAYS,
+    SERIES_MAX_DAYS,
+    SERIES_MIN_DAYS,
+)
 
 router = APIRouter(tags=["decisions"], route_class=JsonBodyRoute)
 
@@ -127,6 +135,10 @@ def _filters(
     ] = None,
     agent_id: Annotated[str, Query(max_length=128, pattern=CARRIABLE, description="only this agent's decisions")] = "",
     model: Annotated[str, Query(max_length=256, pattern=CARRIABLE, description="only decisions this model made")] = "",
+    model_contains: Annotated[
+        str,
+        Query(max_length=256, pattern=CARRIABLE, description="only decisions whose model contains this, ignoring case"),
+    ] = "",
     decided_from: Annotated[Instant | None, Query(description="decided at or after (RFC 3339 with offset)")] = None,
     decided_to: Annotated[Instant | None, Query(description="decided before (RFC 3339 with offset)")] = None,
     subject_id: Annotated[
@@ -145,6 +157,7 @@ def _filters(
         decided_to=decided_to,
         subject_id=subject_id,
         rollout_id=rollout_id,
+        model_contains=model_contains,
     )
 
 
@@ -161,6 +174,22 @@ async def list_decisions(
     request: Request, page: PageQuery, filters: Filters, _: Principal = Depends(staff)
 ) -> dict[str, Any]:
     return codec.decision_page_json(await _decisions(request).ListDecisions(codec.list_request(filters, page)))
+
+
+@router.get(
+    "/admin/ai/decisions/facets",
+    summary="The decision types, agents and models of the decisions made in the last days, for filters to offer",
+    response_model=DecisionFacets,
+    responses=STAFF_ERRORS,
+)
+async def decision_facets(
+    request: Request,
+    days: Annotated[
+        int | None, Query(ge=1, le=FACET_MAX_DAYS, description=f"window in days (default {FACET_DEFAULT_DAYS})")
+    ] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    return codec.facets_json(await _decisions(request).ListDecisionFacets(codec.facets_request(days)))
 
 
 @router.get(

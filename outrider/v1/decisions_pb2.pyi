@@ -199,7 +199,7 @@ class SetOutcomeRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., outcome: _Optional[str] = ..., reason: _Optional[str] = ..., judged_by: _Optional[str] = ...) -> None: ...
 
 class ListDecisionsRequest(_message.Message):
-    __slots__ = ("decision_type", "outcome", "agent_id", "page", "model", "decided_from", "decided_to", "subject_id", "rollout_id")
+    __slots__ = ("decision_type", "outcome", "agent_id", "page", "model", "decided_from", "decided_to", "subject_id", "rollout_id", "model_contains")
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -209,6 +209,7 @@ class ListDecisionsRequest(_message.Message):
     DECIDED_TO_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_ID_FIELD_NUMBER: _ClassVar[int]
     ROLLOUT_ID_FIELD_NUMBER: _ClassVar[int]
+    MODEL_CONTAINS_FIELD_NUMBER: _ClassVar[int]
     decision_type: str
     outcome: str
     agent_id: str
@@ -218,7 +219,26 @@ class ListDecisionsRequest(_message.Message):
     decided_to: _timestamp_pb2.Timestamp
     subject_id: str
     rollout_id: str
-    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., agent_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., model: _Optional[str] = ..., decided_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subject_id: _Optional[str] = ..., rollout_id: _Optional[str] = ...) -> None: ...
+    model_contains: str
+    def __init__(self, decision_type: _Optional[str] = ..., outcome: _Optional[str] = ..., agent_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., model: _Optional[str] = ..., decided_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subject_id: _Optional[str] = ..., rollout_id: _Optional[str] = ..., model_contains: _Optional[str] = ...) -> None: ...
+
+class ListDecisionFacetsRequest(_message.Message):
+    __slots__ = ("days",)
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    def __init__(self, days: _Optional[int] = ...) -> None: ...
+
+class DecisionFacets(_message.Message):
+    __slots__ = ("window_days", "decision_types", "agent_ids", "models")
+    WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TYPES_FIELD_NUMBER: _ClassVar[int]
+    AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    window_days: int
+    decision_types: _containers.RepeatedScalarFieldContainer[str]
+    agent_ids: _containers.RepeatedScalarFieldContainer[str]
+    models: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, window_days: _Optional[int] = ..., decision_types: _Optional[_Iterable[str]] = ..., agent_ids: _Optional[_Iterable[str]] = ..., models: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListDecisionsResponse(_message.Message):
     __slots__ = ("items", "next_cursor")

@@ -121,6 +121,11 @@ class DecisionsStub:
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomeSeriesRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_decisions__pb2.OutcomeSeries.FromString,
                 _registered_method=True)
+        self.ListDecisionFacets = channel.unary_unary(
+                '/outrider.v1.Decisions/ListDecisionFacets',
+                request_serializer=outrider_dot_v1_dot_decisions__pb2.ListDecisionFacetsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_decisions__pb2.DecisionFacets.FromString,
+                _registered_method=True)
         self.RegisterSubject = channel.unary_unary(
                 '/outrider.v1.Decisions/RegisterSubject',
                 request_serializer=outrider_dot_v1_dot_decisions__pb2.RegisterSubjectRequest.SerializeToString,
@@ -291,6 +296,15 @@ class DecisionsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDecisionFacets(self, request, context):
+        """For the console's filters: the decision types, agents and models of the
+        decisions made in the last days. Each list is read by skipping through
+        an index, one probe per distinct value, never by reading the window.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def RegisterSubject(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -416,6 +430,11 @@ def add_DecisionsServicer_to_server(servicer, server):
                     servicer.CountOutcomeSeries,
                     request_deserializer=outrider_dot_v1_dot_decisions__pb2.CountOutcomeSeriesRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_decisions__pb2.OutcomeSeries.SerializeToString,
+            ),
+            'ListDecisionFacets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDecisionFacets,
+                    request_deserializer=outrider_dot_v1_dot_decisions__pb2.ListDecisionFacetsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_decisions__pb2.DecisionFacets.SerializeToString,
             ),
             'RegisterSubject': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterSubject,
@@ -904,6 +923,33 @@ class Decisions:
             '/outrider.v1.Decisions/CountOutcomeSeries',
             outrider_dot_v1_dot_decisions__pb2.CountOutcomeSeriesRequest.SerializeToString,
             outrider_dot_v1_dot_decisions__pb2.OutcomeSeries.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDecisionFacets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Decisions/ListDecisionFacets',
+            outrider_dot_v1_dot_decisions__pb2.ListDecisionFacetsRequest.SerializeToString,
+            outrider_dot_v1_dot_decisions__pb2.DecisionFacets.FromString,
             options,
             channel_credentials,
             insecure,

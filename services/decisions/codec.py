@@ -213,6 +213,7 @@ def listing_from_proto(request: decisions_pb2.ListDecisionsRequest) -> DecisionL
         limit=limit,
         subject_id=request.subject_id or None,
         rollout_id=_uuid(request.rollout_id, "rollout_id") if request.rollout_id else None,
+        model_contains=request.model_contains or None,
     )
 
 
@@ -570,4 +571,17 @@ def append_audit_request(entry: AuditEntry) -> registry_pb2.AppendAuditRequest:
         field=entry.field,
         old_json=json_bytes(dict(entry.old)) if entry.old is not None else b"",
         new_json=json_bytes(dict(entry.new)),
+    )
+
+
+def facet_days_from_proto(request: decisions_pb2.ListDecisionFacetsRequest) -> int:
+    return queries.facet_days(request.days if request.HasField("days") else None)
+
+
+def facets_to_proto(facets: queries.Facets) -> decisions_pb2.DecisionFacets:
+    return decisions_pb2.DecisionFacets(
+        window_days=facets.window_days,
+        decision_types=facets.decision_types,
+        agent_ids=facets.agent_ids,
+        models=facets.models,
     )

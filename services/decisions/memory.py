@@ -11,7 +11,7 @@ import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from services.common import paging
 from services.common.callers import AgentScope
 from services.common.errors import DomainError, InvalidArgument
-from services.decisions import rules, store
+from services.decisions import queries, rules, store
 from services.decisions.connections import DirectConnections
 from services.decisions.embedding import Embedder
 from services.decisions.precedent import PrecedentSearch
@@ -171,6 +171,10 @@ async def judge_pending(engine: AsyncEngine, batch: PendingVerdicts) -> list[uui
 async def list_decisions(engine: AsyncEngine, listing: DecisionListing) -> tuple[list[DecisionRow], str]:
     """One page of decisions, newest first, and the cursor of the next ("" after the last)."""
     async with engine.connect() as conn:
+        known = await store.distinct_values(conn, "model") if listing.model_contains else []
+        models = queries.listed_models(known, model=listing.model, model_contains=listing.model_contains)
+        if models == []:
+            return [], ""
         rows = await store.list_decisions(
             conn,
             decision_type=listing.decision_type,
@@ -178,13 +182,22 @@ async def list_decisions(engine: AsyncEngine, listing: DecisionListing) -> tuple
             agent_id=listing.agent_id,
             after=listing.after,
             limit=listing.limit + 1,
-            model=listing.model,
+            models=models,
             decided_from=listing.decided_from,
             decided_to=listing.decided_to,
             subject_id=listing.subject_id,
             rollout_id=listing.rollout_id,
         )
     return paging.one_page(rows, listing.limit, lambda row: (row.decided_at, row.id))
+
+
+async def list_facets(engine: AsyncEngine, days: int, *, now: datetime) -> queries.Facets:
+    """The decision types, agents and models of decisions made in the last `days` days."""
+    since = now - timedelta(days=days)
+    async with engine.connect() as conn:
+        values = [await store.distinct_values(conn, column, since=since) for column in store.FACET_COLUMNS]
+    decision_types, agent_ids, models = values
+    return queries.Facets(window_days=days, decision_types=decision_types, agent_ids=agent_ids, models=models)
 
 
 async def count_rollout_arms(engine: AsyncEngine, rollout_ids: Sequence[uuid.UUID]) -> list[rules.ArmCount]:

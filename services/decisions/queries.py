@@ -69,6 +69,42 @@ class DecisionListing:
     limit: int
     subject_id: str | None = None
     rollout_id: uuid.UUID | None = None
+    model_contains: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Facets:
+    """What the console's filters offer: the values seen in the last `window_days` days."""
+
+    window_days: int
+    decision_types: list[str]
+    agent_ids: list[str]
+    models: list[str]
+
+
+def facet_days(requested: int | None) -> int:
+    """The facets' window: unset means 30 days, at most a year."""
+    if requested is None:
+        return rules.FACET_DEFAULT_DAYS
+    if not 1 <= requested <= rules.FACET_MAX_DAYS:
+        raise InvalidDecision("days", f"must be between 1 and {rules.FACET_MAX_DAYS}, got {requested}")
+    return requested
+
+
+def listed_models(known: Sequence[str], *, model: str | None, model_contains: str | None) -> list[str] | None:
+    """The models a listing reads, from every model decisions name; None when it asks for no model.
+
+    A substring is matched here, on the few distinct models, rather than in
+    SQL: a LIKE pattern would need its `%`, `_` and `\\` escaped, and each
+    model's page is then read through the model index.
+    """
+    if not model and not model_contains:
+        return None
+    candidates = [model] if model else list(known)
+    if not model_contains:
+        return candidates
+    needle = model_contains.casefold()
+    return [name for name in candidates if needle in name.casefold()]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1020,6 +1020,13 @@ def judged_window(window: int) -> int:
     return window
 
 
+# ─── The filters' choices ─────────────────────────────────────────────────
+
+# The window the console's filters draw their choices from.
+FACET_DEFAULT_DAYS = 30
+FACET_MAX_DAYS = 365
+
+
 # ─── Outcomes over time ───────────────────────────────────────────────────
 
 SERIES_DEFAULT_DAYS = 7

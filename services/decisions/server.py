@@ -52,6 +52,7 @@ ACCESS = {
     "CountJudgedWindows": Access.SERVICE,
     # The console's judged-success chart, read for a staff member.
     "CountOutcomeSeries": Access.READ,
+    "ListDecisionFacets": Access.READ,
 }
 USES_NATS = False
 

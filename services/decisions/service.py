@@ -278,6 +278,14 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         windows = await memory.count_judged_windows(self._engine, codec.judged_window_from_proto(request))
         return codec.judged_windows_to_proto(windows)
 
+    async def ListDecisionFacets(
+        self,
+        request: decisions_pb2.ListDecisionFacetsRequest,
+        context: grpc.aio.ServicerContext[decisions_pb2.ListDecisionFacetsRequest, decisions_pb2.DecisionFacets],
+    ) -> decisions_pb2.DecisionFacets:
+        days = codec.facet_days_from_proto(request)
+        return codec.facets_to_proto(await memory.list_facets(self._engine, days, now=datetime.now(UTC)))
+
     async def CountOutcomeSeries(
         self,
         request: decisions_pb2.CountOutcomeSeriesRequest,

@@ -318,13 +318,19 @@ async def list_decisions(
     agent_id: str | None,
     after: PageKey | None,
     limit: int,
-    model: str | None = None,
+    models: Sequence[str] | None = None,
     decided_from: datetime | None = None,
     decided_to: datetime | None = None,
     subject_id: str | None = None,
     rollout_id: uuid.UUID | None = None,
 ) -> list[DecisionRow]:
-    """Newest first, keyset on (decided_at, id). Never reads `context`."""
+    """Newest first, keyset on (decided_at, id). Never reads `context`.
+
+    `models` (None: any) is read one model at a time through
+    decisions_model_decided, each giving at most a page, and the pages are
+    merged: a filter over the decision-time index instead would read every
+    other model's rows to find a rare one's.
+    """
     where: list[str] = []
     params: dict[str, Any] = {"limit": limit}
     if subject_id:
@@ -333,9 +339,6 @@ async def list_decisions(
     if rollout_id is not None:
         where.append("rollout_id = :rollout_id")
         params["rollout_id"] = rollout_id
-    if model:
-        where.append("model = :model")
-        params["model"] = model
     if decided_from is not None:
         where.append("decided_at >= :decided_from")
         params["decided_from"] = decided_from
@@ -356,12 +359,66 @@ async def list_decisions(
     if after is not None:
         where.append("(decided_at, id) < (:after_at, :after_id)")
         params["after_at"], params["after_id"] = after.decided_at, after.id
-    clause = f"where {' and '.join(where)}" if where else ""
+    order = "order by decided_at desc, id desc limit :limit"
+    if models is None:
+        clause = f"where {' and '.join(where)}" if where else ""
+        statement = f"select {_READ_COLUMNS} from decisions {clause} {order}"
+    else:
+        params["models"] = list(models)
+        # The model is matched as a range of one value, not with `=`: inside
+        # the lateral it is the outer row's, which the planner counts as a
+        # constant, so with `=` it drops the model from the order below,
+        # guesses a seventh of the table matches and walks the decision-time
+        # index (98 ms for a page of a model only the oldest of 300,000
+        # decisions name). As a range the order by model first stays, and
+        # only decisions_model_decided gives it without a sort (0.08 ms).
+        clause = " and ".join(["model >= listed.wanted and model <= listed.wanted", *where])
+        statement = f"""
+            select {_READ_COLUMNS} from unnest(cast(:models as text[])) as listed(wanted)
+              cross join lateral (
+                  select {_READ_COLUMNS} from decisions where {clause}
+                   order by model, decided_at desc, id desc limit :limit
+              ) as one_model
+             {order}
+            """
+    rows = await conn.execute(text(statement), params)
+    return [_decision(row) for row in rows]
+
+
+# The columns whose distinct values the console's filters offer, each the
+# leading column of an index that also holds the decision time.
+FACET_COLUMNS = ("decision_type", "agent_id", "model")
+
+
+async def distinct_values(conn: AsyncConnection, column: str, *, since: datetime | None = None) -> list[str]:
+    """The distinct values of a facet column, sorted; with `since`, only those of decisions made since then.
+
+    A recursive skip through the column's index: each step finds the next
+    value above the last with one probe, so a million decisions of a dozen
+    models cost a dozen probes, not a million rows.
+    """
+    if column not in FACET_COLUMNS:
+        raise ValueError(f"no index leads with {column!r}")
+    recent = ""
+    params: dict[str, Any] = {}
+    if since is not None:
+        recent = f"and exists (select 1 from decisions d where d.{column} = seen.value and d.decided_at >= :since)"
+        params["since"] = since
     rows = await conn.execute(
-        text(f"select {_READ_COLUMNS} from decisions {clause} order by decided_at desc, id desc limit :limit"),
+        text(
+            f"""
+            with recursive seen(value) as (
+                (select {column} from decisions where {column} is not null order by {column} limit 1)
+                union all
+                select (select {column} from decisions where {column} > seen.value order by {column} limit 1)
+                  from seen where seen.value is not null
+            )
+            select value from seen where value is not null {recent} order by value
+            """
+        ),
         params,
     )
-    return [_decision(row) for row in rows]
+    return [row.value for row in rows]
 
 
 async def list_pending(

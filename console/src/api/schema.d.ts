@@ -158,6 +158,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/decisions/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The decision types, agents and models of the decisions made in the last days, for filters to offer */
+        get: operations["decision_facets_admin_ai_decisions_facets_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/decisions/{decision_id}": {
         parameters: {
             query?: never;
@@ -1407,6 +1424,26 @@ export interface components {
             rollout: components["schemas"]["RolloutArm"] | null;
             /** Subject Id */
             subject_id: string;
+        };
+        /** DecisionFacets */
+        DecisionFacets: {
+            /**
+             * Agent Ids
+             * @description sorted; each decided in the window
+             */
+            agent_ids: string[];
+            /**
+             * Decision Types
+             * @description sorted; each decided in the window
+             */
+            decision_types: string[];
+            /**
+             * Models
+             * @description sorted; each named by a decision made in the window
+             */
+            models: string[];
+            /** Window Days */
+            window_days: number;
         };
         /**
          * DecisionIn
@@ -3875,6 +3912,8 @@ export interface operations {
                 agent_id?: string;
                 /** @description only decisions this model made */
                 model?: string;
+                /** @description only decisions whose model contains this, ignoring case */
+                model_contains?: string;
                 /** @description decided at or after (RFC 3339 with offset) */
                 decided_from?: string | null;
                 /** @description decided before (RFC 3339 with offset) */
@@ -3950,6 +3989,8 @@ export interface operations {
                 agent_id?: string;
                 /** @description only decisions this model made */
                 model?: string;
+                /** @description only decisions whose model contains this, ignoring case */
+                model_contains?: string;
                 /** @description decided at or after (RFC 3339 with offset) */
                 decided_from?: string | null;
                 /** @description decided before (RFC 3339 with offset) */
@@ -3973,6 +4014,65 @@ export interface operations {
                 content: {
                     "application/x-ndjson": string;
                     "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    decision_facets_admin_ai_decisions_facets_get: {
+        parameters: {
+            query?: {
+                /** @description window in days (default 30) */
+                days?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionFacets"];
                 };
             };
             /** @description no or bad credentials */

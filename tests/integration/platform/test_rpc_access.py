@@ -86,6 +86,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "CountExecutions": S,
         "CountJudgedWindows": S,
         "CountOutcomeSeries": R,
+        "ListDecisionFacets": R,
     },
     "outcomes": {
         "RecordFacts": E,
