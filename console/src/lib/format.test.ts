@@ -8,8 +8,10 @@ import {
   formatRate,
   formatTick,
   formatUtc,
-  instantToLocalInput,
-  localInputToInstant,
+  instantToZoneInput,
+  toInstant,
+  urlInstant,
+  zoneInputToInstant,
 } from "./format";
 
 describe("numbers", () => {
@@ -48,12 +50,39 @@ describe("times", () => {
     expect(formatTick(iso, 86_400, "Asia/Kolkata")).toBe("29 Sept");
     expect(formatTick(null, 3600)).toBe("—");
   });
-  it("turns a local input into an instant and back", () => {
-    const instant = localInputToInstant("2026-09-29T10:00");
-    expect(instant).toMatch(/Z$/);
-    expect(instantToLocalInput(instant)).toBe("2026-09-29T10:00");
-    expect(localInputToInstant("")).toBe("");
-    expect(localInputToInstant("garbage")).toBe("");
+  it("reads a form's wall time in the zone chosen, not the browser's", () => {
+    expect(zoneInputToInstant("2026-09-29T10:00", "UTC")).toBe("2026-09-29T10:00:00Z");
+    expect(zoneInputToInstant("2026-09-29T10:00", "Asia/Kolkata")).toBe("2026-09-29T04:30:00Z");
+    expect(zoneInputToInstant("2026-09-29T10:00", "America/New_York")).toBe("2026-09-29T14:00:00Z");
+    expect(instantToZoneInput("2026-09-29T04:30:00Z", "Asia/Kolkata")).toBe("2026-09-29T10:00");
+    expect(instantToZoneInput("2026-09-29T04:30:00Z", "UTC")).toBe("2026-09-29T04:30");
+    expect(zoneInputToInstant("", "UTC")).toBe("");
+    expect(zoneInputToInstant("garbage", "UTC")).toBe("");
+    expect(instantToZoneInput("", "UTC")).toBe("");
+  });
+  it("keeps a wall time next to a clock change on its own side of it", () => {
+    // New York left daylight time at 02:00 on 1 November 2026.
+    expect(zoneInputToInstant("2026-11-01T00:30", "America/New_York")).toBe("2026-11-01T04:30:00Z");
+    expect(zoneInputToInstant("2026-11-01T03:30", "America/New_York")).toBe("2026-11-01T08:30:00Z");
+    expect(zoneInputToInstant("2026-03-29T03:30", "Europe/Berlin")).toBe("2026-03-29T01:30:00Z");
+  });
+  it("round-trips every hour of a year in a zone with a half-hour offset and in one with clock changes", () => {
+    for (const zone of ["Asia/Kolkata", "Europe/Berlin", "America/New_York", "UTC"]) {
+      for (let hour = 0; hour < 365 * 24; hour += 7) {
+        const instant = toInstant(Date.UTC(2026, 0, 1) + hour * 3_600_000);
+        const wall = instantToZoneInput(instant, zone);
+        const back = zoneInputToInstant(wall, zone);
+        // The hour a clock change repeats has two instants; either reads back to the same wall time.
+        expect(instantToZoneInput(back, zone)).toBe(wall);
+      }
+    }
+  });
+  it("reads a URL's time as an instant, and an offset-less one as the browser's wall time", () => {
+    expect(urlInstant("2026-09-29T10:00:00Z")).toBe("2026-09-29T10:00:00Z");
+    expect(urlInstant("2026-09-29T15:30:00+05:30")).toBe("2026-09-29T10:00:00Z");
+    expect(urlInstant("2026-09-29T10:00")).toBe(toInstant(new Date(2026, 8, 29, 10, 0).getTime()));
+    expect(urlInstant("nonsense")).toBe("");
+    expect(urlInstant(null)).toBe("");
   });
 });
 

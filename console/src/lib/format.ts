@@ -62,23 +62,80 @@ export function formatTick(iso: string | null, bucketSeconds: number, timeZone?:
   return new Intl.DateTimeFormat("en-GB", options).format(new Date(iso));
 }
 
-/**
- * A `datetime-local` input's value (the operator's wall time) as an RFC 3339
- * instant; "" stays "". The gateway refuses times without an offset.
- */
-export function localInputToInstant(value: string): string {
-  if (!value) return "";
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? "" : date.toISOString();
+// The parts of an instant's wall time in a zone, read through Intl so any
+// IANA zone works, not only the browser's own. A formatter is costly to
+// build, so each zone's is kept.
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+
+function wallFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = wallFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    wallFormats.set(timeZone, format);
+  }
+  return format;
 }
 
-/** An instant as a `datetime-local` input value in the operator's zone. */
-export function instantToLocalInput(iso: string): string {
-  if (!iso) return "";
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return "";
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+type WallClock = { year: string; month: string; day: string; hour: string; minute: string; second: string };
+
+function wallClock(instantMs: number, timeZone: string): WallClock {
+  const parts = wallFormat(timeZone).formatToParts(new Date(instantMs));
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? "00";
+  return { year: part("year"), month: part("month"), day: part("day"), hour: part("hour"), minute: part("minute"), second: part("second") };
+}
+
+/** How far a zone's wall clock is ahead of UTC at an instant, in ms. */
+function zoneOffsetMs(instantMs: number, timeZone: string): number {
+  const wall = wallClock(instantMs, timeZone);
+  const asUtc = Date.UTC(+wall.year, +wall.month - 1, +wall.day, +wall.hour, +wall.minute, +wall.second);
+  return asUtc - Math.floor(instantMs / 1000) * 1000;
+}
+
+/**
+ * A `datetime-local` value, read as a wall time in `timeZone`, as an RFC 3339
+ * instant; "" and unreadable values are "". The offset is taken at the
+ * instant itself (a second pass), so a wall time just after a clock change
+ * lands on the right side of it.
+ */
+export function zoneInputToInstant(value: string, timeZone: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return "";
+  const wallMs = Date.parse(`${value}Z`);
+  if (Number.isNaN(wallMs)) return "";
+  const guess = wallMs - zoneOffsetMs(wallMs, timeZone);
+  return toInstant(wallMs - zoneOffsetMs(guess, timeZone));
+}
+
+/** An instant as a `datetime-local` value on `timeZone`'s wall clock. */
+export function instantToZoneInput(iso: string, timeZone: string): string {
+  const ms = iso ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(ms)) return "";
+  const wall = wallClock(ms, timeZone);
+  return `${wall.year}-${wall.month}-${wall.day}T${wall.hour}:${wall.minute}`;
+}
+
+/** An instant as the URL and the gateway take it: RFC 3339 in UTC, to the second. */
+export function toInstant(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/**
+ * A time from the URL as an instant. Links carry instants, so a range shared
+ * across zones means the same span for everyone; a value without an offset
+ * (as links once carried) is read as the browser's wall time, as it was then.
+ */
+export function urlInstant(value: string | null): string {
+  if (!value) return "";
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? "" : toInstant(ms);
 }
 
 /** How long ago something was fetched, in words: "updated just now", "updated 12 s ago", "updated 3 min ago". */

@@ -1,4 +1,4 @@
-import { useState, type SubmitEvent } from "react";
+import { ChoiceField, FilterForm, InstantField, TextField } from "../../../components/FilterForm";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -13,6 +13,7 @@ import {
   entityPath,
   filtersFromSearch,
   filtersToSearch,
+  NO_FILTERS,
   rangeProblem,
   type AuditFilters,
 } from "../logic/audit";
@@ -113,58 +114,25 @@ export function AuditPage() {
 }
 
 function Filters({ filters, onApply }: { filters: AuditFilters; onApply: (next: AuditFilters) => void }) {
-  const [draft, setDraft] = useState(filters);
-  const set = (field: keyof AuditFilters) => (event: { target: { value: string } }) =>
-    setDraft({ ...draft, [field]: event.target.value });
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    onApply(draft);
-  };
-  const empty: AuditFilters = { entity: "", entity_id: "", actor: "", from: "", to: "" };
   return (
-    <form className="filters" onSubmit={submit} aria-label="Filter the audit log">
-      <div className="field">
-        <label htmlFor="a-entity">Entity</label>
-        <select id="a-entity" value={draft.entity} onChange={set("entity")}>
-          <option value="">Every kind of change</option>
-          {AUDIT_ENTITIES.map((entity) => (
-            <option key={entity} value={entity}>
-              {ENTITY_LABEL[entity]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="a-id">Entity id</label>
-        <input id="a-id" value={draft.entity_id} onChange={set("entity_id")} autoComplete="off" />
-      </div>
-      <div className="field">
-        <label htmlFor="a-actor">Changed by (email or id)</label>
-        <input id="a-actor" value={draft.actor} onChange={set("actor")} autoComplete="off" />
-      </div>
-      <div className="field">
-        <label htmlFor="a-from">Changed from</label>
-        <input id="a-from" type="datetime-local" value={draft.from} onChange={set("from")} />
-      </div>
-      <div className="field">
-        <label htmlFor="a-to">Changed before</label>
-        <input id="a-to" type="datetime-local" value={draft.to} onChange={set("to")} />
-      </div>
-      <div className="form-actions">
-        <button type="submit" className="button button-primary">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          className="button"
-          onClick={() => {
-            setDraft(empty);
-            onApply(empty);
-          }}
-        >
-          Clear
-        </button>
-      </div>
-    </form>
+    <FilterForm label="Filter the audit log" filters={filters} empty={NO_FILTERS} onApply={onApply}>
+      {({ draft, set }) => (
+        <>
+          <ChoiceField
+            id="a-entity"
+            label="Entity"
+            value={draft.entity}
+            anyLabel="Every kind of change"
+            choices={AUDIT_ENTITIES}
+            labelOf={(entity) => ENTITY_LABEL[entity] ?? entity}
+            onChange={(value) => set("entity", value)}
+          />
+          <TextField id="a-id" label="Entity id" value={draft.entity_id} onChange={(value) => set("entity_id", value)} />
+          <TextField id="a-actor" label="Changed by (email or id)" value={draft.actor} onChange={(value) => set("actor", value)} />
+          <InstantField id="a-from" label="Changed from" value={draft.from} onChange={(value) => set("from", value)} />
+          <InstantField id="a-to" label="Changed before" value={draft.to} onChange={(value) => set("to", value)} />
+        </>
+      )}
+    </FilterForm>
   );
 }

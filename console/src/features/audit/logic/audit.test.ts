@@ -19,20 +19,22 @@ describe("entityPath", () => {
 
 describe("audit filters", () => {
   it("round-trip through the URL, leaving out what is not set", () => {
-    const filters = filtersFromSearch(new URLSearchParams("entity=skill&actor=lead%40example.com&from=2026-09-29T10:00"));
-    expect(filters).toEqual({ entity: "skill", entity_id: "", actor: "lead@example.com", from: "2026-09-29T10:00", to: "" });
-    expect(filtersToSearch(filters, "c")).toEqual({ entity: "skill", actor: "lead@example.com", from: "2026-09-29T10:00", cursor: "c" });
+    const filters = filtersFromSearch(new URLSearchParams("entity=skill&actor=lead%40example.com&from=2026-09-29T10:00:00Z"));
+    expect(filters).toEqual({ entity: "skill", entity_id: "", actor: "lead@example.com", from: "2026-09-29T10:00:00Z", to: "" });
+    expect(filtersToSearch(filters, "c")).toEqual({ entity: "skill", actor: "lead@example.com", from: "2026-09-29T10:00:00Z", cursor: "c" });
   });
   it("send times as instants and drop an entity the gateway does not know", () => {
-    const query = filtersToQuery({ entity: "tool", entity_id: "", actor: "", from: "2026-09-29T10:00", to: "" });
-    expect(query.from).toBe(new Date("2026-09-29T10:00").toISOString());
+    const query = filtersToQuery({ entity: "tool", entity_id: "", actor: "", from: "2026-09-29T10:00:00Z", to: "" });
+    expect(query.from).toBe("2026-09-29T10:00:00Z");
     expect(query.to).toBeUndefined();
     expect(query.entity).toBeUndefined();
   });
   it("refuse a range that ends before it starts", () => {
     const base = { entity: "", entity_id: "", actor: "" };
-    expect(rangeProblem({ ...base, from: "2026-09-29T10:00", to: "2026-09-28T10:00" })).toMatch(/later than/);
-    expect(rangeProblem({ ...base, from: "2026-09-29T10:00", to: "2026-09-29T10:00" })).toMatch(/later than/);
-    expect(rangeProblem({ ...base, from: "2026-09-29T10:00", to: "" })).toBeNull();
+    expect(rangeProblem({ ...base, from: "2026-09-29T10:00:00Z", to: "2026-09-28T10:00:00Z" })).toMatch(/later than/);
+    expect(rangeProblem({ ...base, from: "2026-09-29T10:00:00Z", to: "2026-09-29T10:00:00Z" })).toMatch(/later than/);
+    // Compared as instants, not as text: 12:00 in Kolkata is 06:30 UTC.
+    expect(rangeProblem({ ...base, from: "2026-09-29T10:00:00Z", to: "2026-09-29T12:00:00+05:30" })).toMatch(/later than/);
+    expect(rangeProblem({ ...base, from: "2026-09-29T10:00:00Z", to: "" })).toBeNull();
   });
 });

@@ -1,18 +1,21 @@
 // The audit log's filters as the URL keeps them, and where each changed
 // thing is shown. Kept apart from React so it can be tested with plain
 // values.
-import { localInputToInstant } from "../../../lib/format";
+import { urlInstant } from "../../../lib/format";
 
 export const AUDIT_ENTITIES = ["agent", "skill", "rollout", "decision", "subject", "run"] as const;
 export type AuditEntityName = (typeof AUDIT_ENTITIES)[number];
 
-/** The listing's filters as the URL keeps them: times as local input values. */
+/** The listing's filters as the URL keeps them: times as RFC 3339 instants. */
 export type AuditFilters = { entity: string; entity_id: string; actor: string; from: string; to: string };
 
 const FIELDS: (keyof AuditFilters)[] = ["entity", "entity_id", "actor", "from", "to"];
 
+export const NO_FILTERS: AuditFilters = { entity: "", entity_id: "", actor: "", from: "", to: "" };
+
 export function filtersFromSearch(search: URLSearchParams): AuditFilters {
-  return Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as AuditFilters;
+  const filters = Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as AuditFilters;
+  return { ...filters, from: urlInstant(filters.from), to: urlInstant(filters.to) };
 }
 
 /** Only the filters set, so a shared link carries no empty parameters. */
@@ -21,22 +24,21 @@ export function filtersToSearch(filters: AuditFilters, cursor = ""): Record<stri
   return Object.fromEntries(set);
 }
 
-/** The gateway's query: the operator's wall times become instants with an offset. */
+/** The gateway's query. */
 export function filtersToQuery(filters: AuditFilters) {
   return {
     entity: AUDIT_ENTITIES.find((entity) => entity === filters.entity),
     entity_id: filters.entity_id,
     actor: filters.actor,
-    from: localInputToInstant(filters.from) || undefined,
-    to: localInputToInstant(filters.to) || undefined,
+    from: filters.from || undefined,
+    to: filters.to || undefined,
   };
 }
 
 /** Why a time range cannot be asked for, or null when it can. */
 export function rangeProblem(filters: AuditFilters): string | null {
-  const from = localInputToInstant(filters.from);
-  const to = localInputToInstant(filters.to);
-  if (from && to && to <= from) return "“Changed before” must be later than “Changed from”.";
+  const { from, to } = filters;
+  if (from && to && Date.parse(to) <= Date.parse(from)) return "“Changed before” must be later than “Changed from”.";
   return null;
 }
 

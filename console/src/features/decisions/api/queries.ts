@@ -15,18 +15,20 @@ export function useDecisions(filters: DecisionFilters, cursor: string, limit: nu
   });
 }
 
-/** What the filters offer: agents from the registry, decision types seen in the last 30 days. */
+/**
+ * What the filters offer: the registry's agents and those that decided in
+ * the last 30 days, and the decision types and models of those days (a
+ * probe per distinct value on the server, not a read of the window).
+ */
 export function useFilterChoices() {
   return useQuery({
     queryKey: decisionKeys.choices(),
     queryFn: async () => {
-      const [agents, insights] = await Promise.all([
-        apiGet("/admin/ai/agents"),
-        apiGet("/admin/ai/insights", { query: { days: 30 } }),
-      ]);
+      const [agents, facets] = await Promise.all([apiGet("/admin/ai/agents"), apiGet("/admin/ai/decisions/facets")]);
       return {
-        agents: agents.items.map((a) => a.id),
-        types: [...new Set(insights.decisions.map((d) => d.decision_type))].sort(),
+        agents: [...new Set([...agents.items.map((a) => a.id), ...facets.agent_ids])].sort(),
+        types: facets.decision_types,
+        models: facets.models,
       };
     },
     staleTime: 60_000,

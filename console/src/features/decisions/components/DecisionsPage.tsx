@@ -1,4 +1,4 @@
-import { useState, type SubmitEvent } from "react";
+import { ChoiceField, FilterForm, InstantField, RangePresets, TextField } from "../../../components/FilterForm";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -11,6 +11,7 @@ import {
   activeFilterCount,
   filtersFromSearch,
   filtersToSearch,
+  NO_FILTERS,
   OUTCOMES,
   presetRange,
   RANGE_PRESETS,
@@ -114,112 +115,49 @@ export function DecisionsPage() {
 }
 
 function Filters({ filters, onApply }: { filters: DecisionFilters; onApply: (next: DecisionFilters) => void }) {
-  const [draft, setDraft] = useState(filters);
   const choices = useFilterChoices();
-  const set = (field: keyof DecisionFilters) => (event: { target: { value: string } }) =>
-    setDraft({ ...draft, [field]: event.target.value });
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    onApply(draft);
-  };
-  const empty: DecisionFilters = { decision_type: "", agent_id: "", subject_id: "", outcome: "", model: "", from: "", to: "" };
   return (
-    <form className="filters" onSubmit={submit} aria-label="Filter decisions">
-      <div className="field">
-        <label htmlFor="f-subject">Subject</label>
-        <input
-          id="f-subject"
-          type="search"
-          value={draft.subject_id}
-          onChange={set("subject_id")}
-          placeholder="booking or subject id"
-          autoComplete="off"
-          spellCheck={false}
-          aria-keyshortcuts="/"
-          data-page-search=""
-        />
-      </div>
-      <div className="field">
-        <label htmlFor="f-type">Type</label>
-        <select id="f-type" value={draft.decision_type} onChange={set("decision_type")}>
-          <option value="">Any type</option>
-          {[...new Set([...(choices.data?.types ?? []), ...(draft.decision_type ? [draft.decision_type] : [])])].map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="f-agent">Agent</label>
-        <select id="f-agent" value={draft.agent_id} onChange={set("agent_id")}>
-          <option value="">Any agent</option>
-          {[...new Set([...(choices.data?.agents ?? []), ...(draft.agent_id ? [draft.agent_id] : [])])].map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="f-outcome">Outcome</label>
-        <select id="f-outcome" value={draft.outcome} onChange={set("outcome")}>
-          <option value="">Any outcome</option>
-          {OUTCOMES.map((o) => (
-            <option key={o} value={o}>
-              {o}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="f-model">Model</label>
-        <input id="f-model" value={draft.model} onChange={set("model")} placeholder="any model" autoComplete="off" />
-      </div>
-      <div className="field">
-        <label htmlFor="f-from">Decided from</label>
-        <input id="f-from" type="datetime-local" value={draft.from} onChange={set("from")} />
-      </div>
-      <div className="field">
-        <label htmlFor="f-to">Decided before</label>
-        <input id="f-to" type="datetime-local" value={draft.to} onChange={set("to")} />
-      </div>
-      <div className="field">
-        <span className="label-like" id="f-range">
-          Range
-        </span>
-        <div className="range-presets" role="group" aria-labelledby="f-range">
-          {RANGE_PRESETS.map((preset) => (
-            <button
-              key={preset.label}
-              type="button"
-              className="button button-small"
-              onClick={() => {
-                const next = { ...draft, ...presetRange(preset.hours, Date.now()) };
-                setDraft(next);
-                onApply(next);
-              }}
-            >
-              {preset.label}
-            </button>
-          ))}
-        </div>
-      </div>
-      <div className="form-actions">
-        <button type="submit" className="button button-primary">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          className="button"
-          onClick={() => {
-            setDraft(empty);
-            onApply(empty);
-          }}
-        >
-          Clear
-        </button>
-      </div>
-    </form>
+    <FilterForm label="Filter decisions" filters={filters} empty={NO_FILTERS} onApply={onApply}>
+      {({ draft, set, applyNow }) => (
+        <>
+          <TextField
+            id="f-subject"
+            label="Subject"
+            value={draft.subject_id}
+            onChange={(value) => set("subject_id", value)}
+            placeholder="booking or subject id"
+            search
+          />
+          <ChoiceField
+            id="f-type"
+            label="Type"
+            value={draft.decision_type}
+            anyLabel="Any type"
+            choices={choices.data?.types ?? []}
+            onChange={(value) => set("decision_type", value)}
+          />
+          <ChoiceField
+            id="f-agent"
+            label="Agent"
+            value={draft.agent_id}
+            anyLabel="Any agent"
+            choices={choices.data?.agents ?? []}
+            onChange={(value) => set("agent_id", value)}
+          />
+          <ChoiceField id="f-outcome" label="Outcome" value={draft.outcome} anyLabel="Any outcome" choices={OUTCOMES} onChange={(value) => set("outcome", value)} />
+          <TextField
+            id="f-model"
+            label="Model"
+            value={draft.model}
+            onChange={(value) => set("model", value)}
+            placeholder="any model"
+            suggestions={choices.data?.models}
+          />
+          <InstantField id="f-from" label="Decided from" value={draft.from} onChange={(value) => set("from", value)} />
+          <InstantField id="f-to" label="Decided before" value={draft.to} onChange={(value) => set("to", value)} />
+          <RangePresets id="f-range" presets={RANGE_PRESETS} onPick={(hours) => applyNow({ ...draft, ...presetRange(hours, Date.now()) })} />
+        </>
+      )}
+    </FilterForm>
   );
 }

@@ -3,22 +3,27 @@ import { activeFilterCount, isDecisionId, filtersFromSearch, filtersToQuery, fil
 
 describe("decision filters", () => {
   it("round-trip through the URL", () => {
-    const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=pending&from=2026-09-29T10:00"));
-    expect(filters).toEqual({ decision_type: "stall_response", agent_id: "", subject_id: "", outcome: "pending", model: "", from: "2026-09-29T10:00", to: "" });
+    const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=pending&from=2026-09-29T10:00:00Z"));
+    expect(filters).toEqual({ decision_type: "stall_response", agent_id: "", subject_id: "", outcome: "pending", model: "", from: "2026-09-29T10:00:00Z", to: "" });
     expect(filtersToSearch(filters, "abc")).toMatchObject({ decision_type: "stall_response", cursor: "abc" });
     expect(activeFilterCount(filters)).toBe(3);
   });
   it("send times as instants, and no bound when a time is empty", () => {
-    const query = filtersToQuery({ decision_type: "", agent_id: "", outcome: "", model: "m", from: "2026-09-29T10:00", to: "", subject_id: "BK-1" });
-    expect(query.decided_from).toBe(new Date("2026-09-29T10:00").toISOString());
+    const query = filtersToQuery({ decision_type: "", agent_id: "", outcome: "", model: "m", from: "2026-09-29T10:00:00Z", to: "", subject_id: "BK-1" });
+    expect(query.decided_from).toBe("2026-09-29T10:00:00Z");
     expect(query.decided_to).toBeUndefined();
-    expect(query.model).toBe("m");
+    expect(query.model_contains).toBe("m");
     expect(query.subject_id).toBe("BK-1");
   });
   it("read the window Insights links with as the lower bound", () => {
-    const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=failure&from=2026-09-22T10:00"));
+    const filters = filtersFromSearch(new URLSearchParams("decision_type=stall_response&outcome=failure&from=2026-09-22T15:30:00%2B05:30"));
     expect(filters).toMatchObject({ decision_type: "stall_response", outcome: "failure" });
-    expect(filtersToQuery(filters).decided_from).toBe(new Date("2026-09-22T10:00").toISOString());
+    expect(filtersToQuery(filters).decided_from).toBe("2026-09-22T10:00:00Z");
+  });
+  it("read a link's wall time without an offset as the browser's, as such links meant", () => {
+    const filters = filtersFromSearch(new URLSearchParams("from=2026-09-22T10:00"));
+    expect(filters.from).toBe(new Date(2026, 8, 22, 10, 0).toISOString().replace(".000", ""));
+    expect(filtersFromSearch(new URLSearchParams("from=yesterday")).from).toBe("");
   });
   it("open one subject's decisions", () => {
     const path = new URL(subjectListPath("BK 1/2"), "http://console");

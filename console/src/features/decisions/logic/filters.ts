@@ -1,8 +1,8 @@
-import { instantToLocalInput, localInputToInstant } from "../../../lib/format";
+import { toInstant, urlInstant } from "../../../lib/format";
 
 export const OUTCOMES = ["success", "failure", "unknown", "pending"] as const;
 
-/** The listing's filters as the URL keeps them: times as local input values. */
+/** The listing's filters as the URL keeps them: times as RFC 3339 instants. */
 export type DecisionFilters = {
   decision_type: string;
   agent_id: string;
@@ -15,24 +15,28 @@ export type DecisionFilters = {
 
 const FIELDS: (keyof DecisionFilters)[] = ["decision_type", "agent_id", "subject_id", "outcome", "model", "from", "to"];
 
+export const NO_FILTERS: DecisionFilters = { decision_type: "", agent_id: "", subject_id: "", outcome: "", model: "", from: "", to: "" };
+
 export function filtersFromSearch(search: URLSearchParams): DecisionFilters {
-  return Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as DecisionFilters;
+  const filters = Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as DecisionFilters;
+  return { ...filters, from: urlInstant(filters.from), to: urlInstant(filters.to) };
 }
 
 export function filtersToSearch(filters: DecisionFilters, cursor = ""): Record<string, string> {
   return { ...filters, cursor };
 }
 
-/** The gateway's query: the operator's wall times become instants with an offset. */
+/** The gateway's query. */
 export function filtersToQuery(filters: DecisionFilters) {
   return {
     decision_type: filters.decision_type,
     agent_id: filters.agent_id,
     subject_id: filters.subject_id.trim(),
     outcome: OUTCOMES.find((outcome) => outcome === filters.outcome),
-    model: filters.model,
-    decided_from: localInputToInstant(filters.from) || undefined,
-    decided_to: localInputToInstant(filters.to) || undefined,
+    // The field is a search box: part of a name finds every model holding it.
+    model_contains: filters.model.trim(),
+    decided_from: filters.from || undefined,
+    decided_to: filters.to || undefined,
   };
 }
 
@@ -48,7 +52,7 @@ export const RANGE_PRESETS = [
  * so decisions recorded after the page opened still show on the next page load.
  */
 export function presetRange(hours: number, nowMs: number): Pick<DecisionFilters, "from" | "to"> {
-  return { from: instantToLocalInput(new Date(nowMs - hours * 3_600_000).toISOString()), to: "" };
+  return { from: toInstant(nowMs - hours * 3_600_000), to: "" };
 }
 
 /** The listing of one subject's decisions. */

@@ -1,7 +1,7 @@
 // Geometry of the runs-over-time bars, kept apart from React so it can be
 // tested with plain numbers.
 import type { DecisionCount, SeriesPoint } from "../../../api/resources";
-import { instantToLocalInput } from "../../../lib/format";
+import { toInstant } from "../../../lib/format";
 
 export type Bar = { x: number; width: number; runsY: number; runsHeight: number; failuresY: number; failuresHeight: number };
 
@@ -63,10 +63,9 @@ export function outcomeGrid(rows: DecisionCount[]) {
 
 /**
  * The Decisions page listing what one cell of the grid counts: one type, one
- * outcome, decided within the last `days` days (to the minute the Decisions
- * page's filter takes, in the operator's zone).
+ * outcome, decided within the last `days` days.
  */
 export function outcomeListPath(decisionType: string, outcome: string, days: number, now: Date = new Date()): string {
-  const from = instantToLocalInput(new Date(now.getTime() - days * 86_400_000).toISOString());
+  const from = toInstant(now.getTime() - days * 86_400_000);
   return `/decisions?${new URLSearchParams({ decision_type: decisionType, outcome, from }).toString()}`;
 }

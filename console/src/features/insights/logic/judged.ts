@@ -3,7 +3,7 @@
 // judged: unknown and pending decisions are counted beside the rate, never
 // in it, so a backlog of unjudged decisions cannot read as failures.
 import type { OutcomeBucket } from "../../../api/resources";
-import { instantToLocalInput } from "../../../lib/format";
+import { toInstant } from "../../../lib/format";
 
 /** The standard normal quantile of 0.975: a two-sided 95 % interval. */
 export const Z_95 = 1.959963984540054;
@@ -166,15 +166,14 @@ export function unjudgedBars(points: JudgedPoint[], width: number, height: numbe
 
 /**
  * The Decisions page listing one bucket's decisions of a type: from its start
- * to the next bucket's, as the page's filters take times (the operator's wall
- * time, to the minute).
+ * to the next bucket's.
  */
 export function bucketListPath(decisionType: string, start: string, bucketSeconds: number): string {
-  const from = new Date(start);
-  const to = new Date(from.getTime() + bucketSeconds * 1000);
+  const from = Date.parse(start);
+  const to = from + bucketSeconds * 1000;
   return `/decisions?${new URLSearchParams({
     decision_type: decisionType,
-    from: instantToLocalInput(from.toISOString()),
-    to: instantToLocalInput(to.toISOString()),
+    from: toInstant(from),
+    to: toInstant(to),
   }).toString()}`;
 }

@@ -1,4 +1,4 @@
-import { useState, type SubmitEvent } from "react";
+import { ChoiceField, FilterForm } from "../../../components/FilterForm";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -94,40 +94,14 @@ export function RolloutsPage() {
 }
 
 function Filters({ filters, agents, onApply }: { filters: RolloutFilters; agents: string[]; onApply: (next: RolloutFilters) => void }) {
-  const [draft, setDraft] = useState(filters);
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    onApply(draft);
-  };
   return (
-    <form className="filters" onSubmit={submit} aria-label="Filter rollouts">
-      <div className="field">
-        <label htmlFor="ro-agent">Agent</label>
-        <select id="ro-agent" value={draft.agent} onChange={(e) => setDraft({ ...draft, agent: e.target.value })}>
-          <option value="">Any agent</option>
-          {[...new Set([...agents, filters.agent].filter(Boolean))].sort().map((id) => (
-            <option key={id} value={id}>
-              {id}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="ro-state">State</label>
-        <select id="ro-state" value={draft.state} onChange={(e) => setDraft({ ...draft, state: e.target.value })}>
-          <option value="">Any state</option>
-          {ROLLOUT_STATES.map((state) => (
-            <option key={state} value={state}>
-              {state}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="form-actions">
-        <button type="submit" className="button button-primary">
-          Apply filters
-        </button>
-      </div>
-    </form>
+    <FilterForm label="Filter rollouts" filters={filters} onApply={onApply}>
+      {({ draft, set }) => (
+        <>
+          <ChoiceField id="ro-agent" label="Agent" value={draft.agent} anyLabel="Any agent" choices={[...agents].sort()} onChange={(value) => set("agent", value)} />
+          <ChoiceField id="ro-state" label="State" value={draft.state} anyLabel="Any state" choices={ROLLOUT_STATES} onChange={(value) => set("state", value)} />
+        </>
+      )}
+    </FilterForm>
   );
 }

@@ -4,5 +4,4 @@ export const runKeys = {
   all: ["runs"] as const,
   list: (filters: RunFilters, cursor: string, limit: number) => [...runKeys.all, "list", filters, cursor, limit] as const,
   detail: (agentId: string, taskId: string) => [...runKeys.all, "detail", agentId, taskId] as const,
-  agents: () => [...runKeys.all, "agents"] as const,
 };

@@ -13,18 +13,6 @@ export function useRuns(filters: RunFilters, cursor: string, limit: number) {
   });
 }
 
-/** The agents the filter offers: those that reported in the last 30 days, and the registry's. */
-export function useRunAgents() {
-  return useQuery({
-    queryKey: runKeys.agents(),
-    queryFn: async () => {
-      const insights = await apiGet("/admin/ai/insights", { query: { days: 30 } });
-      return insights.agents.map((a) => a.agent_id);
-    },
-    staleTime: 60_000,
-  });
-}
-
 export function useRun(agentId: string, taskId: string) {
   return useQuery({
     queryKey: runKeys.detail(agentId, taskId),

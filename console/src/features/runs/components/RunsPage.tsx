@@ -1,4 +1,4 @@
-import { useState, type SubmitEvent } from "react";
+import { ChoiceField, FilterForm, InstantField, TextField } from "../../../components/FilterForm";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -8,9 +8,9 @@ import { formatMs } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { runPath } from "../../../lib/runLinks";
 import { activeFilterCount, filtersFromSearch, filtersToSearch, NO_FILTERS, STATUSES, type RunFilters } from "../logic/filters";
-import { PAGE_SIZE, useRunAgents, useRuns } from "../api/queries";
+import { PAGE_SIZE, useRuns } from "../api/queries";
 import { RunStatusBadge } from "./RunStatusBadge";
-import { AgentName } from "../../../components/AgentName";
+import { AgentName, useAgentNames } from "../../../components/AgentName";
 
 export function RunsPage() {
   const [search] = useSearch();
@@ -86,64 +86,20 @@ export function RunsPage() {
 }
 
 function Filters({ filters, onApply }: { filters: RunFilters; onApply: (next: RunFilters) => void }) {
-  const [draft, setDraft] = useState(filters);
-  const agents = useRunAgents();
-  const set = (field: keyof RunFilters) => (event: { target: { value: string } }) => setDraft({ ...draft, [field]: event.target.value });
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    onApply(draft);
-  };
+  // The registry's agents (the names list every page shares); an agent the
+  // registry does not know can still be typed into the URL and stays offered.
+  const agents = Object.keys(useAgentNames()).sort();
   return (
-    <form className="filters" onSubmit={submit} aria-label="Filter runs">
-      <div className="field">
-        <label htmlFor="r-agent">Agent</label>
-        <select id="r-agent" value={draft.agent_id} onChange={set("agent_id")}>
-          <option value="">Any agent</option>
-          {[...new Set([...(agents.data ?? []), ...(draft.agent_id ? [draft.agent_id] : [])])].map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="r-status">Status</label>
-        <select id="r-status" value={draft.status} onChange={set("status")}>
-          <option value="">Any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="r-type">Task type</label>
-        <input id="r-type" value={draft.task_type} onChange={set("task_type")} placeholder="any type" autoComplete="off" />
-      </div>
-      <div className="field">
-        <label htmlFor="r-from">Started from</label>
-        <input id="r-from" type="datetime-local" value={draft.from} onChange={set("from")} />
-      </div>
-      <div className="field">
-        <label htmlFor="r-to">Started before</label>
-        <input id="r-to" type="datetime-local" value={draft.to} onChange={set("to")} />
-      </div>
-      <div className="form-actions">
-        <button type="submit" className="button button-primary">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          className="button"
-          onClick={() => {
-            setDraft(NO_FILTERS);
-            onApply(NO_FILTERS);
-          }}
-        >
-          Clear
-        </button>
-      </div>
-    </form>
+    <FilterForm label="Filter runs" filters={filters} empty={NO_FILTERS} onApply={onApply}>
+      {({ draft, set }) => (
+        <>
+          <ChoiceField id="r-agent" label="Agent" value={draft.agent_id} anyLabel="Any agent" choices={agents} onChange={(value) => set("agent_id", value)} />
+          <ChoiceField id="r-status" label="Status" value={draft.status} anyLabel="Any status" choices={STATUSES} onChange={(value) => set("status", value)} />
+          <TextField id="r-type" label="Task type" value={draft.task_type} onChange={(value) => set("task_type", value)} placeholder="any type" />
+          <InstantField id="r-from" label="Started from" value={draft.from} onChange={(value) => set("from", value)} />
+          <InstantField id="r-to" label="Started before" value={draft.to} onChange={(value) => set("to", value)} />
+        </>
+      )}
+    </FilterForm>
   );
 }

@@ -1,8 +1,8 @@
-import { localInputToInstant } from "../../../lib/format";
+import { urlInstant } from "../../../lib/format";
 
 export const STATUSES = ["succeeded", "failed"] as const;
 
-/** The run list's filters as the URL keeps them: times as local input values. */
+/** The run list's filters as the URL keeps them: times as RFC 3339 instants. */
 export type RunFilters = {
   agent_id: string;
   status: string;
@@ -16,21 +16,22 @@ const FIELDS: (keyof RunFilters)[] = ["agent_id", "status", "task_type", "from",
 export const NO_FILTERS: RunFilters = { agent_id: "", status: "", task_type: "", from: "", to: "" };
 
 export function filtersFromSearch(search: URLSearchParams): RunFilters {
-  return Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as RunFilters;
+  const filters = Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as RunFilters;
+  return { ...filters, from: urlInstant(filters.from), to: urlInstant(filters.to) };
 }
 
 export function filtersToSearch(filters: RunFilters, cursor = ""): Record<string, string> {
   return { ...filters, cursor };
 }
 
-/** The gateway's query: the operator's wall times become instants with an offset. */
+/** The gateway's query. */
 export function filtersToQuery(filters: RunFilters) {
   return {
     agent_id: filters.agent_id,
     status: STATUSES.find((status) => status === filters.status),
     task_type: filters.task_type,
-    from: localInputToInstant(filters.from) || undefined,
-    to: localInputToInstant(filters.to) || undefined,
+    from: filters.from || undefined,
+    to: filters.to || undefined,
   };
 }
 
