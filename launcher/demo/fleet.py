@@ -16,6 +16,7 @@ worse one halted by the guard, the better one walked to every subject
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import sys
 import time
@@ -85,8 +86,10 @@ class DemoReport:
     decisions_recorded: int = 0
     facts_sent: int = 0
     task_runs: int = 0
+    model_calls: int = 0
     conversations: int = 0
     judged: int = 0
+    pending: int = 0
     by_outcome: dict[str, int] = field(default_factory=dict)
     precedents: list[dict[str, Any]] = field(default_factory=list)
     precedent_summary: dict[str, Any] = field(default_factory=dict)
@@ -190,6 +193,8 @@ class Fleet:
         # claims hold on every run; contexts are drawn apart (see run()).
         self.rng = random.Random(seed)
         self.contexts = random.Random(seed)
+        # The model calls' own draws, so adding them moved no seed's claims.
+        self.calls = random.Random(f"{seed}:model-calls")
         self.runs_before = 0
         self.run_id = uuid.uuid4().hex[:8]
         self.now = datetime.now(UTC)
@@ -235,6 +240,7 @@ class Fleet:
             progress.step("sweeper judged")
             await self._rollouts(recorder, registry, publisher)
             await self._judge_the_rest()
+            await self._count_judged()
             progress.step("guarded rollouts ended")
             await self._ask(precedents)
             progress.step("precedents and routing")
@@ -320,19 +326,74 @@ class Fleet:
             )
             self.report.decisions_recorded += 1
             await self._facts(decision_type, subject, decided_at, self.rng.random() < SUCCESS_RATE[model])
+        spans = []
         for agent in AGENTS_REPORTING:
             started = self._instant()
             failed = self.rng.random() < 0.08
+            finished = started + timedelta(milliseconds=self.rng.randrange(40, 4000))
             await publisher.task_run(
                 agent_id=agent,
                 task_id=f"{self.run_id}-{self.report.task_runs}",
                 task_type="tick",
                 status="failed" if failed else "succeeded",
                 started_at=started,
-                finished_at=started + timedelta(milliseconds=self.rng.randrange(40, 4000)),
+                finished_at=finished,
                 error="upstream timeout" if failed else None,
             )
             self.report.task_runs += 1
+            spans.append(self._model_call_span(agent, started, finished, failed))
+        await self._export_spans(spans)
+
+    def _model_call_span(self, agent: str, started: datetime, finished: datetime, failed: bool) -> dict[str, Any]:
+        """The model call a run made, as an OpenTelemetry-instrumented engine exports it (OTLP/JSON).
+
+        The span has a parent, the engine's span for the whole run, which is
+        not sent: so the platform keeps it as a model call only, and the run
+        it belongs to is the one published on the stream, matched to it by
+        agent and time (Runs' drill-down, Insights' tokens and cost).
+        """
+        rng = self.calls
+        model = rng.choice((STRONG_MODEL, WEAK_MODEL))
+        span = finished - started
+        attributes: list[dict[str, Any]] = [
+            {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+            {"key": "gen_ai.provider.name", "value": {"stringValue": "anthropic"}},
+            {"key": "gen_ai.agent.name", "value": {"stringValue": agent}},
+            {"key": "gen_ai.request.model", "value": {"stringValue": model}},
+            {"key": "gen_ai.response.model", "value": {"stringValue": model}},
+            {"key": "gen_ai.usage.input_tokens", "value": {"intValue": str(rng.randrange(600, 4000))}},
+            {"key": "gen_ai.usage.output_tokens", "value": {"intValue": str(rng.randrange(40, 600))}},
+        ]
+        if failed:
+            attributes.append({"key": "error.type", "value": {"stringValue": "timeout"}})
+        return {
+            "traceId": rng.randbytes(16).hex(),
+            "spanId": rng.randbytes(8).hex(),
+            "parentSpanId": rng.randbytes(8).hex(),
+            "name": f"chat {model}",
+            "kind": 3,
+            "startTimeUnixNano": str(_nanos(started + span * 0.1)),
+            "endTimeUnixNano": str(_nanos(started + span * 0.9)),
+            "attributes": attributes,
+            "status": {"code": 2, "message": "timeout"} if failed else {"code": 1},
+        }
+
+    async def _export_spans(self, spans: list[dict[str, Any]]) -> None:
+        body = {
+            "resourceSpans": [
+                {
+                    "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "outrider-demo"}}]},
+                    "scopeSpans": [{"scope": {"name": "outrider-demo"}, "spans": spans}],
+                }
+            ]
+        }
+        reply = await self.http.post("/v1/traces", json=body, headers=self.internal)
+        reply.raise_for_status()
+        # OTLP/JSON writes the count as a string, as it writes every int64.
+        refused = int((reply.json().get("partialSuccess") or {}).get("rejectedSpans") or 0)
+        if refused:
+            self.report.failures.append(f"the OTLP intake refused {refused} of {len(spans)} model-call spans")
+        self.report.model_calls += len(spans) - refused
 
     async def _facts(self, decision_type: str, subject: str, decided_at: datetime, works: bool) -> None:
         event = self._fact_event(decision_type, subject, decided_at, works, self.rng)
@@ -406,12 +467,29 @@ class Fleet:
         """One sweep (which wakes the rollout guard); how many decisions it judged."""
         reply = await self.http.post("/internal/outcomes/sweep", headers=self.internal)
         reply.raise_for_status()
-        body = reply.json()
-        self.report.judged += body["judged"]
-        for outcome, count in body["by_outcome"].items():
-            self.report.by_outcome[outcome] = self.report.by_outcome.get(outcome, 0) + count
-        judged: int = body["judged"]
+        judged: int = reply.json()["judged"]
         return judged
+
+    async def _count_judged(self) -> None:
+        """What the platform holds of this demo's decisions, by outcome.
+
+        Read from the decisions themselves, not summed from the demo's own
+        sweeps: the platform's timer sweeps as well, and what it judged
+        between two of the demo's sweeps would be missing from their sum.
+        """
+        mine = f"demo-{self.run_id}-"
+        counts: dict[str, int] = {}
+        query = {"format": "jsonl", "decided_from": (self.now - SHIFT).isoformat()}
+        async with self.http.stream("GET", "/admin/ai/decisions/export", params=query, headers=self.console) as reply:
+            reply.raise_for_status()
+            async for line in reply.aiter_lines():
+                decision = json.loads(line) if line.strip() else None
+                if decision and decision["subject_id"].startswith(mine):
+                    outcome = decision["outcome"] or "pending"
+                    counts[outcome] = counts.get(outcome, 0) + 1
+        self.report.pending = counts.pop("pending", 0)
+        self.report.by_outcome = dict(sorted(counts.items()))
+        self.report.judged = sum(counts.values())
 
     async def _ask(self, client: PrecedentClient) -> None:
         answer = await client.precedents("stall_response", _stall_context(self.contexts), k=10)
@@ -459,6 +537,9 @@ class Fleet:
         report = self.report
         if report.judged == 0:
             report.failures.append("the sweeper judged nothing")
+        held = report.judged + report.pending
+        if held != report.decisions_recorded:
+            report.failures.append(f"the platform holds {held} of the {report.decisions_recorded} decisions recorded")
         if not report.precedents:
             report.failures.append("no precedent came back")
         if any(p["outcome"] not in ("success", "failure") for p in report.precedents):
@@ -479,6 +560,10 @@ class Fleet:
                 )
 
 
+def _nanos(moment: datetime) -> int:
+    return int(moment.timestamp() * 1_000_000) * 1000
+
+
 def render(report: DemoReport) -> str:
     lines = [
         "",
@@ -486,8 +571,9 @@ def render(report: DemoReport) -> str:
         f"decisions recorded   {report.decisions_recorded}  (recorder: {report.recorder})",
         f"facts sent           {report.facts_sent}",
         f"task runs published  {report.task_runs}",
+        f"model calls (OTLP)   {report.model_calls}",
         f"conversations        {report.conversations}",
-        f"sweeper judged       {report.judged}  {report.by_outcome}",
+        f"judged               {report.judged}  {report.by_outcome}  (pending {report.pending})",
         f"precedents (judged only, nearest first): {report.precedent_summary}",
     ]
     lines += [
