@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import datetime
 from urllib.parse import parse_qs, urlparse
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -95,11 +96,13 @@ async def test_the_chart_shows_judged_success_per_bucket_and_opens_them(demo: Pl
     query = parse_qs(urlparse(page.url).query)
     assert query["decision_type"] == [DECISION_TYPE]
     start = datetime.fromisoformat(chosen["start"])
-    opened_from = datetime.fromisoformat(query["from"][0]).replace(tzinfo=start.tzinfo)
-    opened_to = datetime.fromisoformat(query["to"][0]).replace(tzinfo=start.tzinfo)
-    # The page's filter takes the operator's wall time; a bucket's width apart.
-    assert (opened_to - opened_from).total_seconds() == series["bucket_seconds"]
-    await expect(page.locator("#f-from")).to_have_value(query["from"][0])
+    opened_from = datetime.fromisoformat(query["from"][0])
+    opened_to = datetime.fromisoformat(query["to"][0])
+    # The link carries the bucket's own instants, a bucket's width apart; the
+    # form shows them on the operator's clock.
+    assert opened_from == start and (opened_to - opened_from).total_seconds() == series["bucket_seconds"]
+    wall = start.astimezone(ZoneInfo(OPERATOR_ZONE)).strftime("%Y-%m-%dT%H:%M")
+    await expect(page.locator("#f-from")).to_have_value(wall)
     await expect(page.get_by_role("row").nth(1)).to_contain_text(DECISION_TYPE)
 
 

@@ -187,7 +187,33 @@ async def test_an_agents_failures_on_insights_open_its_failed_runs(demo: Platfor
 
     await rows.first.get_by_role("link").click()
     await expect(page.get_by_text(re.compile("this agent’s calls that started while the run did"))).to_be_visible()
-    await expect(page.get_by_text("No model call was reported for this run.")).to_be_visible()
+    # The demo exports each run's model call over OTLP; a failed run's call failed too.
+    calls = page.locator("section[aria-labelledby='calls-heading'] tbody tr")
+    await expect(calls.first).to_contain_text("timeout")
     await expect(page.get_by_text("none: reported on telemetry.task")).to_be_visible()
     await fits(page)
+    await accessible(page, axe_source)
+
+
+async def test_a_demo_run_opens_with_the_model_call_it_exported(demo: Platform, page: Page, axe_source):
+    async with httpx.AsyncClient(base_url=demo.base, headers=bearer(role=3)) as client:
+        # The demo's own runs (task ids "<run>-<n>", not a trace), oldest of the list's first page.
+        listed = (await client.get("/admin/ai/runs", params={"agent_id": "EXCEPTION_AGENT", "limit": 25})).json()
+        run = next(r for r in listed["items"] if r["task_type"] == "tick")
+
+        async def detail() -> dict:
+            reply = await client.get(f"/admin/ai/runs/EXCEPTION_AGENT/{run['task_id']}")
+            return reply.json() if reply.status_code == 200 else {}
+
+        found = await eventually(
+            detail, lambda d: bool(d.get("model_calls")), timeout=30, what="the demo run's model call"
+        )
+    call = found["model_calls"][0]
+    assert found["matched_by"] == "window" and call["model"] in ("claude-sonnet-4-5", "claude-haiku-4-5")
+    await page.goto(demo.link(role=3, path=f"/console/runs/EXCEPTION_AGENT/{run['task_id']}"))
+    calls = page.get_by_role("region", name="Model calls", exact=True)
+    await expect(calls).to_contain_text(call["model"])
+    await expect(calls).to_contain_text(f"{call['input_tokens']:,}")
+    await expect(calls).to_contain_text("started while the run did")
+    await screenshot(page, "demo-run-model-call")
     await accessible(page, axe_source)
