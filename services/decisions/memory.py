@@ -175,8 +175,7 @@ async def list_decisions(engine: AsyncEngine, listing: DecisionListing) -> tuple
         models = queries.listed_models(known, model=listing.model, model_contains=listing.model_contains)
         if models == []:
             return [], ""
-        rows = await store.list_decisions(
-            conn,
+        statement = store.listing_statement(
             decision_type=listing.decision_type,
             outcome=listing.outcome,
             agent_id=listing.agent_id,
@@ -188,6 +187,7 @@ async def list_decisions(engine: AsyncEngine, listing: DecisionListing) -> tuple
             subject_id=listing.subject_id,
             rollout_id=listing.rollout_id,
         )
+        rows = await store.list_decisions(conn, statement)
     return paging.one_page(rows, listing.limit, lambda row: (row.decided_at, row.id))
 
 

@@ -310,8 +310,18 @@ async def set_pending_outcomes(
     return [row.decision_id for row in rows]
 
 
-async def list_decisions(
-    conn: AsyncConnection,
+class ListingStatement(NamedTuple):
+    sql: str
+    params: dict[str, Any]
+
+
+async def list_decisions(conn: AsyncConnection, listing: ListingStatement) -> list[DecisionRow]:
+    """One page of the listing (see listing_statement). Never reads `context`."""
+    rows = await conn.execute(text(listing.sql), listing.params)
+    return [_decision(row) for row in rows]
+
+
+def listing_statement(
     *,
     decision_type: str | None,
     outcome: str | None,
@@ -323,8 +333,8 @@ async def list_decisions(
     decided_to: datetime | None = None,
     subject_id: str | None = None,
     rollout_id: uuid.UUID | None = None,
-) -> list[DecisionRow]:
-    """Newest first, keyset on (decided_at, id). Never reads `context`.
+) -> ListingStatement:
+    """The listing's statement and its parameters: newest first, keyset on (decided_at, id).
 
     `models` (None: any) is read one model at a time through
     decisions_model_decided, each giving at most a page, and the pages are
@@ -381,8 +391,7 @@ async def list_decisions(
               ) as one_model
              {order}
             """
-    rows = await conn.execute(text(statement), params)
-    return [_decision(row) for row in rows]
+    return ListingStatement(statement, params)
 
 
 # The columns whose distinct values the console's filters offer, each the

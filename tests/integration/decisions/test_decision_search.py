@@ -8,11 +8,16 @@ generated needles, through the gateway and real Postgres.
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import text
+
+from services.common.db import context_engine
+from services.decisions import store
 from tests.harness import bearer, gateway_client, running
-from tests.integration.decisions.memory_support import connect, insert_rows, unit_vector
+from tests.integration.decisions.memory_support import connect, insert_rows, unit_vector, vector_text
 
 MODELS = ["claude-sonnet-4-5", "Claude-Haiku_4%", "gpt\\4o", "gpt-4o-mini", "claude-sonnet-4-5-lite", None]
 ALPHABET = "claude-sonnet4HAIKU_%\\gpto5x"
@@ -109,3 +114,48 @@ async def test_the_facets_offer_what_the_window_decided_and_refuse_a_window_out_
     assert "RETIRED_AGENT" in longer.json()["agent_ids"] and "retired_type" in longer.json()["decision_types"]
     assert "retired-1" in longer.json()["models"]
     assert [r.status_code for r in refused] == [422, 422, 422]
+
+
+async def _plan(engine, **listing) -> str:
+    statement = store.listing_statement(
+        decision_type=None, outcome=None, agent_id=None, after=None, limit=26, **listing
+    )
+    async with engine.connect() as conn:
+        rows = await conn.execute(text(f"explain (format json) {statement.sql}"), statement.params)
+        return json.dumps(rows.scalar_one())
+
+
+async def test_a_rare_model_and_a_booking_are_read_through_their_own_indexes(settings, template, database):
+    """Plans, not timings (bench/decisions/bench_decision_search has those): a
+    page of a model only the oldest decisions name, and a booking's
+    decisions, are ranges of their own indexes, never a walk of the
+    decision-time index that drops every other row."""
+    conn = await connect(template, database)
+    try:
+        await conn.execute(
+            """
+            insert into decisions (id, decision_type, agent_id, subject_id, action, confidence, embedding,
+                                   decided_at, model)
+            select gen_random_uuid(), 'stall_response', 'agent_' || (n % 20), 'b-' || n, 'wait', 0.7,
+                   $1::text::vector, now() - make_interval(secs => n), 'm-' || (n % 5)
+              from generate_series(1, 20000) as n
+            """,
+            vector_text(unit_vector(1)),
+        )
+        await conn.execute(
+            "update decisions set model = 'retired-0'"
+            " where id in (select id from decisions order by decided_at limit 30)"
+        )
+        await conn.execute("analyze decisions")
+    finally:
+        await conn.close()
+    engine = context_engine(settings.database_url, "decisions")
+    try:
+        retired = await _plan(engine, models=["retired-0"])
+        several = await _plan(engine, models=["m-0", "retired-0"], subject_id="b-17")
+        booking = await _plan(engine, subject_id="b-17")
+    finally:
+        await engine.dispose()
+    assert '"Index Name": "decisions_model_decided"' in retired and "decisions_decided" not in retired
+    assert '"Index Name": "decisions_subject_decided"' in booking and "decisions_decided" not in booking
+    assert '"Node Type": "Seq Scan"' not in retired + several + booking
