@@ -1,5 +1,7 @@
 """The run series over a month of runs and model calls: what each window's
-read costs, and whether Postgres reads only the window through an index.
+read costs, and whether Postgres reads only the window through an index;
+then the series as the service reads it, keeping ended buckets, beside the
+same series computed from the runs.
 
     python -m bench.telemetry.bench_series                      # 1,000,000 runs, 50 reads per window
     python -m bench.telemetry.bench_series --runs 20000 --reads 5    # smoke
@@ -11,7 +13,10 @@ one agent in six, one call in five without usage. Then for the 1, 7 and 30
 day windows it reads the series through the store's own statements
 (run_counts with its percentiles, call_counts) --reads times, and the run
 counts without percentiles beside them, and prints each read's median and
-p95 in milliseconds and the scans Postgres chose.
+p95 in milliseconds and the scans Postgres chose. Last, for each window,
+insights.run_series itself: its first read (computing and keeping every
+ended bucket), its later reads, and reads each after a late run written
+into an ended bucket, beside the whole window computed from the runs.
 """
 
 from __future__ import annotations
@@ -19,17 +24,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import random
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from services.common.db import context_engine
-from services.telemetry import rules, store
+from services.telemetry import insights, rules, store
 from tests.harness import create_database, embedded_stack
 
 DATABASE = "telemetry_series_bench"
@@ -117,11 +125,16 @@ async def bench(args: argparse.Namespace) -> None:
             took_s = time.perf_counter() - began
             print(f"filled {args.runs:,} runs over 60 days and {calls:,} model calls in {took_s:.0f}s")
             print("| window | runs in it | read | median ms | p95 ms | plan |")
-            print("|---|---|---|---|---|---|")
+            print("|---|---|---|---|---|---|---|")
             async with engine.connect() as conn:
                 for days in (1, 7, 30):
                     window = rules.series_window(await store.database_now(conn), days)
-                    params = {"start": window.start, "end": window.end, "width": window.bucket_seconds}
+                    params = {
+                        "origin": window.start,
+                        "start": window.start,
+                        "end": window.end,
+                        "width": window.bucket_seconds,
+                    }
                     held = await conn.scalar(
                         text("select count(*) from runs where started_at >= :start and started_at < :end"), params
                     )
@@ -138,8 +151,73 @@ async def bench(args: argparse.Namespace) -> None:
                             f"| {days} d | {held:,} | {name} | {statistics.median(took):.1f} | "
                             f"{took[int(0.95 * (len(took) - 1))]:.1f} | {plan} |"
                         )
+            await kept_reads(engine, args.reads)
         finally:
             await engine.dispose()
+
+
+async def _timed_ms(read: Awaitable[object]) -> float:
+    start = time.perf_counter()
+    await read
+    return (time.perf_counter() - start) * 1000
+
+
+async def computed_series(engine: AsyncEngine, days: int) -> rules.SeriesReport:
+    """The whole window from the runs and calls, as the series was read
+    before ended buckets were kept."""
+    async with engine.connect() as conn:
+        window = rules.series_window(await store.database_now(conn), days)
+        origin, end, width = window.start, window.end, window.bucket_seconds
+        runs = await store.run_counts(conn, origin=origin, start=origin, end=end, bucket_seconds=width)
+        calls = await store.call_counts(conn, origin=origin, start=origin, end=end, bucket_seconds=width)
+    return rules.SeriesReport(window, rules.dense_series(window, runs), rules.usage_series(window, calls, {}))
+
+
+async def late_run(engine: AsyncEngine, window: rules.SeriesWindow, n: int) -> None:
+    """One run reported late into a random ended bucket of the window."""
+    started = random.Random(n).choice(rules.ended_buckets(window)) + timedelta(seconds=1)
+    run = rules.TaskRun("AGENT_00", f"late-{n}", "stall_response", "succeeded", started, started, 40.0)
+    async with engine.begin() as conn:
+        await store.insert_runs(conn, runs=[run])
+
+
+async def kept_reads(engine: AsyncEngine, reads: int) -> None:
+    print()
+    print(
+        "| window | computed from the runs, median ms | first read, keeping, ms | kept, median ms "
+        "| after a late run, median ms | computed ÷ kept | answer |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    late = 0
+    for days in (1, 7, 30):
+        series = insights.run_series(engine, days=days, prices={})
+        first = await _timed_ms(series)
+        async with engine.connect() as conn:
+            window = rules.series_window(await store.database_now(conn), days)
+        # Interleaved, so the machine's other work weighs on all three alike.
+        computed, kept, after_late = [], [], []
+        for _ in range(reads):
+            computed.append(await _timed_ms(computed_series(engine, days)))
+            kept.append(await _timed_ms(insights.run_series(engine, days=days, prices={})))
+            late += 1
+            await late_run(engine, window, late)
+            after_late.append(await _timed_ms(insights.run_series(engine, days=days, prices={})))
+        served, computed_now = (
+            await insights.run_series(engine, days=days, prices={}),
+            await computed_series(engine, days),
+        )
+        same = (
+            "same"
+            if served == computed_now
+            else "DIFFERENT"
+            if served.window == computed_now.window
+            else "(hour turned)"
+        )
+        print(
+            f"| {days} d | {statistics.median(computed):.1f} | {first:.1f} | {statistics.median(kept):.1f} "
+            f"| {statistics.median(after_late):.1f} | {statistics.median(computed) / statistics.median(kept):.1f}× "
+            f"| {same} |"
+        )
 
 
 def main() -> None:

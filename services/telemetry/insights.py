@@ -112,13 +112,41 @@ async def insights(
 
 async def run_series(engine: AsyncEngine, *, days: int, prices: Mapping[str, rules.Price]) -> rules.SeriesReport:
     """Runs, failures and latency per agent, and model calls per agent and
-    per model, in equal buckets over the last `days` days."""
+    per model, in equal buckets over the last `days` days.
+
+    Ended buckets are read from what was kept of them, computing and keeping
+    the ones not kept yet; only the bucket holding now is read from the runs
+    every time.
+    """
     try:
-        async with engine.connect() as conn:
+        async with engine.begin() as conn:
             window = rules.series_window(await store.database_now(conn), days)
-            start, end, width = window.start, window.end, window.bucket_seconds
-            runs = await store.run_counts(conn, start=start, end=end, bucket_seconds=width)
-            calls = await store.call_counts(conn, start=start, end=end, bucket_seconds=width)
+            origin, width = window.start, window.bucket_seconds
+            ended = rules.ended_buckets(window)
+            if set(ended) - await store.kept_buckets(conn, bucket_seconds=width, starts=ended):
+                await _keep_ended(conn, window, ended)
+            filling, end = origin + len(ended) * timedelta(seconds=width), window.end
+            runs = await store.kept_run_counts(conn, origin=origin, start=origin, end=filling, bucket_seconds=width)
+            runs += await store.run_counts(conn, origin=origin, start=filling, end=end, bucket_seconds=width)
+            calls = await store.kept_call_counts(conn, origin=origin, start=origin, end=filling, bucket_seconds=width)
+            calls += await store.call_counts(conn, origin=origin, start=filling, end=end, bucket_seconds=width)
     except (SQLAlchemyError, OSError) as error:
         raise _unavailable() from error
     return rules.SeriesReport(window, rules.dense_series(window, runs), rules.usage_series(window, calls, prices))
+
+
+async def _keep_ended(conn: AsyncConnection, window: rules.SeriesWindow, ended: list[datetime]) -> None:
+    """Compute and keep the ended buckets not kept yet, under the lock that
+    holds off late writes into them; asked again under it, as another read
+    may have kept them meanwhile."""
+    origin, width = window.start, window.bucket_seconds
+    await store.lock_series(conn)
+    missing = sorted(set(ended) - await store.kept_buckets(conn, bucket_seconds=width, starts=ended))
+    if not missing:
+        return
+    runs: list[rules.BucketRuns] = []
+    calls: list[rules.BucketCalls] = []
+    for start, end in rules.contiguous_spans(missing, width):
+        runs += await store.run_counts(conn, origin=origin, start=start, end=end, bucket_seconds=width)
+        calls += await store.call_counts(conn, origin=origin, start=start, end=end, bucket_seconds=width)
+    await store.keep_buckets(conn, origin=origin, bucket_seconds=width, starts=missing, runs=runs, calls=calls)

@@ -15,6 +15,7 @@ engine readings alone, whatever their zone.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -620,6 +621,36 @@ def series_window(now: datetime, days: int) -> SeriesWindow:
         bucket_seconds=width,
         buckets=(end_epoch - start_epoch) // width,
     )
+
+
+def ended_buckets(window: SeriesWindow) -> list[datetime]:
+    """The starts of the window's buckets that have ended: all but the last,
+    which holds now and is still filling."""
+    width = timedelta(seconds=window.bucket_seconds)
+    return [window.start + i * width for i in range(window.buckets - 1)]
+
+
+def contiguous_spans(starts: Iterable[datetime], bucket_seconds: int) -> list[tuple[datetime, datetime]]:
+    """Buckets grouped into runs of neighbours, each as [first start, last
+    end): one range read each, so two far-apart buckets do not read the
+    month between them."""
+    width = timedelta(seconds=bucket_seconds)
+    spans: list[tuple[datetime, datetime]] = []
+    for start in sorted(set(starts)):
+        if spans and spans[-1][1] == start:
+            spans[-1] = (spans[-1][0], start + width)
+        else:
+            spans.append((start, start + width))
+    return spans
+
+
+def buckets_holding(instants: Iterable[datetime]) -> tuple[list[int], list[datetime]]:
+    """Every series bucket, of every width, that holds one of `instants`, as
+    parallel lists of widths and starts: the buckets a write into those
+    instants makes stale."""
+    epochs = {math.floor(instant.timestamp()) for instant in instants}
+    held = sorted({(w, epoch // w * w) for w in SERIES_BUCKET_SECONDS for epoch in epochs})
+    return [w for w, _ in held], [datetime.fromtimestamp(start, tz=UTC) for _, start in held]
 
 
 def dense_series(window: SeriesWindow, counts: Iterable[BucketRuns]) -> dict[str, list[SeriesPoint]]:

@@ -5,14 +5,23 @@ has committed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.common.retention import oldest_first
-from services.telemetry.rules import BucketCalls, BucketRuns, ModelCall, ModelStats, RunListing, RunStats, TaskRun
+from services.telemetry.rules import (
+    BucketCalls,
+    BucketRuns,
+    ModelCall,
+    ModelStats,
+    RunListing,
+    RunStats,
+    TaskRun,
+    buckets_holding,
+)
 
 # One statement per batch, whatever its size: the rows travel as eight arrays
 # and unnest turns them back into rows. A statement per row would pay a round
@@ -47,6 +56,8 @@ async def insert_runs(conn: AsyncConnection, *, runs: Sequence[TaskRun]) -> int:
             "errors": [r.error for r in runs],
         },
     )
+    if result.rowcount:
+        await _stale_series(conn, [r.started_at for r in runs])
     return result.rowcount
 
 
@@ -88,6 +99,8 @@ async def insert_model_calls(conn: AsyncConnection, *, calls: Sequence[ModelCall
             "durations": [c.duration_ms for c in calls],
         },
     )
+    if result.rowcount:
+        await _stale_series(conn, [c.started_at for c in calls])
     return result.rowcount
 
 
@@ -171,15 +184,18 @@ async def database_now(conn: AsyncConnection) -> datetime:
     return now
 
 
-async def run_counts(conn: AsyncConnection, *, start: datetime, end: datetime, bucket_seconds: int) -> list[BucketRuns]:
+async def run_counts(
+    conn: AsyncConnection, *, origin: datetime, start: datetime, end: datetime, bucket_seconds: int
+) -> list[BucketRuns]:
     """Runs, failures and duration percentiles per agent for each bucket that
-    had runs, each run in the bucket it started in."""
+    had runs between `start` and `end`, each run in the bucket it started in;
+    buckets are numbered from `origin`, the window's first."""
     rows = await conn.execute(
         text(
             """
             -- Both percentiles from one aggregate: one sort per bucket, not two.
             select agent_id,
-                   floor(extract(epoch from started_at - :start) / :width)::int as bucket,
+                   floor(extract(epoch from started_at - :origin) / :width)::int as bucket,
                    count(*) as runs,
                    count(*) filter (where status = 'failed') as failures,
                    percentile_cont(array[0.5, 0.95]) within group (order by duration_ms) as percentiles
@@ -188,7 +204,7 @@ async def run_counts(conn: AsyncConnection, *, start: datetime, end: datetime, b
              group by 1, 2
             """
         ),
-        {"start": start, "end": end, "width": bucket_seconds},
+        {"origin": origin, "start": start, "end": end, "width": bucket_seconds},
     )
     return [
         BucketRuns(
@@ -199,17 +215,17 @@ async def run_counts(conn: AsyncConnection, *, start: datetime, end: datetime, b
 
 
 async def call_counts(
-    conn: AsyncConnection, *, start: datetime, end: datetime, bucket_seconds: int
+    conn: AsyncConnection, *, origin: datetime, start: datetime, end: datetime, bucket_seconds: int
 ) -> list[BucketCalls]:
-    """Model calls per agent and model for each bucket that had calls, each
-    call in the bucket it started in; tokens summed over the calls that
-    reported them."""
+    """Model calls per agent and model for each bucket that had calls
+    between `start` and `end`, each call in the bucket it started in, buckets
+    numbered from `origin`; tokens summed over the calls that reported them."""
     rows = await conn.execute(
         text(
             """
             select agent_id,
                    coalesce(response_model, request_model, '') as model,
-                   floor(extract(epoch from started_at - :start) / :width)::int as bucket,
+                   floor(extract(epoch from started_at - :origin) / :width)::int as bucket,
                    count(*) as calls,
                    count(*) filter (where input_tokens is not null or output_tokens is not null) as reported_calls,
                    coalesce(sum(input_tokens), 0) as input_tokens,
@@ -219,7 +235,7 @@ async def call_counts(
              group by 1, 2, 3
             """
         ),
-        {"start": start, "end": end, "width": bucket_seconds},
+        {"origin": origin, "start": start, "end": end, "width": bucket_seconds},
     )
     return [
         BucketCalls(
@@ -232,6 +248,171 @@ async def call_counts(
             int(row.output_tokens),
         )
         for row in rows
+    ]
+
+
+# Keeping an ended bucket's figures races a late write into it: a bucket
+# computed before a late run commits, then marked kept after that run's
+# write looked for the mark, would stay stale for good. Writers hold this
+# lock shared from before they remove marks to their commit, and keeping
+# holds it exclusive from before it reads to its commit, so one always sees
+# the other's work. Writers never wait on each other.
+_SERIES_LOCK = "hashtextextended('outrider.telemetry.series', 0)"
+
+
+async def _share_series_lock(conn: AsyncConnection) -> None:
+    await conn.execute(text(f"select pg_advisory_xact_lock_shared({_SERIES_LOCK})"))
+
+
+async def _stale_series(conn: AsyncConnection, instants: Sequence[datetime]) -> None:
+    """Remove the kept marks of every bucket that holds one of `instants`."""
+    widths, starts = buckets_holding(instants)
+    await _share_series_lock(conn)
+    await conn.execute(
+        text(
+            """
+            delete from series_buckets s
+             using unnest(cast(:widths as integer[]), cast(:starts as timestamptz[])) as stale(width, start)
+             where s.bucket_seconds = stale.width and s.bucket_start = stale.start
+            """
+        ),
+        {"widths": widths, "starts": starts},
+    )
+
+
+async def kept_buckets(conn: AsyncConnection, *, bucket_seconds: int, starts: Sequence[datetime]) -> set[datetime]:
+    """Which of these buckets have their figures kept."""
+    rows = await conn.execute(
+        text(
+            """
+            select bucket_start from series_buckets
+             where bucket_seconds = :width and bucket_start = any(cast(:starts as timestamptz[]))
+            """
+        ),
+        {"width": bucket_seconds, "starts": list(starts)},
+    )
+    return {row.bucket_start for row in rows}
+
+
+async def lock_series(conn: AsyncConnection) -> None:
+    """Hold off writes that would make a bucket stale until this transaction
+    ends; call before reading the runs to keep."""
+    await conn.execute(text(f"select pg_advisory_xact_lock({_SERIES_LOCK})"))
+
+
+async def keep_buckets(
+    conn: AsyncConnection,
+    *,
+    origin: datetime,
+    bucket_seconds: int,
+    starts: Sequence[datetime],
+    runs: Sequence[BucketRuns],
+    calls: Sequence[BucketCalls],
+) -> None:
+    """Keep these buckets' figures, replacing any kept before, and mark them
+    kept; `runs` and `calls` are numbered from `origin` and hold every row
+    of these buckets."""
+    width = timedelta(seconds=bucket_seconds)
+    params = {"width": bucket_seconds, "starts": list(starts)}
+    for table in ("series_runs", "series_calls"):
+        await conn.execute(
+            text(
+                f"delete from {table} where bucket_seconds = :width"
+                " and bucket_start = any(cast(:starts as timestamptz[]))"
+            ),
+            params,
+        )
+    await conn.execute(
+        text(
+            """
+            insert into series_runs (bucket_seconds, bucket_start, agent_id, runs, failures, p50_ms, p95_ms)
+            select :width, * from unnest(
+                cast(:bucket_starts as timestamptz[]), cast(:agent_ids as text[]), cast(:runs as integer[]),
+                cast(:failures as integer[]), cast(:p50 as double precision[]), cast(:p95 as double precision[])
+            )
+            """
+        ),
+        {
+            "width": bucket_seconds,
+            "bucket_starts": [origin + r.bucket * width for r in runs],
+            "agent_ids": [r.agent_id for r in runs],
+            "runs": [r.runs for r in runs],
+            "failures": [r.failures for r in runs],
+            "p50": [r.p50_ms for r in runs],
+            "p95": [r.p95_ms for r in runs],
+        },
+    )
+    await conn.execute(
+        text(
+            """
+            insert into series_calls (bucket_seconds, bucket_start, agent_id, model, calls, reported_calls,
+                                      input_tokens, output_tokens)
+            select :width, * from unnest(
+                cast(:bucket_starts as timestamptz[]), cast(:agent_ids as text[]), cast(:models as text[]),
+                cast(:calls as integer[]), cast(:reported as integer[]), cast(:input_tokens as bigint[]),
+                cast(:output_tokens as bigint[])
+            )
+            """
+        ),
+        {
+            "width": bucket_seconds,
+            "bucket_starts": [origin + c.bucket * width for c in calls],
+            "agent_ids": [c.agent_id for c in calls],
+            "models": [c.model for c in calls],
+            "calls": [c.calls for c in calls],
+            "reported": [c.reported_calls for c in calls],
+            "input_tokens": [c.input_tokens for c in calls],
+            "output_tokens": [c.output_tokens for c in calls],
+        },
+    )
+    await conn.execute(
+        text(
+            """
+            insert into series_buckets (bucket_seconds, bucket_start)
+            select :width, unnest(cast(:starts as timestamptz[]))
+            on conflict do nothing
+            """
+        ),
+        params,
+    )
+
+
+async def kept_run_counts(
+    conn: AsyncConnection, *, origin: datetime, start: datetime, end: datetime, bucket_seconds: int
+) -> list[BucketRuns]:
+    """run_counts' answer for kept buckets starting between `start` and `end`."""
+    rows = await conn.execute(
+        text(
+            """
+            select agent_id, floor(extract(epoch from bucket_start - :origin) / :width)::int as bucket,
+                   runs, failures, p50_ms, p95_ms
+              from series_runs
+             where bucket_seconds = :width and bucket_start >= :start and bucket_start < :end
+            """
+        ),
+        {"origin": origin, "start": start, "end": end, "width": bucket_seconds},
+    )
+    return [BucketRuns(r.agent_id, r.bucket, r.runs, r.failures, r.p50_ms, r.p95_ms) for r in rows]
+
+
+async def kept_call_counts(
+    conn: AsyncConnection, *, origin: datetime, start: datetime, end: datetime, bucket_seconds: int
+) -> list[BucketCalls]:
+    """call_counts' answer for kept buckets starting between `start` and `end`."""
+    rows = await conn.execute(
+        text(
+            """
+            select agent_id, model, floor(extract(epoch from bucket_start - :origin) / :width)::int as bucket,
+                   calls, reported_calls, input_tokens, output_tokens
+              from series_calls
+             where bucket_seconds = :width and bucket_start >= :start and bucket_start < :end
+            """
+        ),
+        {"origin": origin, "start": start, "end": end, "width": bucket_seconds},
+    )
+    return [
+        BucketCalls(r.agent_id, r.model, r.bucket, r.calls, r.reported_calls, r.input_tokens, r.output_tokens)
+        for r in rows
     ]
 
 
@@ -369,12 +550,27 @@ async def prune_runs(conn: AsyncConnection, *, before: datetime, limit: int) -> 
     A run's age is its own time, as every window reads it: a run reported a
     month late is as old as the month it ran in.
     """
-    return (await conn.execute(_PRUNE_RUNS, {"before": before, "limit": limit})).rowcount
+    pruned: int = (await conn.execute(_PRUNE_RUNS, {"before": before, "limit": limit})).rowcount
+    if pruned:
+        await _forget_series_before(conn, before)
+    return pruned
 
 
 async def prune_model_calls(conn: AsyncConnection, *, before: datetime, limit: int) -> int:
     """Delete up to `limit` model calls that started before `before`, oldest first."""
-    return (await conn.execute(_PRUNE_MODEL_CALLS, {"before": before, "limit": limit})).rowcount
+    pruned: int = (await conn.execute(_PRUNE_MODEL_CALLS, {"before": before, "limit": limit})).rowcount
+    if pruned:
+        await _forget_series_before(conn, before)
+    return pruned
+
+
+async def _forget_series_before(conn: AsyncConnection, before: datetime) -> None:
+    """Drop what was kept of buckets starting before `before`: the pruned rows
+    were in them, and the bucket straddling `before` is computed again from
+    what is left."""
+    await _share_series_lock(conn)
+    for table in ("series_buckets", "series_runs", "series_calls"):
+        await conn.execute(text(f"delete from {table} where bucket_start < :before"), {"before": before})
 
 
 async def ping(conn: AsyncConnection) -> None:

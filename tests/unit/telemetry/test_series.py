@@ -1,11 +1,14 @@
 """The run series' buckets: width from the window, edges on whole multiples,
-every bucket present, counts outside the window ignored."""
+every bucket present, counts outside the window ignored; which buckets
+have ended, and which a write makes stale."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from services.common.settings import DEFAULT_MODEL_PRICES
 from services.telemetry import rules
@@ -133,3 +136,44 @@ def test_the_price_source_tells_the_built_in_estimate_from_the_operators_table()
 
 def test_no_runs_means_no_series():
     assert rules.dense_series(rules.series_window(NOW, 7), []) == {}
+
+
+def test_every_bucket_but_the_one_holding_now_has_ended():
+    window = rules.series_window(NOW, 1)
+    ended = rules.ended_buckets(window)
+    assert len(ended) == window.buckets - 1
+    assert ended[0] == window.start
+    assert ended[-1] + timedelta(hours=1) <= NOW < ended[-1] + timedelta(hours=2)
+
+
+def test_neighbouring_buckets_read_as_one_span_and_far_ones_apart():
+    hour = timedelta(hours=1)
+    starts = [NOW + 5 * hour, NOW, NOW + hour, NOW + 2 * hour, NOW + hour]
+    assert rules.contiguous_spans(starts, 3600) == [(NOW, NOW + 3 * hour), (NOW + 5 * hour, NOW + 6 * hour)]
+    assert rules.contiguous_spans([], 3600) == []
+
+
+INSTANTS = st.datetimes(min_value=datetime(1960, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC))
+
+
+@given(st.lists(INSTANTS, max_size=20))
+def test_a_write_makes_stale_exactly_the_buckets_of_every_width_that_hold_it(instants):
+    widths, starts = rules.buckets_holding(instants)
+    stale = list(zip(widths, starts, strict=True))
+
+    def holds(width: int, start: datetime, instant: datetime) -> bool:
+        return start <= instant < start + timedelta(seconds=width)
+
+    assert len(set(stale)) == len(stale)
+    assert all(start.timestamp() % width == 0 for width, start in stale)
+    for width in rules.SERIES_BUCKET_SECONDS:
+        for instant in instants:
+            assert any(w == width and holds(w, start, instant) for w, start in stale)
+    assert all(any(holds(width, start, instant) for instant in instants) for width, start in stale)
+
+
+def test_a_write_stales_the_bucket_the_series_window_places_it_in():
+    window = rules.series_window(NOW, 30)
+    ended = rules.ended_buckets(window)
+    widths, starts = rules.buckets_holding([ended[3] + timedelta(hours=7)])
+    assert (window.bucket_seconds, ended[3]) in set(zip(widths, starts, strict=True))
