@@ -125,7 +125,7 @@ async def bench(args: argparse.Namespace) -> None:
             took_s = time.perf_counter() - began
             print(f"filled {args.runs:,} runs over 60 days and {calls:,} model calls in {took_s:.0f}s")
             print("| window | runs in it | read | median ms | p95 ms | plan |")
-            print("|---|---|---|---|---|---|---|")
+            print("|---|---|---|---|---|---|")
             async with engine.connect() as conn:
                 for days in (1, 7, 30):
                     window = rules.series_window(await store.database_now(conn), days)

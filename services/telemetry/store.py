@@ -26,16 +26,30 @@ from services.telemetry.rules import (
 # One statement per batch, whatever its size: the rows travel as eight arrays
 # and unnest turns them back into rows. A statement per row would pay a round
 # trip per run and cap ingest far below what the stream delivers.
+# A batch that wrote anything new clears the kept marks of the series
+# buckets it lands in, in the same statement (see _SERIES_LOCK).
+_STALE_SERIES = """
+    stale as (
+        delete from series_buckets s
+         using unnest(cast(:stale_widths as integer[]), cast(:stale_starts as timestamptz[])) as b(width, start)
+         where s.bucket_seconds = b.width and s.bucket_start = b.start and exists (select from inserted)
+    )
+    select count(*) from inserted
+"""
 _INSERT_RUNS = text(
     """
-    insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms, error)
-    select * from unnest(
-        cast(:agent_ids as text[]), cast(:task_ids as text[]), cast(:task_types as text[]),
-        cast(:statuses as text[]), cast(:started as timestamptz[]), cast(:finished as timestamptz[]),
-        cast(:durations as double precision[]), cast(:errors as text[])
-    )
-    on conflict (agent_id, task_id) do nothing
+    with inserted as (
+        insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms, error)
+        select * from unnest(
+            cast(:agent_ids as text[]), cast(:task_ids as text[]), cast(:task_types as text[]),
+            cast(:statuses as text[]), cast(:started as timestamptz[]), cast(:finished as timestamptz[]),
+            cast(:durations as double precision[]), cast(:errors as text[])
+        )
+        on conflict (agent_id, task_id) do nothing
+        returning 1
+    ),
     """
+    + _STALE_SERIES
 )
 
 
@@ -43,9 +57,13 @@ async def insert_runs(conn: AsyncConnection, *, runs: Sequence[TaskRun]) -> int:
     """Write the runs not written before; returns how many were new."""
     if not runs:
         return 0
-    result = await conn.execute(
+    await _share_series_lock(conn)
+    widths, starts = buckets_holding(r.started_at for r in runs)
+    new: int = await conn.scalar(
         _INSERT_RUNS,
         {
+            "stale_widths": widths,
+            "stale_starts": starts,
             "agent_ids": [r.agent_id for r in runs],
             "task_ids": [r.task_id for r in runs],
             "task_types": [r.task_type for r in runs],
@@ -56,24 +74,26 @@ async def insert_runs(conn: AsyncConnection, *, runs: Sequence[TaskRun]) -> int:
             "errors": [r.error for r in runs],
         },
     )
-    if result.rowcount:
-        await _stale_series(conn, [r.started_at for r in runs])
-    return result.rowcount
+    return new
 
 
 _INSERT_MODEL_CALLS = text(
     """
-    insert into model_calls (trace_id, span_id, agent_id, operation, provider, request_model, response_model,
-                             input_tokens, output_tokens, status, error_type, started_at, duration_ms)
-    select * from unnest(
-        cast(:trace_ids as text[]), cast(:span_ids as text[]), cast(:agent_ids as text[]),
-        cast(:operations as text[]), cast(:providers as text[]), cast(:request_models as text[]),
-        cast(:response_models as text[]), cast(:input_tokens as bigint[]), cast(:output_tokens as bigint[]),
-        cast(:statuses as text[]), cast(:error_types as text[]), cast(:started as timestamptz[]),
-        cast(:durations as double precision[])
-    )
-    on conflict (trace_id, span_id) do nothing
+    with inserted as (
+        insert into model_calls (trace_id, span_id, agent_id, operation, provider, request_model, response_model,
+                                 input_tokens, output_tokens, status, error_type, started_at, duration_ms)
+        select * from unnest(
+            cast(:trace_ids as text[]), cast(:span_ids as text[]), cast(:agent_ids as text[]),
+            cast(:operations as text[]), cast(:providers as text[]), cast(:request_models as text[]),
+            cast(:response_models as text[]), cast(:input_tokens as bigint[]), cast(:output_tokens as bigint[]),
+            cast(:statuses as text[]), cast(:error_types as text[]), cast(:started as timestamptz[]),
+            cast(:durations as double precision[])
+        )
+        on conflict (trace_id, span_id) do nothing
+        returning 1
+    ),
     """
+    + _STALE_SERIES
 )
 
 
@@ -81,9 +101,13 @@ async def insert_model_calls(conn: AsyncConnection, *, calls: Sequence[ModelCall
     """Write the model calls not written before; returns how many were new."""
     if not calls:
         return 0
-    result = await conn.execute(
+    await _share_series_lock(conn)
+    widths, starts = buckets_holding(c.started_at for c in calls)
+    new: int = await conn.scalar(
         _INSERT_MODEL_CALLS,
         {
+            "stale_widths": widths,
+            "stale_starts": starts,
             "trace_ids": [c.trace_id for c in calls],
             "span_ids": [c.span_id for c in calls],
             "agent_ids": [c.agent_id for c in calls],
@@ -99,9 +123,7 @@ async def insert_model_calls(conn: AsyncConnection, *, calls: Sequence[ModelCall
             "durations": [c.duration_ms for c in calls],
         },
     )
-    if result.rowcount:
-        await _stale_series(conn, [c.started_at for c in calls])
-    return result.rowcount
+    return new
 
 
 async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
@@ -253,31 +275,16 @@ async def call_counts(
 
 # Keeping an ended bucket's figures races a late write into it: a bucket
 # computed before a late run commits, then marked kept after that run's
-# write looked for the mark, would stay stale for good. Writers hold this
-# lock shared from before they remove marks to their commit, and keeping
-# holds it exclusive from before it reads to its commit, so one always sees
-# the other's work. Writers never wait on each other.
+# write looked for the mark, would stay stale for good. Writers take this
+# lock shared in a statement of its own, so the statement that clears marks
+# sees every mark kept before, and hold it to their commit; keeping holds it
+# exclusive from before it counts to its commit. So each sees the other's
+# work, and writers never wait on each other.
 _SERIES_LOCK = "hashtextextended('outrider.telemetry.series', 0)"
 
 
 async def _share_series_lock(conn: AsyncConnection) -> None:
     await conn.execute(text(f"select pg_advisory_xact_lock_shared({_SERIES_LOCK})"))
-
-
-async def _stale_series(conn: AsyncConnection, instants: Sequence[datetime]) -> None:
-    """Remove the kept marks of every bucket that holds one of `instants`."""
-    widths, starts = buckets_holding(instants)
-    await _share_series_lock(conn)
-    await conn.execute(
-        text(
-            """
-            delete from series_buckets s
-             using unnest(cast(:widths as integer[]), cast(:starts as timestamptz[])) as stale(width, start)
-             where s.bucket_seconds = stale.width and s.bucket_start = stale.start
-            """
-        ),
-        {"widths": widths, "starts": starts},
-    )
 
 
 async def kept_buckets(conn: AsyncConnection, *, bucket_seconds: int, starts: Sequence[datetime]) -> set[datetime]:
