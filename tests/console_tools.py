@@ -8,7 +8,9 @@ CI (which sets CI=true) fails them instead, so a green CI always means they ran.
 
 from __future__ import annotations
 
+import gzip
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,6 +20,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CONSOLE = ROOT / "console"
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser")
+BUNDLE = ROOT / "gateway" / "console_dist"
+
+
+def initial_bundle(dist: Path = BUNDLE) -> dict[str, int]:
+    """Bytes, raw and gzipped (level 9), of what the first page load fetches:
+    index.html and the scripts and styles it names."""
+    index = (dist / "index.html").read_text()
+    names = re.findall(r'(?:src|href)="/console/(assets/[^"]+)"', index)
+    files = {"index.html": (dist / "index.html").read_bytes(), **{n: (dist / n).read_bytes() for n in names}}
+    return {
+        "files": len(files),
+        "raw": sum(len(b) for b in files.values()),
+        "gzip": sum(len(gzip.compress(b, compresslevel=9)) for b in files.values()),
+    }
 
 
 def missing(what: str) -> None:

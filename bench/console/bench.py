@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gzip
 import os
 import re
 import shutil
@@ -43,10 +42,10 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
 from services.common.settings import CONTEXTS
+from tests.console_tools import initial_bundle
 from tests.harness import reserved_port, reserved_ports
 
 ROOT = Path(__file__).resolve().parents[2]
-DIST = ROOT / "gateway" / "console_dist"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -74,18 +73,6 @@ PAGES = {
     "audit": ("/console/audit", ".state-empty, table tbody tr"),
     "human decisions": ("/console/subjects/{subject}", ".state-empty, .timeline"),
 }
-
-
-def initial_bundle() -> dict[str, int]:
-    """Bytes, raw and gzipped (level 9), of what the first page load fetches."""
-    index = (DIST / "index.html").read_text()
-    names = re.findall(r'(?:src|href)="/console/(assets/[^"]+)"', index)
-    files = {"index.html": (DIST / "index.html").read_bytes(), **{n: (DIST / n).read_bytes() for n in names}}
-    return {
-        "files": len(files),
-        "raw": sum(len(b) for b in files.values()),
-        "gzip": sum(len(gzip.compress(b, compresslevel=9)) for b in files.values()),
-    }
 
 
 async def ready_at(page, selector: str) -> float:
