@@ -247,16 +247,17 @@ async def test_a_tenant_login_gets_one_screen_that_says_why_and_no_page_asks_the
 async def test_insights_draw_runs_over_time_in_the_operators_zone(demo: Platform, page: Page, axe_source):
     await page.goto(demo.link(path="/console/insights"))
     await expect(page.get_by_role("heading", name="Runs and failures over time")).to_be_visible()
-    chart = page.get_by_role("img", name=re.compile("^EXCEPTION_AGENT: 30 runs"))
+    # Each agent by its name with its id, in the charts and the table.
+    chart = page.get_by_role("img", name=re.compile(r"^\S.* \(EXCEPTION_AGENT\): 30 runs"))
     await expect(chart).to_be_visible()
     assert await chart.locator("rect.bar-runs").count() == 25
     await expect(page.get_by_text("Telemetry is not arriving")).to_have_count(0)
-    row = page.get_by_role("row", name=re.compile("^EXCEPTION_AGENT"))
+    row = page.get_by_role("row", name=re.compile(r"^\S.* EXCEPTION_AGENT "))
     await expect(row).to_contain_text("30")
     last_run = row.locator("time")
     assert (await last_run.inner_text()).endswith("GMT+5:30")
     assert (await last_run.get_attribute("title")).endswith("UTC")
-    await expect(page.get_by_role("row", name=re.compile("^HUB_AGENT"))).to_contain_text("no run in this window")
+    await expect(page.get_by_role("row", name=re.compile(r"^\S.* HUB_AGENT "))).to_contain_text("no run in this window")
     await expect(page.get_by_role("rowheader", name="stall_response")).to_be_visible()
     await screenshot(page, "insights", full_page=False)
     await accessible(page, axe_source)

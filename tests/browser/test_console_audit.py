@@ -7,6 +7,7 @@ axe-core, wide and at 390 px."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -124,7 +125,7 @@ async def test_an_outcome_count_on_insights_opens_the_decisions_it_counts(demo: 
     await accessible(page, axe_source)
 
 
-async def test_agent_studio_links_to_its_decisions_and_routing_and_a_precedent_to_its_subject(
+async def test_agent_studio_links_to_its_decisions_runs_insights_routing_and_audit_and_a_precedent_to_its_subject(
     demo: Platform, page: Page
 ):
     await page.goto(demo.link(path="/console/agents/EXCEPTION_AGENT"))
@@ -133,9 +134,31 @@ async def test_agent_studio_links_to_its_decisions_and_routing_and_a_precedent_t
     await expect(page).to_have_url(re.compile(r"/console/decisions\?agent_id=EXCEPTION_AGENT$"))
     await expect(page.get_by_label("Agent")).to_have_value("EXCEPTION_AGENT")
     await page.go_back()
+    await views.get_by_role("link", name="Runs").click()
+    await expect(page).to_have_url(re.compile(r"/console/runs\?agent_id=EXCEPTION_AGENT$"))
+    await expect(page.get_by_label("Agent")).to_have_value("EXCEPTION_AGENT")
+    await page.go_back()
+    await views.get_by_role("link", name="Insights").click()
+    await expect(page).to_have_url(re.compile(r"/console/insights\?agent=EXCEPTION_AGENT$"))
+    # Its own runs and latency are drawn, under its name.
+    await expect(page.get_by_label("Runs and latency of")).to_have_value("EXCEPTION_AGENT")
+    chosen = page.locator("#chart-agent option:checked")
+    await expect(chosen).to_have_text(re.compile(r"^\S.* \(EXCEPTION_AGENT\)$"))
+    agents_table = page.locator("section[aria-labelledby=agents-runs] table")
+    await expect(agents_table.get_by_role("link", name=re.compile(r"^\S.* EXCEPTION_AGENT$")).first).to_have_attribute(
+        "href", "/console/agents/EXCEPTION_AGENT"
+    )
+    await screenshot(page, "insights-of-an-agent")
+    await page.go_back()
     await views.get_by_role("link", name="Routing").click()
     await expect(page).to_have_url(re.compile(r"/console/routing\?decision_type=stall_response$"))
     await expect(page.get_by_label("Decision type")).to_have_value("stall_response")
+    await page.go_back()
+    # A skill's changes are audited under the skill: its history links there.
+    skill = page.locator("article.skill", has=page.locator("code", has_text=re.compile("^stall_response$")))
+    await skill.get_by_text("Recent changes").click()
+    await skill.get_by_role("link", name="Every change to this skill in the audit").click()
+    await expect(page).to_have_url(re.compile(r"/console/audit\?entity=skill&entity_id=stall_response$"))
 
     async with httpx.AsyncClient(base_url=demo.base, headers=bearer(role=3)) as api:
         listed = await api.get("/admin/ai/decisions", params={"decision_type": "stall_response", "limit": 50})
@@ -160,3 +183,41 @@ async def test_agent_studio_links_to_its_decisions_and_routing_and_a_precedent_t
     assert about_the_subject >= 1
     # The listing keeps the previous page on screen while the filtered one loads: wait for the filtered rows.
     await expect(page.locator("tbody tr td:nth-child(4)")).to_have_text([precedent["subject_id"]] * about_the_subject)
+
+
+async def test_a_rollout_is_found_in_the_audit_by_when_it_started_and_opens_from_its_row(
+    demo: Platform, page: Page, axe_source
+):
+    before = datetime.now(UTC) - timedelta(seconds=5)
+    async with httpx.AsyncClient(
+        base_url=demo.base, headers=bearer(role=1, sub="u-roller", email="roller@example.com")
+    ) as api:
+        created = await api.post(
+            "/admin/ai/rollouts",
+            json={
+                "agent_id": "DISPATCH_AGENT",
+                "decision_type": "audited_rollout",
+                "change": {"model": "claude-opus-4-7"},
+            },
+        )
+    assert created.status_code == 201, created.text
+    rollout_id = created.json()["id"]
+    since = before.isoformat().replace("+00:00", "Z")
+
+    await page.goto(demo.link(path=f"/console/audit?entity=rollout&from={since}"))
+    rows = page.get_by_role("row").filter(has=page.get_by_role("link", name=rollout_id))
+    await expect(rows.filter(has_text="created")).to_have_count(1)
+    await expect(rows.first).to_contain_text("roller@example.com")
+    await expect(page.get_by_label("Changed from")).not_to_have_value("")
+    await screenshot(page, "audit-rollout-by-time")
+    await accessible(page, axe_source)
+
+    # Up to a moment before it started, it is not there.
+    await page.goto(demo.link(path=f"/console/audit?entity=rollout&to={since}"))
+    await expect(page.locator("main table, main .state-empty").first).to_be_visible()
+    await expect(page.get_by_role("link", name=rollout_id)).to_have_count(0)
+
+    await page.goto(demo.link(path=f"/console/audit?entity=rollout&from={since}"))
+    await rows.filter(has_text="created").get_by_role("link", name=rollout_id).click()
+    await expect(page).to_have_url(re.compile(rf"/console/rollouts/{rollout_id}$"))
+    await expect(page.get_by_role("heading", name=re.compile("→ claude-opus-4-7"))).to_be_visible()

@@ -353,6 +353,10 @@ async def test_thresholds_read_as_words_with_their_keys(demo: Platform, page: Pa
     field = page.get_by_label("Stall minutes")
     await expect(field).to_be_visible()
     await expect(page.locator("label", has=page.locator("code", has_text="stallMinutes"))).to_have_count(1)
+    # The schema's description says what the number means, read out with the field.
+    await expect(field).to_have_accessible_description(
+        re.compile(r"^Minutes without progress before a rider counts as stalled\. Whole number from 3 to 60")
+    )
 
 
 async def test_export_saves_every_decision_the_filters_select(demo: Platform, page: Page):

@@ -199,3 +199,23 @@ async def test_read_only_staff_see_a_rollout_with_no_action(demo: Platform, page
     await page.goto(demo.link(role=3, path="/console/rollouts?agent=EXCEPTION_AGENT"))
     await expect(page.get_by_role("row", name=re.compile("Exception agent"))).to_contain_text("running")
     await accessible(page, axe_source)
+
+
+async def test_an_open_rollout_shows_the_guards_next_look_without_a_reload(demo: Platform, page: Page, axe_source):
+    started = await start_by_api(
+        demo,
+        {"agent_id": "EXCEPTION_AGENT", "decision_type": "watched_rollout", "change": {"model": "claude-opus-4-9"}},
+    )
+    await page.goto(demo.link(role=3, path=f"/console/rollouts/{started['id']}"))
+    summary = page.locator("section", has=page.get_by_role("heading", name=re.compile("^model ")))
+    await expect(summary).to_contain_text("5 % of subjects")
+    await expect(page.locator(".page-header .freshness")).to_have_text(re.compile(r"^updated (just now|\d+ s ago)$"))
+    # The guard advances it while the operator watches: the page catches up by itself.
+    await judge(demo, started["id"], "advance", 0, 0.02)
+    await expect(summary).to_contain_text("25 % of subjects", timeout=15_000)
+    timeline = page.get_by_role("list", name="Steps of this rollout")
+    await expect(timeline.locator("li").last).to_contain_text("advanced at 25 % · by rollout-guard")
+    await judge(demo, started["id"], "halt", 1, 0.97)
+    await expect(summary.locator(".badge")).to_have_text("halted", timeout=15_000)
+    await screenshot(page, "rollout-live-halted")
+    await accessible(page, axe_source)

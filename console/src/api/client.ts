@@ -92,10 +92,14 @@ export async function failure(response: Response): Promise<ApiError> {
     body = {};
   }
   const error = body.error;
+  // The gateway quotes a 5xx's request id in its envelope and its header; a
+  // body that is not the envelope (a proxy's page) may still carry the header.
+  const header = response.headers.get("X-Request-Id");
+  const quoted = header ? { request_id: header } : {};
   const apiError = error
     ? // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a proxy before the gateway may answer JSON that is not its envelope
-      new ApiError(response.status, error.code, error.message, error.details ?? {})
-    : new ApiError(response.status, "HTTP_ERROR", `the gateway answered ${response.status} ${response.statusText}`);
+      new ApiError(response.status, error.code, error.message, { ...quoted, ...(error.details ?? {}) })
+    : new ApiError(response.status, "HTTP_ERROR", `the gateway answered ${response.status} ${response.statusText}`, quoted);
   if (response.status === 401) onUnauthorized(apiError.message);
   return apiError;
 }

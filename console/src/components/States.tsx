@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { ApiError } from "../api/client";
-import { errorTitle, operatorMessage, retryable } from "../lib/errors";
+import { errorTitle, operatorMessage, requestIdOf, retryable } from "../lib/errors";
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -21,11 +21,17 @@ export function Empty({ children }: { children: ReactNode }) {
  */
 export function ErrorNotice({ error, retry }: { error: unknown; retry?: () => void }) {
   const api = error instanceof ApiError ? error : null;
+  const requestId = requestIdOf(error);
   return (
     <div className="notice notice-error" role="alert">
       <p className="notice-title">{errorTitle(error)}</p>
       <p>{operatorMessage(error)}</p>
       {api && api.code ? <p className="notice-code">code: {api.code}</p> : null}
+      {requestId ? (
+        <p className="notice-code">
+          request id: <code>{requestId}</code> (quote it when reporting this)
+        </p>
+      ) : null}
       {retry && retryable(error) ? (
         <button type="button" className="button" onClick={retry}>
           Try again

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nameOf, namesById } from "./agentNames";
+import { agentLabel, nameOf, namesById } from "./agentNames";
 
 describe("agent names", () => {
   const names = namesById({
@@ -21,6 +21,12 @@ describe("agent names", () => {
   it("does not repeat an id that is its own name, nor show a blank name", () => {
     expect(nameOf(names, "rider-eta")).toBeNull();
     expect(nameOf(names, "blank")).toBeNull();
+  });
+
+  it("labels an agent in plain text by its name with its id, or by its id alone", () => {
+    expect(agentLabel(names, "dispatch-v2")).toBe("Dispatch agent (dispatch-v2)");
+    expect(agentLabel(names, "rider-eta")).toBe("rider-eta");
+    expect(agentLabel(names, "retired-agent")).toBe("retired-agent");
   });
 
   it("is not fooled by an id that is a property of every object", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../api/client";
-import { errorTitle, operatorMessage, retryable } from "./errors";
+import { ApiError, failure } from "../api/client";
+import { errorTitle, operatorMessage, requestIdOf, retryable } from "./errors";
 
 describe("operatorMessage", () => {
   it("names fields by the labels on the page, never their API names", () => {
@@ -40,5 +40,28 @@ describe("retryable", () => {
   it("titles each kind of failure", () => {
     expect(errorTitle(new ApiError(404, "DECISION_NOT_FOUND", "x"))).toBe("Not found");
     expect(errorTitle(new ApiError(403, "FORBIDDEN", "x"))).toBe("Not allowed");
+  });
+});
+
+describe("requestIdOf", () => {
+  const envelope = (status: number, details: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify({ error: { code: "INTERNAL", message: "internal error", details } }), {
+      status,
+      headers: { "Content-Type": "application/json", ...headers },
+    });
+
+  it("quotes the id a 5xx's envelope carries", async () => {
+    expect(requestIdOf(await failure(envelope(500, { request_id: "req-7f3a" })))).toBe("req-7f3a");
+  });
+  it("takes the header's id where the body is not the gateway's envelope", async () => {
+    const page = new Response("<html>bad gateway</html>", { status: 502, statusText: "Bad Gateway", headers: { "X-Request-Id": "req-proxy" } });
+    expect(requestIdOf(await failure(page))).toBe("req-proxy");
+    expect(requestIdOf(await failure(envelope(503, {}, { "X-Request-Id": "req-header" })))).toBe("req-header");
+  });
+  it("quotes none below 500, where the ask and not the platform is at fault, and none where there is none", async () => {
+    expect(requestIdOf(await failure(envelope(422, { request_id: "req-1" })))).toBeNull();
+    expect(requestIdOf(await failure(envelope(500, {})))).toBeNull();
+    expect(requestIdOf(new ApiError(0, "NETWORK", "the gateway could not be reached"))).toBeNull();
+    expect(requestIdOf(new Error("boom"))).toBeNull();
   });
 });

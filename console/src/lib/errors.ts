@@ -40,6 +40,13 @@ export function retryable(error: unknown): boolean {
   return error.status === 408 || error.status === 429;
 }
 
+/** The gateway's id for a failed request, to quote when reporting it: a 5xx is the platform's fault, and its log line carries the same id. */
+export function requestIdOf(error: unknown): string | null {
+  if (!(error instanceof ApiError) || error.status < 500) return null;
+  const id = error.details.request_id;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
 export function errorTitle(error: unknown): string {
   if (!(error instanceof ApiError)) return "Something went wrong";
   if (error.status === 0) return "Gateway unreachable";

@@ -2,8 +2,7 @@ import { useCanWrite } from "../../../lib/SessionContext";
 import { KindBadge, StatusBadge } from "../../../components/Badges";
 import { Empty, QueryView } from "../../../components/States";
 import { Link } from "../../../lib/router";
-import { useEffect, useState } from "react";
-import { updatedAgo } from "../../../lib/format";
+import { Freshness } from "../../../components/Freshness";
 import { useAgent } from "../api/queries";
 import { AutonomyControl } from "./AutonomyControl";
 import { AutonomyEvidence } from "./AutonomyEvidence";
@@ -33,6 +32,10 @@ export function AgentStudio({ agentId }: { agentId: string }) {
             </p>
             <nav aria-label={`Views of ${detail.name}`} className="studio-links">
               <Link to={`/decisions?${new URLSearchParams({ agent_id: detail.id }).toString()}`}>Decisions</Link>
+              {" · "}
+              <Link to={`/runs?${new URLSearchParams({ agent_id: detail.id }).toString()}`}>Runs</Link>
+              {" · "}
+              <Link to={`/insights?${new URLSearchParams({ agent: detail.id }).toString()}`}>Insights</Link>
               {" · "}
               <Link to={routingPath(detail)}>Routing</Link>
               {" · "}
@@ -125,14 +128,4 @@ export function AgentStudio({ agentId }: { agentId: string }) {
       )}
     </QueryView>
   );
-}
-
-/** "updated N s ago", ticking each second: how old what the page shows is. */
-function Freshness({ fetchedAt }: { fetchedAt: number }) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const tick = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(tick);
-  }, []);
-  return <span className="freshness">{updatedAgo(fetchedAt, now)}</span>;
 }

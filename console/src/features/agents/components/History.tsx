@@ -3,6 +3,7 @@ import type { AuditEntity } from "../../../api/resources";
 import { Time } from "../../../components/Time";
 import { Empty, QueryView } from "../../../components/States";
 import { ChangeDiff } from "../../../components/ChangeDiff";
+import { Link } from "../../../lib/router";
 import { useHistory } from "../api/queries";
 
 /** The last changes of one agent or skill, read when opened. */
@@ -29,6 +30,11 @@ export function History({ entity, id }: { entity: AuditEntity; id: string }) {
             )
           }
         </QueryView>
+      ) : null}
+      {open ? (
+        <p>
+          <Link to={`/audit?${new URLSearchParams({ entity, entity_id: id }).toString()}`}>Every change to this {entity} in the audit</Link>
+        </p>
       ) : null}
     </details>
   );

@@ -1,6 +1,9 @@
 import { useState } from "react";
 import type { RunSeries, UsagePoint } from "../../../api/resources";
+import { useAgentNames } from "../../../components/AgentName";
+import { agentLabel } from "../../../lib/agentNames";
 import { formatCount, formatMs } from "../../../lib/format";
+import { useSearch } from "../../../lib/router";
 import { formatTokens, formatUsd, latency, latencyByAgent, runsAndFailures, usageMeasure, type Series } from "../logic/scales";
 import { TimeChart } from "./TimeChart";
 
@@ -18,12 +21,16 @@ const totalOf = (series: Series[]) => series.reduce((sum, s) => sum + s.values.r
 
 /** Runs, latency, tokens and estimated cost over the window, full width. */
 export function FleetCharts({ data }: { data: RunSeries }) {
-  const [agentId, setAgentId] = useState(ALL);
+  // In the URL, so Agent Studio can open Insights on its own agent.
+  const [search, setSearch] = useSearch();
+  const agentId = search.get("agent") ?? ALL;
+  const setAgentId = (id: string) => setSearch({ ...Object.fromEntries(search), agent: id });
+  const names = useAgentNames();
   const [usageBy, setUsageBy] = useState<"model" | "agent">("model");
   const chosen = data.agents.find((a) => a.agent_id === agentId);
   const starts = (data.agents[0]?.points ?? data.usage_by_model[0]?.points ?? []).map((p) => p.start);
   const bucketSeconds = data.bucket_seconds;
-  const scope = chosen ? chosen.agent_id : "all agents";
+  const scope = chosen ? agentLabel(names, chosen.agent_id) : "all agents";
 
   const runs = runsAndFailures(chosen ? [chosen] : data.agents);
   const [succeeded, failed] = runs.map((s) => totalOf([s]));
@@ -44,7 +51,7 @@ export function FleetCharts({ data }: { data: RunSeries }) {
             <option value={ALL}>All agents</option>
             {data.agents.map((a) => (
               <option key={a.agent_id} value={a.agent_id}>
-                {a.agent_id}
+                {agentLabel(names, a.agent_id)}
               </option>
             ))}
           </select>

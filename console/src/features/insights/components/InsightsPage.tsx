@@ -1,4 +1,6 @@
 import type { Insights } from "../../../api/resources";
+import { AgentName } from "../../../components/AgentName";
+import { Freshness } from "../../../components/Freshness";
 import { PageHeader } from "../../../components/PageHeader";
 import { SortHeader, useSortedRows, type SortColumn } from "../../../components/SortableTable";
 import { StateBadge } from "../../../components/Badges";
@@ -32,6 +34,7 @@ export function InsightsPage() {
   return (
     <>
       <PageHeader title="Insights">
+        {insights.data ? <Freshness fetchedAt={insights.dataUpdatedAt} /> : null}
         <fieldset className="segmented">
           <legend className="visually-hidden">Window</legend>
           {WINDOWS.map((w) => (
@@ -168,7 +171,7 @@ function AgentsTable({ agents, days, shownAt }: { agents: AgentRow[]; days: numb
           {table.rows.map((a) => (
             <tr key={a.agent_id} className={a.runs === 0 ? "row-quiet" : undefined}>
               <td>
-                {a.registered ? <Link to={`/agents/${encodeURIComponent(a.agent_id)}`}>{a.agent_id}</Link> : a.agent_id}
+                <AgentName id={a.agent_id} link={a.registered} />
                 {!a.registered ? <span className="hint"> (not in the registry)</span> : null}
               </td>
               <td>

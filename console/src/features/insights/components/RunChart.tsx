@@ -1,4 +1,6 @@
 import type { SeriesPoint } from "../../../api/resources";
+import { AgentName, useAgentNames } from "../../../components/AgentName";
+import { agentLabel } from "../../../lib/agentNames";
 import { formatCount, formatLocal, formatTick } from "../../../lib/format";
 import { useShownZone } from "../../../lib/timeZone";
 import { barLayout, niceCeiling, seriesTotals } from "../logic/chart";
@@ -10,19 +12,23 @@ const AXIS = 22;
 /** Runs per bucket as bars, the failed share in red at the foot of each bar. */
 export function RunChart({ agentId, points, bucketSeconds }: { agentId: string; points: SeriesPoint[]; bucketSeconds: number }) {
   const zone = useShownZone();
+  const label = agentLabel(useAgentNames(), agentId);
   const totals = seriesTotals(points);
   const max = niceCeiling(totals.peak);
   const bars = barLayout(points, WIDTH, HEIGHT, max);
   const first = points[0];
   const last = points[points.length - 1];
   const middle = points[Math.floor(points.length / 2)];
-  const summary = `${agentId}: ${formatCount(totals.runs)} runs, ${formatCount(totals.failures)} failed, busiest bucket ${formatCount(
+  const summary = `${label}: ${formatCount(totals.runs)} runs, ${formatCount(totals.failures)} failed, busiest bucket ${formatCount(
     totals.peak,
   )} runs${first && last ? `, from ${formatLocal(first.start, zone)} to the bucket starting ${formatLocal(last.start, zone)}` : ""}.`;
   return (
     <figure className="chart">
       <figcaption>
-        <strong>{agentId}</strong> · {formatCount(totals.runs)} runs · {formatCount(totals.failures)} failed
+        <strong>
+          <AgentName id={agentId} />
+        </strong>{" "}
+        · {formatCount(totals.runs)} runs · {formatCount(totals.failures)} failed
       </figcaption>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + AXIS}`} role="img" aria-label={summary}>
         <line x1={0} x2={WIDTH} y1={HEIGHT} y2={HEIGHT} className="axis" />

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiGet, apiPost } from "../../../api/client";
-import type { RolloutFilters } from "../logic/rollouts";
+import { ROLLOUT_LIST_MS, rolloutRefresh, type RolloutFilters } from "../logic/rollouts";
 import type { RolloutState } from "../../../api/resources";
 import { rolloutKeys } from "./keys";
 
@@ -14,6 +14,8 @@ export function useRollouts(filters: RolloutFilters, cursor: string, limit: numb
         query: { agent_id: filters.agent, state: (filters.state || undefined) as RolloutState | undefined, cursor, limit },
       }),
     placeholderData: keepPreviousData,
+    // The newest rollouts move; a page further back is read as it was.
+    refetchInterval: cursor === "" ? ROLLOUT_LIST_MS : false,
   });
 }
 
@@ -21,6 +23,7 @@ export function useRollout(id: string) {
   return useQuery({
     queryKey: rolloutKeys.detail(id),
     queryFn: () => apiGet("/admin/ai/rollouts/{rollout_id}", { path: { rollout_id: id } }),
+    refetchInterval: (query) => rolloutRefresh(query.state.data?.state),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Rollout } from "../../../api/resources";
+import { Freshness } from "../../../components/Freshness";
 import { PageHeader } from "../../../components/PageHeader";
 import { QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
@@ -17,6 +18,7 @@ export function RolloutPage({ rolloutId }: { rolloutId: string }) {
   return (
     <>
       <PageHeader title="Rollout">
+        {rollout.data ? <Freshness fetchedAt={rollout.dataUpdatedAt} /> : null}
         <Link to="/rollouts">All rollouts</Link>
       </PageHeader>
       <QueryView query={rollout} what={`rollout ${rolloutId}`}>

@@ -1,4 +1,5 @@
 import { ChoiceField, FilterForm } from "../../../components/FilterForm";
+import { Freshness } from "../../../components/Freshness";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -23,7 +24,7 @@ export function RolloutsPage() {
 
   return (
     <>
-      <PageHeader title="Rollouts" />
+      <PageHeader title="Rollouts">{rollouts.data ? <Freshness fetchedAt={rollouts.dataUpdatedAt} /> : null}</PageHeader>
       <p className="hint">
         A change rolled out to a share of subjects, advanced step by step or halted by its guard on judged outcomes. Start
         one from an agent's page with “Roll out gradually”.

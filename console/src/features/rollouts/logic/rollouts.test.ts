@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { RolloutEvent } from "../../../api/resources";
-import { allowedActions, armPosterior, changeInWords, filtersFromSearch, harmPath, harmSeries, stepTimeline } from "./rollouts";
+import {
+  allowedActions,
+  armPosterior,
+  changeInWords,
+  filtersFromSearch,
+  harmPath,
+  harmSeries,
+  rolloutRefresh,
+  stepTimeline,
+  WATCHED_ROLLOUT_MS,
+} from "./rollouts";
 
 const event = (over: Partial<RolloutEvent>): RolloutEvent => ({
   at: "2026-01-01T00:00:00Z",
@@ -61,5 +71,14 @@ describe("filters and actions", () => {
     expect(allowedActions("running")).toEqual(["pause", "abort"]);
     expect(allowedActions("paused")).toEqual(["resume", "abort"]);
     expect(allowedActions("completed")).toEqual([]);
+  });
+});
+
+describe("rolloutRefresh", () => {
+  it("watches a rollout while it can still move and stops once it has ended", () => {
+    expect(rolloutRefresh("running")).toBe(WATCHED_ROLLOUT_MS);
+    expect(rolloutRefresh("paused")).toBe(WATCHED_ROLLOUT_MS);
+    expect((["halted", "aborted", "completed"] as const).map((state) => rolloutRefresh(state))).toEqual([false, false, false]);
+    expect(rolloutRefresh(undefined)).toBe(false);
   });
 });

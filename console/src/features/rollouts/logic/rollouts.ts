@@ -92,3 +92,14 @@ export function allowedActions(state: Rollout["state"]): ("pause" | "resume" | "
   if (state === "paused") return ["resume", "abort"];
   return [];
 }
+
+// A rollout still moving is watched: the guard may advance or halt it after
+// any sweep, and the page is where an operator waits for that. One that has
+// ended never changes again.
+export const WATCHED_ROLLOUT_MS = 10_000;
+export const ROLLOUT_LIST_MS = 30_000;
+
+/** How often an open rollout's page asks again: while it runs or is paused, and never once it has ended. */
+export function rolloutRefresh(state: RolloutState | undefined): number | false {
+  return state === "running" || state === "paused" ? WATCHED_ROLLOUT_MS : false;
+}
