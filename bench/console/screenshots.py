@@ -4,7 +4,9 @@
 
 It starts the stack and loads `outrider demo` as the console bench does
 (`--data-dir` reuses a demo loaded there), then opens each page in Debian's
-Chromium at 1360x900 and saves the viewport once the page's data is on screen.
+Chromium at 1360x900, in an operator's zone and a 24-hour locale (the
+date and time inputs still follow the browser's own language), and saves
+the viewport once the page's data is on screen.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from bench.console.bench import CHROMIUM_ARGS, ROOT, demo_stack
+from bench.console.bench import CHROMIUM_ARGS, ROOT, demo_stack, first_ids
 
 OUT = ROOT / "docs" / "images"
 
@@ -26,20 +28,28 @@ SHOTS = [
     ("console-decisions.png", "/console/decisions", "table tbody tr"),
     ("console-insights.png", "/console/insights", "svg[role=img]"),
     ("console-rollouts.png", "/console/rollouts", "table tbody tr"),
+    ("console-run.png", "/console/runs/{run_agent}/{run_task}", "#run-heading"),
+    ("console-audit.png", "/console/audit", "table tbody tr"),
 ]
+# The demo's operators dispatch in India; en-GB writes the page's times on a 24-hour clock.
+ZONE = "Asia/Kolkata"
+LOCALE = "en-GB"
 
 
 async def take(base: str, token: str, out: Path) -> list[Path]:
+    ids = await first_ids(base, token)
     written = []
     async with async_playwright() as driver:
         browser = await driver.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
         try:
-            context = await browser.new_context(viewport={"width": 1360, "height": 900}, color_scheme="light")
+            context = await browser.new_context(
+                viewport={"width": 1360, "height": 900}, color_scheme="light", timezone_id=ZONE, locale=LOCALE
+            )
             page = await context.new_page()
             await page.goto(f"{base}/console/agents#token={token}")
             await page.wait_for_selector("nav")
             for name, path, selector in SHOTS:
-                await page.goto(f"{base}{path}")
+                await page.goto(f"{base}{path.format(**ids)}")
                 await page.wait_for_selector(selector, timeout=30_000)
                 # Later reads on the page (names, charts beside the first answer) settle first.
                 await page.wait_for_load_state("networkidle")
