@@ -73,9 +73,10 @@ async def test_metrics_carry_each_streams_and_consumers_figures(settings):
         # Two taken and held; one of them given back and taken again.
         puller = await js.pull_subscribe_bind(FACTS_DURABLE, "FACTS")
         first, _ = await puller.fetch(2, timeout=5)
-        await first.nak()
-        # Answered in order: once the flush is, the nak has been handled.
-        await nc.flush()
+        # The server handles acks apart from the connection's order, so a
+        # flush after a plain nak does not mean it was handled before the next
+        # pull. Sent as a request, the nak is answered once it has been.
+        await nc.request(first.reply, b"-NAK", timeout=5)
         [again] = await puller.fetch(1, timeout=5)
         stored = await js.stream_info("FACTS")
         samples = metric_samples((await client.get("/metrics", headers=internal_headers())).text)
