@@ -153,6 +153,12 @@ async def test_agent_studio_links_to_its_decisions_runs_insights_routing_and_aud
     await views.get_by_role("link", name="Routing").click()
     await expect(page).to_have_url(re.compile(r"/console/routing\?decision_type=stall_response$"))
     await expect(page.get_by_label("Decision type")).to_have_value("stall_response")
+    # And back: Routing names the agent whose skill it is, linked to its studio.
+    owner = page.locator(".routing-owner")
+    await expect(owner).to_contain_text("Used by")
+    await expect(owner.get_by_role("link", name=re.compile(r"EXCEPTION_AGENT$"))).to_have_attribute(
+        "href", "/console/agents/EXCEPTION_AGENT"
+    )
     await page.go_back()
     # A skill's changes are audited under the skill: its history links there.
     skill = page.locator("article.skill", has=page.locator("code", has_text=re.compile("^stall_response$")))

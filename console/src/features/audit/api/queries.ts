@@ -16,14 +16,3 @@ export function useAudit(filters: AuditFilters, cursor: string, limit: number, e
     staleTime: 0,
   });
 }
-
-/** Which agent each skill belongs to, so a skill's change links to its agent's studio. */
-export function useSkillAgents() {
-  return useQuery({
-    queryKey: auditKeys.skillAgents(),
-    queryFn: async () => {
-      const skills = await apiGet("/admin/ai/skills");
-      return Object.fromEntries(skills.items.map((skill) => [skill.id, skill.agent_id]));
-    },
-  });
-}

@@ -5,7 +5,8 @@ import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSi
 import { Empty, QueryView } from "../../../components/States";
 import { Time } from "../../../components/Time";
 import { Link, useSearch } from "../../../lib/router";
-import { PAGE_SIZE, useAudit, useSkillAgents } from "../api/queries";
+import { useSkillAgents } from "../../../components/skillAgents";
+import { PAGE_SIZE, useAudit } from "../api/queries";
 import { AgentName } from "../../../components/AgentName";
 import { ChangeDiff } from "../../../components/ChangeDiff";
 import {
@@ -35,7 +36,7 @@ export function AuditPage() {
   const withLimit = (next: Record<string, string>, size = limit) => ({ ...next, ...pageSizeToSearch(size, PAGE_SIZE) });
   const pages = useKeysetPages((cursor) => withLimit(filtersToSearch(filters, cursor)));
   const audit = useAudit(filters, pages.cursor, limit, problem === null);
-  const skillAgents = useSkillAgents().data ?? {};
+  const skillAgents = useSkillAgents();
 
   return (
     <>

@@ -1,6 +1,8 @@
 import { useEffect } from "react";
 import type { ModelArm } from "../../../api/resources";
+import { AgentName } from "../../../components/AgentName";
 import { PageHeader } from "../../../components/PageHeader";
+import { useSkillAgents } from "../../../components/skillAgents";
 import { SortHeader, useSortedRows, type SortColumn } from "../../../components/SortableTable";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { formatCount, formatCredit, formatRate } from "../../../lib/format";
@@ -26,6 +28,9 @@ export function RoutingPage() {
     if (key === null && firstType) setSearch({ decision_type: firstType });
   }, [key, firstType]);
   const routing = useRouting(key);
+  // An engine agent's skill is named by the decision type it records.
+  const skillAgents = useSkillAgents();
+  const owner = key ? skillAgents[key.value] : undefined;
   // Another key has the same columns, so the models stay in the order chosen.
   const keptSort = { sort: search.get("sort") ?? "", order: search.get("order") ?? "" };
 
@@ -67,7 +72,14 @@ export function RoutingPage() {
       {key === null ? (
         choices.data ? <Empty>No decision has been recorded yet, so there is nothing to route. Choose a skill above.</Empty> : null
       ) : (
-        <QueryView query={routing} what="routing evidence">
+        <>
+          {owner ? (
+            <p className="hint routing-owner">
+              Used by <AgentName id={owner} link />: pin a model or roll one out gradually from its studio, where the
+              model picker lists these models.
+            </p>
+          ) : null}
+          <QueryView query={routing} what="routing evidence">
           {(r) =>
             r.arms.length === 0 ? (
               <Empty>No judged evidence for {r.key} yet: every model is as likely as any other.</Empty>
@@ -82,7 +94,8 @@ export function RoutingPage() {
               </>
             )
           }
-        </QueryView>
+          </QueryView>
+        </>
       )}
     </>
   );
