@@ -29,7 +29,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +128,7 @@ async def bench(args: argparse.Namespace) -> None:
             print("|---|---|---|---|---|---|")
             async with engine.connect() as conn:
                 for days in (1, 7, 30):
-                    window = rules.series_window(await store.database_now(conn), days)
+                    window = rules.series_window(rules.AskedWindow(days=days).span(await store.database_now(conn)))
                     params = {
                         "origin": window.start,
                         "start": window.start,
@@ -166,7 +166,7 @@ async def computed_series(engine: AsyncEngine, days: int) -> rules.SeriesReport:
     """The whole window from the runs and calls, as the series was read
     before ended buckets were kept."""
     async with engine.connect() as conn:
-        window = rules.series_window(await store.database_now(conn), days)
+        window = rules.series_window(rules.AskedWindow(days=days).span(await store.database_now(conn)))
         origin, end, width = window.start, window.end, window.bucket_seconds
         runs = await store.run_counts(conn, origin=origin, start=origin, end=end, bucket_seconds=width)
         calls = await store.call_counts(conn, origin=origin, start=origin, end=end, bucket_seconds=width)
@@ -175,7 +175,7 @@ async def computed_series(engine: AsyncEngine, days: int) -> rules.SeriesReport:
 
 async def late_run(engine: AsyncEngine, window: rules.SeriesWindow, n: int) -> None:
     """One run reported late into a random ended bucket of the window."""
-    started = random.Random(n).choice(rules.ended_buckets(window)) + timedelta(seconds=1)
+    started = random.Random(n).choice(rules.ended_buckets(window, datetime.now(UTC))) + timedelta(seconds=1)
     run = rules.TaskRun("AGENT_00", f"late-{n}", "stall_response", "succeeded", started, started, 40.0)
     async with engine.begin() as conn:
         await store.insert_runs(conn, runs=[run])
@@ -190,20 +190,22 @@ async def kept_reads(engine: AsyncEngine, reads: int) -> None:
     print("|---|---|---|---|---|---|---|")
     late = 0
     for days in (1, 7, 30):
-        series = insights.run_series(engine, days=days, prices={})
+        series = insights.run_series(engine, asked=rules.AskedWindow(days=days), prices={})
         first = await _timed_ms(series)
         async with engine.connect() as conn:
-            window = rules.series_window(await store.database_now(conn), days)
+            window = rules.series_window(rules.AskedWindow(days=days).span(await store.database_now(conn)))
         # Interleaved, so the machine's other work weighs on all three alike.
         computed, kept, after_late = [], [], []
         for _ in range(reads):
             computed.append(await _timed_ms(computed_series(engine, days)))
-            kept.append(await _timed_ms(insights.run_series(engine, days=days, prices={})))
+            kept.append(await _timed_ms(insights.run_series(engine, asked=rules.AskedWindow(days=days), prices={})))
             late += 1
             await late_run(engine, window, late)
-            after_late.append(await _timed_ms(insights.run_series(engine, days=days, prices={})))
+            after_late.append(
+                await _timed_ms(insights.run_series(engine, asked=rules.AskedWindow(days=days), prices={}))
+            )
         served, computed_now = (
-            await insights.run_series(engine, days=days, prices={}),
+            await insights.run_series(engine, asked=rules.AskedWindow(days=days), prices={}),
             await computed_series(engine, days),
         )
         same = (

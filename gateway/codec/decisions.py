@@ -10,7 +10,7 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -342,11 +342,13 @@ def facets_json(reply: decisions_pb2.DecisionFacets) -> dict[str, Any]:
     }
 
 
-def outcome_series_request(*, days: int | None, decision_type: str) -> decisions_pb2.CountOutcomeSeriesRequest:
-    # Days left out stay an unset field: the context's default window, not zero.
-    if days is None:
-        return decisions_pb2.CountOutcomeSeriesRequest(decision_type=decision_type)
-    return decisions_pb2.CountOutcomeSeriesRequest(days=days, decision_type=decision_type)
+def outcome_series_request(
+    *, days: int | None, start: datetime | None, end: datetime | None, decision_type: str
+) -> decisions_pb2.CountOutcomeSeriesRequest:
+    # Left out, a field stays unset: the context's default window, not zero.
+    return decisions_pb2.CountOutcomeSeriesRequest(
+        days=days, start=timestamp(start), end=timestamp(end), decision_type=decision_type
+    )
 
 
 def outcome_series_json(reply: decisions_pb2.OutcomeSeries) -> dict[str, Any]:

@@ -110,6 +110,8 @@ def model_json(usage: telemetry_pb2.ModelUsage) -> dict[str, Any]:
 def insights_json(reply: telemetry_pb2.Insights) -> dict[str, Any]:
     return {
         "window_days": reply.window_days,
+        "window_start": timestamp_text(reply.window_start),
+        "window_end": timestamp_text(reply.window_end),
         "receiving": reply.receiving,
         "last_received_at": timestamp_text(reply.last_received_at, reply.HasField("last_received_at")),
         "agents": [agent_json(a) for a in reply.agents],
@@ -306,13 +308,17 @@ def run_detail_json(reply: telemetry_pb2.TaskRunDetail) -> dict[str, Any]:
 # ─── In ────────────────────────────────────────────────────────────────────
 
 
-def insights_request(days: int | None) -> telemetry_pb2.GetInsightsRequest:
-    # Left out, the field stays unset and the context picks its default window.
-    return telemetry_pb2.GetInsightsRequest() if days is None else telemetry_pb2.GetInsightsRequest(days=days)
+def insights_request(
+    days: int | None, start: datetime | None, end: datetime | None
+) -> telemetry_pb2.GetInsightsRequest:
+    # Left out, a field stays unset and the context picks its default window.
+    return telemetry_pb2.GetInsightsRequest(days=days, start=timestamp(start), end=timestamp(end))
 
 
-def run_series_request(days: int | None) -> telemetry_pb2.GetRunSeriesRequest:
-    return telemetry_pb2.GetRunSeriesRequest() if days is None else telemetry_pb2.GetRunSeriesRequest(days=days)
+def run_series_request(
+    days: int | None, start: datetime | None, end: datetime | None
+) -> telemetry_pb2.GetRunSeriesRequest:
+    return telemetry_pb2.GetRunSeriesRequest(days=days, start=timestamp(start), end=timestamp(end))
 
 
 def counters_request() -> telemetry_pb2.GetCountersRequest:

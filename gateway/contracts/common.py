@@ -18,6 +18,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Generic, TypeVar
 
+from fastapi import Query
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -30,7 +31,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from services.common import guards
+from services.common import guards, windows
 from services.common.errors import FieldError
 
 INT32_MAX = 2**31 - 1
@@ -122,6 +123,24 @@ Instant = Annotated[
     AfterValidator(_bounded),
     PlainSerializer(lambda value: value.isoformat(), return_type=str),
     WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+
+
+# The span a figure is read over: the last N days, or a range of the
+# operator's own of up to as many; the context refuses the two together.
+WindowDays = Annotated[
+    int | None,
+    Query(
+        ge=windows.MIN_DAYS,
+        le=windows.MAX_DAYS,
+        description=f"window in days (default {windows.DEFAULT_DAYS}); not with from/to",
+    ),
+]
+WindowFrom = Annotated[
+    Instant | None, Query(alias="from", description="a range instead of days, from (RFC 3339 with offset)")
+]
+WindowTo = Annotated[
+    Instant | None, Query(alias="to", description="the range's end, before (RFC 3339 with offset); unset means now")
 ]
 
 

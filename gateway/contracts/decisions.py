@@ -255,7 +255,7 @@ class DecisionFacets(Reply):
 
 
 class OutcomeSeries(Reply):
-    window_days: int
+    window_days: int = Field(description="the days asked for; 0 when a range was")
     bucket_seconds: int
     start: str | None = Field(json_schema_extra={"format": "date-time"})
     end: str | None = Field(json_schema_extra={"format": "date-time"})

@@ -55,7 +55,9 @@ class Degraded(Reply):
 
 
 class Insights(Reply):
-    window_days: int
+    window_days: int = Field(description="the days asked for; 0 when a range was")
+    window_start: str | None = Field(json_schema_extra={"format": "date-time"}, description="the span read, from")
+    window_end: str | None = Field(json_schema_extra={"format": "date-time"}, description="the span read, before")
     receiving: bool = Field(description="false when no run or heartbeat arrived for 5 minutes")
     last_received_at: str | None = Field(json_schema_extra={"format": "date-time"})
     agents: list[AgentInsight]
@@ -97,7 +99,7 @@ class AgentSeries(Reply):
 
 
 class RunSeries(Reply):
-    window_days: int
+    window_days: int = Field(description="the days asked for; 0 when a range was")
     bucket_seconds: int
     start: str | None = Field(json_schema_extra={"format": "date-time"})
     end: str | None = Field(json_schema_extra={"format": "date-time"})

@@ -23,6 +23,9 @@ from gateway.contracts.common import (
     STAFF_ERRORS,
     WRITER_ERRORS,
     Instant,
+    WindowDays,
+    WindowFrom,
+    WindowTo,
     errors,
 )
 from gateway.contracts.decisions import (
@@ -49,9 +52,6 @@ from services.decisions.rules import (
     FACET_DEFAULT_DAYS,
     FACET_MAX_DAYS,
     MAX_K,
-    SERIES_DEFAULT_DAYS,
-    SERIES_MAX_DAYS,
-    SERIES_MIN_DAYS,
 )
 
 router = APIRouter(tags=["decisions"], route_class=JsonBodyRoute)
@@ -281,14 +281,13 @@ async def get_decision_context(
 )
 async def outcome_series(
     request: Request,
-    days: Annotated[
-        int | None,
-        Query(ge=SERIES_MIN_DAYS, le=SERIES_MAX_DAYS, description=f"window in days (default {SERIES_DEFAULT_DAYS})"),
-    ] = None,
+    days: WindowDays = None,
+    window_from: WindowFrom = None,
+    window_to: WindowTo = None,
     decision_type: Annotated[
         str, Query(max_length=64, pattern=f"{DECISION_TYPE_PATTERN}|^$", description="only this type")
     ] = "",
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    ask = codec.outcome_series_request(days=days, decision_type=decision_type)
+    ask = codec.outcome_series_request(days=days, start=window_from, end=window_to, decision_type=decision_type)
     return codec.outcome_series_json(await _decisions(request).CountOutcomeSeries(ask))

@@ -116,7 +116,7 @@ async def agent_models(agent_id: AgentIdPath, request: Request, _: Principal = D
     decisions, insights = await asyncio.gather(
         stub(request, "decisions", decisions_pb2_grpc.DecisionsStub).ListDecisions(decisions_ask),
         stub(request, "telemetry", telemetry_pb2_grpc.TelemetryStub).GetInsights(
-            telemetry_codec.insights_request(MODEL_CALLS_WINDOW_DAYS)
+            telemetry_codec.insights_request(MODEL_CALLS_WINDOW_DAYS, None, None)
         ),
     )
     # Routing keeps evidence per skill and per decision type: ask for each

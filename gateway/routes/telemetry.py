@@ -28,20 +28,23 @@ from gateway.auth import Principal, scraper, staff
 from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import retention
 from gateway.codec import telemetry as codec
-from gateway.contracts.common import CARRIABLE, FILLED, STAFF_ERRORS, Instant, errors
+from gateway.contracts.common import (
+    CARRIABLE,
+    FILLED,
+    STAFF_ERRORS,
+    Instant,
+    WindowDays,
+    WindowFrom,
+    WindowTo,
+    errors,
+)
 from gateway.contracts.paging import PageQuery
 from gateway.contracts.telemetry import Insights, RunSeries, TaskRunDetail, TaskRunPage
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2_grpc, telemetry_pb2_grpc
 from services.common.clients import ContextCallError
-from services.telemetry.rules import (
-    DEFAULT_WINDOW_DAYS,
-    MAX_ID_LENGTH,
-    MAX_TASK_ID_LENGTH,
-    MAX_WINDOW_DAYS,
-    MIN_WINDOW_DAYS,
-)
+from services.telemetry.rules import MAX_ID_LENGTH, MAX_TASK_ID_LENGTH
 
 _log = logging.getLogger(__name__)
 
@@ -60,13 +63,13 @@ def _telemetry(request: Request) -> telemetry_pb2_grpc.TelemetryStub:
 )
 async def insights(
     request: Request,
-    days: Annotated[
-        int | None,
-        Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS, description=f"window in days (default {DEFAULT_WINDOW_DAYS})"),
-    ] = None,
+    days: WindowDays = None,
+    window_from: WindowFrom = None,
+    window_to: WindowTo = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    return codec.insights_json(await _telemetry(request).GetInsights(codec.insights_request(days)))
+    ask = codec.insights_request(days, window_from, window_to)
+    return codec.insights_json(await _telemetry(request).GetInsights(ask))
 
 
 @router.get(
@@ -77,13 +80,13 @@ async def insights(
 )
 async def run_series(
     request: Request,
-    days: Annotated[
-        int | None,
-        Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS, description=f"window in days (default {DEFAULT_WINDOW_DAYS})"),
-    ] = None,
+    days: WindowDays = None,
+    window_from: WindowFrom = None,
+    window_to: WindowTo = None,
     _: Principal = Depends(staff),
 ) -> dict[str, Any]:
-    return codec.run_series_json(await _telemetry(request).GetRunSeries(codec.run_series_request(days)))
+    ask = codec.run_series_request(days, window_from, window_to)
+    return codec.run_series_json(await _telemetry(request).GetRunSeries(ask))
 
 
 @router.get(

@@ -368,10 +368,12 @@ class SetOutcomesResponse(_message.Message):
     def __init__(self, judged_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CountOutcomesRequest(_message.Message):
-    __slots__ = ("decided_since",)
+    __slots__ = ("decided_since", "decided_before")
     DECIDED_SINCE_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     decided_since: _timestamp_pb2.Timestamp
-    def __init__(self, decided_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    decided_before: _timestamp_pb2.Timestamp
+    def __init__(self, decided_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class OutcomeCount(_message.Message):
     __slots__ = ("decision_type", "outcome", "count", "model")
@@ -658,14 +660,18 @@ class CountJudgedWindowsResponse(_message.Message):
     def __init__(self, items: _Optional[_Iterable[_Union[JudgedWindow, _Mapping]]] = ...) -> None: ...
 
 class CountOutcomeSeriesRequest(_message.Message):
-    __slots__ = ("days", "bucket_seconds", "decision_type")
+    __slots__ = ("days", "bucket_seconds", "decision_type", "start", "end")
     DAYS_FIELD_NUMBER: _ClassVar[int]
     BUCKET_SECONDS_FIELD_NUMBER: _ClassVar[int]
     DECISION_TYPE_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
     days: int
     bucket_seconds: int
     decision_type: str
-    def __init__(self, days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., decision_type: _Optional[str] = ...) -> None: ...
+    start: _timestamp_pb2.Timestamp
+    end: _timestamp_pb2.Timestamp
+    def __init__(self, days: _Optional[int] = ..., bucket_seconds: _Optional[int] = ..., decision_type: _Optional[str] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class OutcomeBucket(_message.Message):
     __slots__ = ("start", "successes", "failures", "unknown", "pending")

@@ -11,10 +11,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class GetInsightsRequest(_message.Message):
-    __slots__ = ("days",)
+    __slots__ = ("days", "start", "end")
     DAYS_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
     days: int
-    def __init__(self, days: _Optional[int] = ...) -> None: ...
+    start: _timestamp_pb2.Timestamp
+    end: _timestamp_pb2.Timestamp
+    def __init__(self, days: _Optional[int] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class AgentInsight(_message.Message):
     __slots__ = ("agent_id", "runs", "failures", "avg_ms", "p95_ms", "last_run_at", "state", "last_heartbeat_at", "registered", "model_calls", "input_tokens", "output_tokens", "estimated_cost")
@@ -89,8 +93,10 @@ class Degraded(_message.Message):
     def __init__(self, source: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class Insights(_message.Message):
-    __slots__ = ("window_days", "receiving", "agents", "decisions", "decisions_available", "degraded", "last_received_at", "models", "prices_configured", "unpriced_models")
+    __slots__ = ("window_days", "window_start", "window_end", "receiving", "agents", "decisions", "decisions_available", "degraded", "last_received_at", "models", "prices_configured", "unpriced_models")
     WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_START_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_END_FIELD_NUMBER: _ClassVar[int]
     RECEIVING_FIELD_NUMBER: _ClassVar[int]
     AGENTS_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
@@ -101,6 +107,8 @@ class Insights(_message.Message):
     PRICES_CONFIGURED_FIELD_NUMBER: _ClassVar[int]
     UNPRICED_MODELS_FIELD_NUMBER: _ClassVar[int]
     window_days: int
+    window_start: _timestamp_pb2.Timestamp
+    window_end: _timestamp_pb2.Timestamp
     receiving: bool
     agents: _containers.RepeatedCompositeFieldContainer[AgentInsight]
     decisions: _containers.RepeatedCompositeFieldContainer[DecisionCount]
@@ -110,13 +118,17 @@ class Insights(_message.Message):
     models: _containers.RepeatedCompositeFieldContainer[ModelUsage]
     prices_configured: bool
     unpriced_models: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, window_days: _Optional[int] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ..., decisions_available: _Optional[bool] = ..., degraded: _Optional[_Iterable[_Union[Degraded, _Mapping]]] = ..., last_received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., models: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., prices_configured: _Optional[bool] = ..., unpriced_models: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, window_days: _Optional[int] = ..., window_start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., window_end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., receiving: _Optional[bool] = ..., agents: _Optional[_Iterable[_Union[AgentInsight, _Mapping]]] = ..., decisions: _Optional[_Iterable[_Union[DecisionCount, _Mapping]]] = ..., decisions_available: _Optional[bool] = ..., degraded: _Optional[_Iterable[_Union[Degraded, _Mapping]]] = ..., last_received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., models: _Optional[_Iterable[_Union[ModelUsage, _Mapping]]] = ..., prices_configured: _Optional[bool] = ..., unpriced_models: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetRunSeriesRequest(_message.Message):
-    __slots__ = ("days",)
+    __slots__ = ("days", "start", "end")
     DAYS_FIELD_NUMBER: _ClassVar[int]
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
     days: int
-    def __init__(self, days: _Optional[int] = ...) -> None: ...
+    start: _timestamp_pb2.Timestamp
+    end: _timestamp_pb2.Timestamp
+    def __init__(self, days: _Optional[int] = ..., start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SeriesPoint(_message.Message):
     __slots__ = ("start", "runs", "failures", "p50_ms", "p95_ms")

@@ -243,9 +243,11 @@ def pending_listing_from_proto(request: decisions_pb2.ListPendingRequest) -> Pen
     return PendingListing(decided_before=before, after=after, limit=limit)
 
 
-def counted_since_from_proto(request: decisions_pb2.CountOutcomesRequest) -> datetime | None:
-    """The decisions to count: those made from this instant on; None counts them all."""
-    return _instant(request.decided_since, request.HasField("decided_since"), "decided_since")
+def counted_span_from_proto(request: decisions_pb2.CountOutcomesRequest) -> tuple[datetime | None, datetime | None]:
+    """The decisions to count: those made in [since, before); an unset end is open."""
+    since = _instant(request.decided_since, request.HasField("decided_since"), "decided_since")
+    before = _instant(request.decided_before, request.HasField("decided_before"), "decided_before")
+    return since, before
 
 
 # ─── Out ───────────────────────────────────────────────────────────────────
@@ -374,6 +376,8 @@ def outcome_series_from_proto(request: decisions_pb2.CountOutcomeSeriesRequest) 
         days=request.days if request.HasField("days") else None,
         bucket_seconds=request.bucket_seconds if request.HasField("bucket_seconds") else None,
         decision_type=request.decision_type,
+        start=_instant(request.start, request.HasField("start"), "start"),
+        end=_instant(request.end, request.HasField("end"), "end"),
     )
 
 
@@ -381,7 +385,7 @@ def outcome_series_to_proto(
     window: rules.OutcomeWindow, series: Iterable[rules.DecisionTypeSeries]
 ) -> decisions_pb2.OutcomeSeries:
     return decisions_pb2.OutcomeSeries(
-        window_days=window.days,
+        window_days=window.days or 0,
         bucket_seconds=window.bucket_seconds,
         start=timestamp(window.start),
         end=timestamp(window.end),

@@ -257,15 +257,17 @@ async def list_pending(
     return paging.one_page(rows, listing.limit, lambda row: (row.decided_at, row.id))
 
 
-async def count_outcomes(engine: AsyncEngine, *, decided_since: datetime | None) -> list[OutcomeCountRow]:
+async def count_outcomes(
+    engine: AsyncEngine, *, decided_since: datetime | None, decided_before: datetime | None
+) -> list[OutcomeCountRow]:
     async with engine.connect() as conn:
-        return await store.count_outcomes(conn, decided_since=decided_since)
+        return await store.count_outcomes(conn, decided_since=decided_since, decided_before=decided_before)
 
 
 async def count_outcome_series(
     engine: AsyncEngine, asked: rules.OutcomeSeriesAsked, *, now: datetime
 ) -> tuple[rules.OutcomeWindow, list[rules.DecisionTypeSeries]]:
-    """Each decision type's outcomes per bucket of decision time over the window ending at `now`."""
+    """Each decision type's outcomes per bucket of decision time over the asked window, `now` ending the last N days."""
     window = rules.outcome_window(now, asked)
     async with engine.connect() as conn:
         rows = await store.count_outcome_series(

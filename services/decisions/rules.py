@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeGuard
 
+from services.common import windows
 from services.common.callers import AgentScope
 from services.common.errors import Conflict, FieldError, InvalidArgument, NotFound, PermissionDenied
 from services.common.redaction.redactor import JsonValue, RedactionRules, Redactor
@@ -1029,9 +1030,9 @@ FACET_MAX_DAYS = 365
 
 # ─── Outcomes over time ───────────────────────────────────────────────────
 
-SERIES_DEFAULT_DAYS = 7
-SERIES_MIN_DAYS = 1
-SERIES_MAX_DAYS = 30
+SERIES_DEFAULT_DAYS = windows.DEFAULT_DAYS
+SERIES_MIN_DAYS = windows.MIN_DAYS
+SERIES_MAX_DAYS = windows.MAX_DAYS
 # Bucket widths a series may use, narrowest first. Unasked, the narrowest
 # that keeps the window within SERIES_DEFAULT_MAX_BUCKETS wins: a day in
 # hours, a week in quarter days, a month in days.
@@ -1044,16 +1045,21 @@ SERIES_MAX_BUCKETS = 720
 
 @dataclass(frozen=True, slots=True)
 class OutcomeSeriesAsked:
-    days: int
+    # The last `days` days (7 when neither is set), or the range [start, end);
+    # checked against the clock in outcome_window, as "now" ends them.
+    days: int | None
     # None: the default width for the window.
     bucket_seconds: int | None
     # None: every decision type.
     decision_type: str | None
+    start: datetime | None = None
+    end: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class OutcomeWindow:
-    days: int
+    # The days asked for; None for a range of its own.
+    days: int | None
     start: datetime
     end: datetime
     bucket_seconds: int
@@ -1075,49 +1081,49 @@ class DecisionTypeSeries:
     buckets: list[OutcomeBucket]
 
 
-def outcome_series_asked(*, days: int | None, bucket_seconds: int | None, decision_type: str) -> OutcomeSeriesAsked:
-    """A window of 1 to 30 days (7 unset), a width from SERIES_BUCKET_SECONDS and optionally one type ("" for all)."""
-    window_days = SERIES_DEFAULT_DAYS if days is None else days
-    if not SERIES_MIN_DAYS <= window_days <= SERIES_MAX_DAYS:
-        raise InvalidDecision("days", f"must be between {SERIES_MIN_DAYS} and {SERIES_MAX_DAYS}, got {window_days}")
-    if bucket_seconds is not None:
-        if bucket_seconds not in SERIES_BUCKET_SECONDS:
-            widths = ", ".join(str(width) for width in SERIES_BUCKET_SECONDS)
-            raise InvalidDecision("bucket_seconds", f"must be one of {widths}, got {bucket_seconds}")
-        if window_days * 86400 // bucket_seconds > SERIES_MAX_BUCKETS:
-            raise InvalidDecision(
-                "bucket_seconds",
-                f"{window_days} days in buckets of {bucket_seconds} s are more than {SERIES_MAX_BUCKETS} buckets",
-            )
+def outcome_series_asked(
+    *,
+    days: int | None,
+    bucket_seconds: int | None,
+    decision_type: str,
+    start: datetime | None = None,
+    end: datetime | None = None,
+) -> OutcomeSeriesAsked:
+    """A width from SERIES_BUCKET_SECONDS and optionally one type ("" for
+    all); the span itself is held to its bounds once now is known."""
+    if bucket_seconds is not None and bucket_seconds not in SERIES_BUCKET_SECONDS:
+        widths = ", ".join(str(width) for width in SERIES_BUCKET_SECONDS)
+        raise InvalidDecision("bucket_seconds", f"must be one of {widths}, got {bucket_seconds}")
     return OutcomeSeriesAsked(
-        days=window_days,
+        days=days,
         bucket_seconds=bucket_seconds,
         decision_type=checked_decision_type(decision_type) if decision_type else None,
+        start=start,
+        end=end,
     )
 
 
 def outcome_window(now: datetime, asked: OutcomeSeriesAsked) -> OutcomeWindow:
-    """Equal buckets covering the last `days` days, the last one holding `now`.
-
-    Buckets start on whole multiples of their width since the epoch, so two
-    reads an hour apart share their edges and a chart does not shift under
-    the operator's eyes; the window's two ends fall inside the first and
-    last buckets, one bucket more than the span holds.
-    """
-    span = asked.days * 86400
-    width = asked.bucket_seconds or next(
-        (w for w in SERIES_BUCKET_SECONDS if span / w <= SERIES_DEFAULT_MAX_BUCKETS), SERIES_BUCKET_SECONDS[-1]
-    )
-    now_epoch = int(now.timestamp())
-    start_epoch = (now_epoch - span) // width * width
-    end_epoch = (now_epoch // width + 1) * width
-    return OutcomeWindow(
+    """Equal, epoch-aligned buckets covering the last `days` days to `now`,
+    or the asked range: 1 to 30 days either way (see services.common.windows)."""
+    span = windows.asked_span(
+        now,
         days=asked.days,
-        start=datetime.fromtimestamp(start_epoch, tz=UTC),
-        end=datetime.fromtimestamp(end_epoch, tz=UTC),
-        bucket_seconds=width,
-        buckets=(end_epoch - start_epoch) // width,
+        start=asked.start,
+        end=asked.end,
+        default_days=SERIES_DEFAULT_DAYS,
+        min_days=SERIES_MIN_DAYS,
+        max_days=SERIES_MAX_DAYS,
     )
+    width = asked.bucket_seconds or windows.bucket_width(span, SERIES_BUCKET_SECONDS, SERIES_DEFAULT_MAX_BUCKETS)
+    if (span.end - span.start).total_seconds() // width > SERIES_MAX_BUCKETS:
+        raise InvalidDecision(
+            "bucket_seconds",
+            f"{(span.end - span.start).total_seconds() / 86400:g} days in buckets of {width} s"
+            f" are more than {SERIES_MAX_BUCKETS} buckets",
+        )
+    drawn = windows.buckets(span, width)
+    return OutcomeWindow(days=span.days, start=drawn.start, end=drawn.end, bucket_seconds=width, buckets=drawn.count)
 
 
 def outcome_series(

@@ -229,7 +229,8 @@ class DecisionsService(HumanDecisionRpcs, decisions_pb2_grpc.DecisionsServicer):
         request: decisions_pb2.CountOutcomesRequest,
         context: grpc.aio.ServicerContext[decisions_pb2.CountOutcomesRequest, decisions_pb2.CountOutcomesResponse],
     ) -> decisions_pb2.CountOutcomesResponse:
-        rows = await memory.count_outcomes(self._engine, decided_since=codec.counted_since_from_proto(request))
+        since, before = codec.counted_span_from_proto(request)
+        rows = await memory.count_outcomes(self._engine, decided_since=since, decided_before=before)
         return codec.counts_to_proto(rows)
 
     async def EraseSubject(

@@ -452,17 +452,23 @@ async def list_pending(
     return [PendingRow(**row._mapping) for row in rows]
 
 
-async def count_outcomes(conn: AsyncConnection, *, decided_since: datetime | None) -> list[OutcomeCountRow]:
-    since = "where decided_at >= :since" if decided_since is not None else ""
+async def count_outcomes(
+    conn: AsyncConnection, *, decided_since: datetime | None, decided_before: datetime | None
+) -> list[OutcomeCountRow]:
+    bounds = [
+        *(["decided_at >= :since"] if decided_since is not None else []),
+        *(["decided_at < :before"] if decided_before is not None else []),
+    ]
+    where = f"where {' and '.join(bounds)}" if bounds else ""
     rows = await conn.execute(
         text(
             f"""
-            select decision_type, outcome, model, count(*) as count from decisions {since}
+            select decision_type, outcome, model, count(*) as count from decisions {where}
              group by decision_type, outcome, model
              order by decision_type, outcome nulls first, model nulls first
             """
         ),
-        {"since": decided_since},
+        {"since": decided_since, "before": decided_before},
     )
     return [OutcomeCountRow(**row._mapping) for row in rows]
 

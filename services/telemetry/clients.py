@@ -29,11 +29,11 @@ class RegistryClient:
 
 
 class DecisionsClient:
-    """Decision memory as insights read it: outcome counts since an instant."""
+    """Decision memory as insights read it: outcome counts over a span."""
 
     def __init__(self, stub: decisions_pb2_grpc.DecisionsStub) -> None:
         self._stub = stub
 
-    async def outcome_counts(self, since: datetime) -> list[tuple[str, str, int]]:
-        reply = await self._stub.CountOutcomes(codec.decided_since(since), timeout=UPSTREAM_TIMEOUT_S)
+    async def outcome_counts(self, since: datetime, before: datetime | None) -> list[tuple[str, str, int]]:
+        reply = await self._stub.CountOutcomes(codec.decided_between(since, before), timeout=UPSTREAM_TIMEOUT_S)
         return codec.outcome_counts(reply)

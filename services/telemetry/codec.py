@@ -10,14 +10,18 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
 from outrider.wire import timestamp
-from services.common import guards, paging
+from services.common import guards, paging, windows
 from services.common.errors import FieldError
 from services.telemetry import rules
 from services.telemetry.ingest_state import StreamReading
 
 
-def requested_days(request: telemetry_pb2.GetInsightsRequest | telemetry_pb2.GetRunSeriesRequest) -> int | None:
-    return request.days if request.HasField("days") else None
+def asked_window(request: telemetry_pb2.GetInsightsRequest | telemetry_pb2.GetRunSeriesRequest) -> rules.AskedWindow:
+    return rules.AskedWindow(
+        days=request.days if request.HasField("days") else None,
+        start=_instant(request.start, request.HasField("start"), "start"),
+        end=_instant(request.end, request.HasField("end"), "end"),
+    )
 
 
 def all_agents() -> registry_pb2.ListAgentsRequest:
@@ -32,13 +36,13 @@ def outcome_counts(reply: decisions_pb2.CountOutcomesResponse) -> list[tuple[str
     return [(item.decision_type, item.outcome, item.count) for item in reply.items]
 
 
-def decided_since(value: datetime) -> decisions_pb2.CountOutcomesRequest:
-    return decisions_pb2.CountOutcomesRequest(decided_since=timestamp(value))
+def decided_between(since: datetime, before: datetime | None) -> decisions_pb2.CountOutcomesRequest:
+    return decisions_pb2.CountOutcomesRequest(decided_since=timestamp(since), decided_before=timestamp(before))
 
 
 def insights_to_proto(
     *,
-    days: int,
+    span: windows.Span,
     receiving: bool,
     agents: Iterable[rules.AgentInsight],
     decisions: Iterable[rules.OutcomeCount] | None,
@@ -48,7 +52,9 @@ def insights_to_proto(
     prices_configured: bool = False,
 ) -> telemetry_pb2.Insights:
     return telemetry_pb2.Insights(
-        window_days=days,
+        window_days=span.days or 0,
+        window_start=timestamp(span.start),
+        window_end=timestamp(span.end),
         receiving=receiving,
         agents=[
             telemetry_pb2.AgentInsight(
@@ -120,10 +126,10 @@ def _usage_to_proto(series: Mapping[str, list[rules.UsagePoint]]) -> list[teleme
     ]
 
 
-def series_to_proto(days: int, series: rules.SeriesReport, *, price_source: str) -> telemetry_pb2.RunSeries:
+def series_to_proto(series: rules.SeriesReport, *, price_source: str) -> telemetry_pb2.RunSeries:
     window = series.window
     return telemetry_pb2.RunSeries(
-        window_days=days,
+        window_days=window.days or 0,
         bucket_seconds=window.bucket_seconds,
         start=timestamp(window.start),
         end=timestamp(window.end),

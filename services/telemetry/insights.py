@@ -20,6 +20,7 @@ from nats.js import JetStreamContext
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from services.common import windows
 from services.common.clients import ContextCallError
 from services.common.errors import Unavailable
 from services.telemetry import heartbeats, rules, store
@@ -32,7 +33,7 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Insights:
-    days: int
+    span: windows.Span
     receiving: bool
     agents: list[rules.AgentInsight]
     # None when decision memory could not be read.
@@ -68,30 +69,32 @@ async def _optional(source: str, call: Awaitable[T], degraded: dict[str, str]) -
     return None
 
 
-async def _own_stats(conn: AsyncConnection, days: int) -> tuple[list[rules.RunStats], list[rules.ModelStats]]:
-    return await store.run_stats(conn, days=days), await store.model_stats(conn, days=days)
+async def _own_stats(conn: AsyncConnection, span: windows.Span) -> tuple[list[rules.RunStats], list[rules.ModelStats]]:
+    runs = await store.run_stats(conn, start=span.start, end=span.read_until)
+    return runs, await store.model_stats(conn, start=span.start, end=span.read_until)
 
 
 async def insights(
     *,
-    days: int,
+    asked: rules.AskedWindow,
     engine: AsyncEngine,
     js: JetStreamContext,
     registry: RegistryClient,
     decisions: DecisionsClient,
     prices: Mapping[str, rules.Price],
 ) -> Insights:
-    """The last `days` days of the fleet, from every source that answers."""
+    """The fleet over the asked span, from every source that answers."""
     degraded: dict[str, str] = {}
     try:
         async with engine.connect() as conn:
             # The database's now opens the window the other sources are asked about; once it is
             # known, the aggregates over the own schema run while those sources answer.
             last_run, now = await store.last_received(conn)
+            span = asked.span(now)
             (stats, model_stats), registry_agents, outcome_counts, live = await asyncio.gather(
-                _own_stats(conn, days),
+                _own_stats(conn, span),
                 _optional("registry", registry.agents(), degraded),
-                _optional("decisions", decisions.outcome_counts(now - timedelta(days=days)), degraded),
+                _optional("decisions", decisions.outcome_counts(span.start, span.read_until), degraded),
                 _optional("heartbeats", heartbeats.read_live(js), degraded),
             )
     except (SQLAlchemyError, OSError) as error:
@@ -99,7 +102,7 @@ async def insights(
 
     usage = rules.model_usage(model_stats, prices)
     return Insights(
-        days=days,
+        span=span,
         receiving=rules.receiving(last_run, now, live or {}),
         agents=rules.assemble(stats, registry_agents, live, usage.rows),
         decisions=rules.fold_outcomes(outcome_counts) if outcome_counts is not None else None,
@@ -110,9 +113,11 @@ async def insights(
     )
 
 
-async def run_series(engine: AsyncEngine, *, days: int, prices: Mapping[str, rules.Price]) -> rules.SeriesReport:
+async def run_series(
+    engine: AsyncEngine, *, asked: rules.AskedWindow, prices: Mapping[str, rules.Price]
+) -> rules.SeriesReport:
     """Runs, failures and latency per agent, and model calls per agent and
-    per model, in equal buckets over the last `days` days.
+    per model, in equal buckets over the asked span.
 
     Ended buckets are read from what was kept of them, computing and keeping
     the ones not kept yet; only the bucket holding now is read from the runs
@@ -120,9 +125,10 @@ async def run_series(engine: AsyncEngine, *, days: int, prices: Mapping[str, rul
     """
     try:
         async with engine.begin() as conn:
-            window = rules.series_window(await store.database_now(conn), days)
+            now = await store.database_now(conn)
+            window = rules.series_window(asked.span(now))
             origin, width = window.start, window.bucket_seconds
-            ended = rules.ended_buckets(window)
+            ended = rules.ended_buckets(window, now)
             if set(ended) - await store.kept_buckets(conn, bucket_seconds=width, starts=ended):
                 await _keep_ended(conn, window, ended)
             filling, end = origin + len(ended) * timedelta(seconds=width), window.end

@@ -23,14 +23,14 @@ from datetime import UTC, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
 
-from services.common import guards
+from services.common import guards, windows
 from services.common.errors import FieldError, NotFound
 from services.common.paging import parse_cursor_instant
 
 TASK_STATUSES = frozenset({"succeeded", "failed"})
-MIN_WINDOW_DAYS = 1
-MAX_WINDOW_DAYS = 30
-DEFAULT_WINDOW_DAYS = 7
+MIN_WINDOW_DAYS = windows.MIN_DAYS
+MAX_WINDOW_DAYS = windows.MAX_DAYS
+DEFAULT_WINDOW_DAYS = windows.DEFAULT_DAYS
 # Matches the heartbeat bucket's TTL: an agent heard from within this span is
 # alive, and telemetry heard within it means the pipe is connected.
 RECEIVING_WINDOW = timedelta(minutes=5)
@@ -58,12 +58,6 @@ class MalformedTelemetry(FieldError):
     """A telemetry message that cannot be used; `field` names the culprit."""
 
     default_code = "MALFORMED_TELEMETRY"
-
-
-class InvalidWindow(FieldError):
-    """An insights window outside 1..30 days."""
-
-    default_code = "INVALID_WINDOW"
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,13 +355,26 @@ def read_heartbeat_value(raw: bytes | None, received_at: datetime | None) -> Liv
         return LiveState(state=UNKNOWN, at="", received_at=received_at)
 
 
-def window_days(requested: int | None) -> int:
-    """The insights window; unset means the default, out of range is refused."""
-    if requested is None:
-        return DEFAULT_WINDOW_DAYS
-    if not MIN_WINDOW_DAYS <= requested <= MAX_WINDOW_DAYS:
-        raise InvalidWindow("days", f"must be between {MIN_WINDOW_DAYS} and {MAX_WINDOW_DAYS}, got {requested}")
-    return requested
+@dataclass(frozen=True, slots=True)
+class AskedWindow:
+    """The span insights and the run series are asked for: the last `days`
+    days (7 unset, 1..30) or a range of up to 30 days. It becomes a span
+    once the database's clock says when now is."""
+
+    days: int | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+
+    def span(self, now: datetime) -> windows.Span:
+        return windows.asked_span(
+            now,
+            days=self.days,
+            start=self.start,
+            end=self.end,
+            default_days=DEFAULT_WINDOW_DAYS,
+            min_days=MIN_WINDOW_DAYS,
+            max_days=MAX_WINDOW_DAYS,
+        )
 
 
 def receiving(last_run_received: datetime | None, now: datetime, live: Mapping[str, LiveState]) -> bool:
@@ -539,6 +546,8 @@ class SeriesWindow:
     end: datetime
     bucket_seconds: int
     buckets: int
+    # The days asked for; None for a range of its own.
+    days: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -601,33 +610,20 @@ class SeriesReport:
     usage: UsageSeries
 
 
-def series_window(now: datetime, days: int) -> SeriesWindow:
-    """Equal buckets covering the last `days` days, the last one holding `now`.
-
-    Buckets start on whole multiples of their width since the epoch, so two
-    reads an hour apart share their bucket edges and a chart does not shift
-    under the operator's eyes. The window's two ends therefore fall inside
-    the first and last buckets: one bucket more than the span holds.
-    """
-    span = days * 86400
-    width = next((w for w in SERIES_BUCKET_SECONDS if span / w <= SERIES_MAX_BUCKETS), SERIES_BUCKET_SECONDS[-1])
-    now_epoch = int(now.timestamp())
-    start_epoch = (now_epoch - span) // width * width
-    end_epoch = (now_epoch // width + 1) * width
-    zone = now.tzinfo or UTC
-    return SeriesWindow(
-        start=datetime.fromtimestamp(start_epoch, tz=zone),
-        end=datetime.fromtimestamp(end_epoch, tz=zone),
-        bucket_seconds=width,
-        buckets=(end_epoch - start_epoch) // width,
-    )
+def series_window(span: windows.Span) -> SeriesWindow:
+    """Equal, epoch-aligned buckets covering the span, the narrowest width
+    that draws it in at most SERIES_MAX_BUCKETS."""
+    width = windows.bucket_width(span, SERIES_BUCKET_SECONDS, SERIES_MAX_BUCKETS)
+    drawn = windows.buckets(span, width)
+    return SeriesWindow(start=drawn.start, end=drawn.end, bucket_seconds=width, buckets=drawn.count, days=span.days)
 
 
-def ended_buckets(window: SeriesWindow) -> list[datetime]:
-    """The starts of the window's buckets that have ended: all but the last,
-    which holds now and is still filling."""
+def ended_buckets(window: SeriesWindow, now: datetime) -> list[datetime]:
+    """The starts of the window's buckets that have ended by `now`: a bucket
+    holding now is still filling, and one after it has not begun."""
     width = timedelta(seconds=window.bucket_seconds)
-    return [window.start + i * width for i in range(window.buckets - 1)]
+    starts = (window.start + i * width for i in range(window.buckets))
+    return [start for start in starts if start + width <= now]
 
 
 def contiguous_spans(starts: Iterable[datetime], bucket_seconds: int) -> list[tuple[datetime, datetime]]:

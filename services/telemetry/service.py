@@ -45,9 +45,8 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         self._clock = clock
 
     async def GetInsights(self, request: telemetry_pb2.GetInsightsRequest, context: Context) -> telemetry_pb2.Insights:
-        days = rules.window_days(codec.requested_days(request))
         report = await insights.insights(
-            days=days,
+            asked=codec.asked_window(request),
             engine=self._engine,
             js=self._js,
             registry=self._registry,
@@ -55,7 +54,7 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
             prices=self._prices,
         )
         return codec.insights_to_proto(
-            days=report.days,
+            span=report.span,
             receiving=report.receiving,
             agents=report.agents,
             decisions=report.decisions,
@@ -68,9 +67,8 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
     async def GetRunSeries(
         self, request: telemetry_pb2.GetRunSeriesRequest, context: Context
     ) -> telemetry_pb2.RunSeries:
-        days = rules.window_days(codec.requested_days(request))
-        series = await insights.run_series(self._engine, days=days, prices=self._prices)
-        return codec.series_to_proto(days, series, price_source=self._price_source)
+        series = await insights.run_series(self._engine, asked=codec.asked_window(request), prices=self._prices)
+        return codec.series_to_proto(series, price_source=self._price_source)
 
     async def ListRuns(
         self, request: telemetry_pb2.ListTaskRunsRequest, context: Context

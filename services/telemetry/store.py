@@ -126,8 +126,10 @@ async def insert_model_calls(conn: AsyncConnection, *, calls: Sequence[ModelCall
     return new
 
 
-async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
-    """Per agent and model, the calls that started in the last `days` days (database clock).
+async def model_stats(conn: AsyncConnection, *, start: datetime, end: datetime | None) -> list[ModelStats]:
+    """Per agent and model, the calls that started in [start, end); no end
+    takes every call since start, one stamped a little ahead by its engine's
+    clock included.
 
     The model is the one that answered, else the one asked for: a request for
     an alias is billed as the model behind it.
@@ -145,12 +147,12 @@ async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
                    avg(duration_ms) as avg_ms,
                    percentile_cont(0.95) within group (order by duration_ms) as p95_ms
               from model_calls
-             where started_at >= now() - make_interval(days => :days)
+             where started_at >= :start and (cast(:end as timestamptz) is null or started_at < :end)
              group by 1, 2
              order by 1, 2
             """
         ),
-        {"days": days},
+        {"start": start, "end": end},
     )
     return [
         ModelStats(
@@ -168,9 +170,9 @@ async def model_stats(conn: AsyncConnection, *, days: int) -> list[ModelStats]:
     ]
 
 
-async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
-    """Per-agent figures over the runs that started in the last `days` days (database clock);
-    an agent's last run is its latest start."""
+async def run_stats(conn: AsyncConnection, *, start: datetime, end: datetime | None) -> list[RunStats]:
+    """Per-agent figures over the runs that started in [start, end) (no end:
+    every run since start); an agent's last run is its latest start."""
     rows = await conn.execute(
         text(
             """
@@ -181,12 +183,12 @@ async def run_stats(conn: AsyncConnection, *, days: int) -> list[RunStats]:
                    percentile_cont(0.95) within group (order by duration_ms) as p95_ms,
                    max(started_at) as last_run_at
               from runs
-             where started_at >= now() - make_interval(days => :days)
+             where started_at >= :start and (cast(:end as timestamptz) is null or started_at < :end)
              group by agent_id
              order by agent_id
             """
         ),
-        {"days": days},
+        {"start": start, "end": end},
     )
     return [
         RunStats(

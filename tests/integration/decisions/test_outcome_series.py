@@ -56,6 +56,13 @@ async def test_counts_land_in_their_buckets_per_type_with_pending_apart(settings
         not_a_type = await client.get(
             "/admin/ai/insights/outcomes", params={"decision_type": "Stall Response"}, headers=bearer(role=4)
         )
+        two_days_ago = now - timedelta(days=2)
+        around = {
+            "from": (two_days_ago - timedelta(hours=1)).isoformat(),
+            "to": (two_days_ago + timedelta(hours=1)).isoformat(),
+        }
+        ranged = await client.get("/admin/ai/insights/outcomes", params=around, headers=bearer(role=4))
+        both = await client.get("/admin/ai/insights/outcomes", params={**around, "days": 7}, headers=bearer(role=4))
 
     assert day.status_code == 200, day.text
     body = day.json()
@@ -92,3 +99,16 @@ async def test_counts_land_in_their_buckets_per_type_with_pending_apart(settings
     assert sum(b["successes"] for b in stall_week) == 4 and sum(b["pending"] for b in stall_week) == 3
 
     assert too_long.status_code == 422 and not_a_type.status_code == 422
+
+    # A range of its own: the two hours around the two-day-old success, in hours, nothing else.
+    assert ranged.status_code == 200, ranged.text
+    span = ranged.json()
+    assert (span["window_days"], span["bucket_seconds"]) == (0, HOUR)
+    assert datetime.fromisoformat(span["start"]) <= two_days_ago - timedelta(hours=1)
+    assert two_days_ago + timedelta(hours=1) <= datetime.fromisoformat(span["end"])
+    stall_span = next(s["buckets"] for s in span["types"] if s["decision_type"] == "stall_response")
+    assert len(stall_span) in (2, 3)
+    assert sum(b["successes"] for b in stall_span) == 1
+    assert sum(b["failures"] + b["unknown"] + b["pending"] for b in stall_span) == 0
+    assert [s["decision_type"] for s in span["types"]] == ["stall_response"]
+    assert both.status_code == 422 and "days" in both.json()["error"]["details"]["fields"]

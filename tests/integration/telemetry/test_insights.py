@@ -85,6 +85,9 @@ async def test_figures_match_hand_computed_values(settings, template, database):
         day = await insights(fast, "?days=1")
         week = await insights(fast, "?days=7")
         default = await insights(fast)
+        # Four to two days back holds only the old failed run.
+        ago = {n: (before - timedelta(days=n)).strftime("%Y-%m-%dT%H:%M:%SZ") for n in (4, 2)}
+        ranged = await insights(fast, f"?from={ago[4]}&to={ago[2]}")
 
     assert day["window_days"] == 1 and week["window_days"] == 7 and default["window_days"] == 7
     assert day["receiving"] is True
@@ -123,6 +126,15 @@ async def test_figures_match_hand_computed_values(settings, template, database):
     }
     unlisted = agents["UNLISTED_AGENT"]
     assert (unlisted["runs"], unlisted["avg_ms"], unlisted["p95_ms"], unlisted["registered"]) == (1, 50.0, 50.0, False)
+
+    assert ranged["window_days"] == 0
+    assert (ranged["window_start"], ranged["window_end"]) == (
+        ago[4].replace("Z", "+00:00"),
+        ago[2].replace("Z", "+00:00"),
+    )
+    old = by_agent(ranged)
+    assert (old["EXCEPTION_AGENT"]["runs"], old["EXCEPTION_AGENT"]["failures"]) == (1, 1)
+    assert "UNLISTED_AGENT" not in old
 
     weekly = by_agent(week)["EXCEPTION_AGENT"]
     assert (weekly["runs"], weekly["failures"]) == (6, 2)

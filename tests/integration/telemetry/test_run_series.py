@@ -67,10 +67,22 @@ async def test_latency_tokens_and_cost_per_bucket_through_rest(settings):
             what="seven runs and four model calls",
         )
         reply = await client.get("/admin/ai/insights/series?days=1", headers=bearer(role=3))
+        # The earlier hour alone, asked as a range: read twice, as the second
+        # read comes from what the first kept of its ended bucket.
+        only_earlier = {"from": earlier.isoformat(), "to": (earlier + timedelta(hours=1)).isoformat()}
+        ranged = [
+            await client.get("/admin/ai/insights/series", params=only_earlier, headers=bearer(role=3)) for _ in range(2)
+        ]
     assert posted.status_code == 200, posted.text
     assert reply.status_code == 200, reply.text
     body = reply.json()
     assert body["price_source"] == "default"
+    for answer in ranged:
+        assert answer.status_code == 200, answer.text
+        span_body = answer.json()
+        assert (span_body["window_days"], span_body["bucket_seconds"]) == (0, 3600)
+        [agent_span] = span_body["agents"]
+        assert [(p["start"], p["runs"]) for p in agent_span["points"]] == [(earlier.isoformat(), 5)]
 
     runs = {a["agent_id"]: {datetime.fromisoformat(p["start"]): p for p in a["points"]} for a in body["agents"]}
     for bucket, values in durations.items():

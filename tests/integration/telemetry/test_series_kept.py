@@ -100,7 +100,7 @@ async def computed(engine: AsyncEngine, window: rules.SeriesWindow) -> rules.Ser
 
 async def assert_kept_series_is_computed_series(engine: AsyncEngine) -> None:
     for days in WINDOWS:
-        served = await insights.run_series(engine, days=days, prices=PRICES)
+        served = await insights.run_series(engine, asked=rules.AskedWindow(days=days), prices=PRICES)
         assert served == await computed(engine, served.window), f"{days}-day series"
 
 
@@ -137,7 +137,7 @@ async def test_a_duplicate_report_leaves_kept_buckets_kept(engine):
     runs = generated_runs(rng, await now_of(engine), 200, tag="once")
     calls = generated_calls(rng, runs)
     await write(engine, runs, calls)
-    await insights.run_series(engine, days=30, prices=PRICES)
+    await insights.run_series(engine, asked=rules.AskedWindow(days=30), prices=PRICES)
     kept = await kept_marks(engine)
     # Redelivered after a crash: nothing new is written, so nothing goes stale.
     await write(engine, runs, calls)
@@ -146,8 +146,8 @@ async def test_a_duplicate_report_leaves_kept_buckets_kept(engine):
 
 async def test_a_late_run_committed_while_a_read_keeps_its_bucket_is_not_lost(engine):
     now = await now_of(engine)
-    window = rules.series_window(now, 1)
-    bucket = rules.ended_buckets(window)[3]
+    window = rules.series_window(rules.AskedWindow(days=1).span(now))
+    bucket = rules.ended_buckets(window, now)[3]
     run = dataclasses.replace(generated_runs(random.Random(3), now, 1, tag="late")[0], started_at=bucket)
 
     async with engine.begin() as keeping:
@@ -157,12 +157,12 @@ async def test_a_late_run_committed_while_a_read_keeps_its_bucket_is_not_lost(en
         writing = asyncio.create_task(write(engine, [run], []))
         await asyncio.sleep(0.5)
         assert not writing.done()
-        ended = rules.ended_buckets(window)
+        ended = rules.ended_buckets(window, now)
         origin = {"origin": window.start, "bucket_seconds": window.bucket_seconds}
         counted = await store.run_counts(keeping, start=window.start, end=ended[-1] + timedelta(hours=1), **origin)
         await store.keep_buckets(keeping, starts=ended, runs=counted, calls=[], **origin)
     await asyncio.wait_for(writing, timeout=10)
 
-    served = await insights.run_series(engine, days=1, prices=PRICES)
+    served = await insights.run_series(engine, asked=rules.AskedWindow(days=1), prices=PRICES)
     point = next(p for p in served.runs[run.agent_id] if p.start == bucket)
     assert point.runs == 1

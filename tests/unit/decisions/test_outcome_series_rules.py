@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from services.common.errors import FieldError
 from services.decisions import rules
 from services.decisions.rules import InvalidDecision, OutcomeBucket
 
@@ -21,7 +22,8 @@ def asked(
 
 
 def test_unset_asks_for_a_week_of_every_type():
-    assert asked() == rules.OutcomeSeriesAsked(days=7, bucket_seconds=None, decision_type=None)
+    assert rules.outcome_window(NOW, asked()).days == 7
+    assert asked() == rules.OutcomeSeriesAsked(days=None, bucket_seconds=None, decision_type=None)
     assert asked(decision_type="stall_response").decision_type == "stall_response"
 
 
@@ -36,9 +38,29 @@ def test_unset_asks_for_a_week_of_every_type():
     ],
 )
 def test_a_window_out_of_range_names_the_field(days, bucket_seconds, field):
-    with pytest.raises(InvalidDecision) as refused:
-        asked(days, bucket_seconds)
+    with pytest.raises(FieldError) as refused:
+        rules.outcome_window(NOW, asked(days, bucket_seconds))
     assert refused.value.field == field
+
+
+def test_a_range_of_its_own_is_bucketed_by_its_length_and_a_month_in_hours_at_most():
+    start = NOW - timedelta(days=10)
+    window = rules.outcome_window(
+        NOW,
+        rules.outcome_series_asked(
+            days=None, bucket_seconds=None, decision_type="", start=start, end=start + timedelta(days=2)
+        ),
+    )
+    assert (window.days, window.bucket_seconds, window.buckets) == (None, 3600, 49)
+    assert window.start <= start < window.start + timedelta(hours=1)
+    with pytest.raises(FieldError) as refused:
+        rules.outcome_window(
+            NOW,
+            rules.outcome_series_asked(
+                days=None, bucket_seconds=3600, decision_type="", start=NOW - timedelta(days=30, hours=1)
+            ),
+        )
+    assert refused.value.field == "end"
 
 
 def test_a_month_in_hours_is_the_finest_allowed():

@@ -31,7 +31,7 @@ from gateway.contracts.humans import HumanInputIn
 from gateway.contracts.outcomes import FactsIn
 from gateway.contracts.registry import SkillDraft, SkillPatch
 from gateway.errors import ApiError
-from outrider.v1 import common_pb2, decisions_pb2, outcomes_pb2, playground_pb2, registry_pb2
+from outrider.v1 import common_pb2, decisions_pb2, outcomes_pb2, playground_pb2, registry_pb2, telemetry_pb2
 from services.common import guards
 from services.common.errors import InvalidArgument
 from services.decisions import codec as decisions_codec
@@ -41,6 +41,7 @@ from services.outcomes import codec as outcomes_codec
 from services.outcomes.rules.facts import check_storable, decode_booking_event
 from services.playground import codec as playground_codec
 from services.registry import codec as registry_codec
+from services.telemetry import codec as telemetry_codec
 from services.telemetry.otlp.rules import Span, map_span
 from services.telemetry.rules import parse_heartbeat, parse_task
 
@@ -151,8 +152,19 @@ GRPC_INSTANTS: list[tuple[str, Callable[[Timestamp], Any]]] = [
     ),
     (
         "decided_since",
-        lambda at: decisions_codec.counted_since_from_proto(decisions_pb2.CountOutcomesRequest(decided_since=at)),
+        lambda at: decisions_codec.counted_span_from_proto(decisions_pb2.CountOutcomesRequest(decided_since=at)),
     ),
+    (
+        "decided_before",
+        lambda at: decisions_codec.counted_span_from_proto(decisions_pb2.CountOutcomesRequest(decided_before=at)),
+    ),
+    (
+        "start",
+        lambda at: decisions_codec.outcome_series_from_proto(decisions_pb2.CountOutcomeSeriesRequest(start=at)),
+    ),
+    ("end", lambda at: decisions_codec.outcome_series_from_proto(decisions_pb2.CountOutcomeSeriesRequest(end=at))),
+    ("start", lambda at: telemetry_codec.asked_window(telemetry_pb2.GetInsightsRequest(start=at))),
+    ("end", lambda at: telemetry_codec.asked_window(telemetry_pb2.GetRunSeriesRequest(end=at))),
     (
         "at",
         lambda at: human_codec.input_from_proto(

@@ -1,7 +1,8 @@
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from gateway.codec.telemetry import METRICS, agent_json, exposition
 from outrider.v1 import decisions_pb2, registry_pb2, telemetry_pb2
+from outrider.wire import timestamp
 from services.common.stream_state import ConsumerState, StreamState
 from services.telemetry import codec, rules
 from services.telemetry.ingest_state import StreamReading
@@ -10,8 +11,13 @@ NOW = datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
 
 
 def test_unset_days_means_default_and_zero_means_zero():
-    assert codec.requested_days(telemetry_pb2.GetInsightsRequest()) is None
-    assert codec.requested_days(telemetry_pb2.GetInsightsRequest(days=0)) == 0
+    assert codec.asked_window(telemetry_pb2.GetInsightsRequest()) == rules.AskedWindow()
+    assert codec.asked_window(telemetry_pb2.GetInsightsRequest(days=0)).days == 0
+
+
+def test_a_range_arrives_as_its_instants():
+    ask = telemetry_pb2.GetRunSeriesRequest(start=timestamp(NOW), end=timestamp(NOW + timedelta(hours=2)))
+    assert codec.asked_window(ask) == rules.AskedWindow(start=NOW, end=NOW + timedelta(hours=2))
 
 
 def test_registry_and_decision_replies_become_domain_values():
@@ -23,13 +29,18 @@ def test_registry_and_decision_replies_become_domain_values():
         ]
     )
     assert codec.outcome_counts(counts) == [("stall_response", "", 2)]
-    assert codec.decided_since(NOW).decided_since.ToDatetime(tzinfo=UTC) == NOW
+    last_week = codec.decided_between(NOW - timedelta(days=7), None)
+    assert last_week.decided_since.ToDatetime(tzinfo=UTC) == NOW - timedelta(days=7)
+    assert not last_week.HasField("decided_before")
+    assert codec.decided_between(NOW, NOW + timedelta(hours=1)).decided_before.ToDatetime(
+        tzinfo=UTC
+    ) == NOW + timedelta(hours=1)
 
 
 def test_insights_say_when_decisions_were_not_read():
     silent = rules.AgentInsight("B", 0, 0, 0.0, 0.0, None, rules.SILENT, None, True)
     reply = codec.insights_to_proto(
-        days=7,
+        span=rules.AskedWindow(days=7).span(NOW),
         receiving=False,
         agents=[silent],
         decisions=None,
@@ -60,7 +71,7 @@ def test_insights_say_when_decisions_were_not_read():
 def test_an_agent_with_runs_shows_its_figures_and_instants():
     busy = rules.AgentInsight("A", 4, 1, 250.0, 390.5, NOW, "busy", NOW, False)
     reply = codec.insights_to_proto(
-        days=1,
+        span=rules.AskedWindow(start=NOW - timedelta(days=3), end=NOW - timedelta(days=1)).span(NOW),
         receiving=True,
         agents=[busy],
         decisions=[rules.OutcomeCount("stall_response", "success", 3)],
@@ -68,6 +79,7 @@ def test_an_agent_with_runs_shows_its_figures_and_instants():
         last_received_at=NOW,
     )
     assert reply.decisions_available is True
+    assert (reply.window_days, reply.window_end.ToDatetime(tzinfo=UTC)) == (0, NOW - timedelta(days=1))
     shown = agent_json(reply.agents[0])
     assert (shown["avg_ms"], shown["p95_ms"]) == (250.0, 390.5)
     assert shown["last_run_at"] == "2026-09-29T15:27:00+00:00"

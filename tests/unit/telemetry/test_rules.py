@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from services.common import windows
 from services.telemetry import rules
 from services.telemetry.rules import (
     AgentInsight,
@@ -15,7 +16,6 @@ from services.telemetry.rules import (
     parse_heartbeat,
     parse_task,
     receiving,
-    window_days,
 )
 
 NOW = datetime(2026, 9, 29, 15, 27, tzinfo=UTC)
@@ -156,13 +156,14 @@ def test_an_unreadable_bucket_entry_is_unknown_not_silent():
 
 @pytest.mark.parametrize(("asked", "window"), [(None, 7), (1, 1), (30, 30)])
 def test_window_defaults_and_bounds(asked, window):
-    assert window_days(asked) == window
+    span = rules.AskedWindow(days=asked).span(NOW)
+    assert (span.days, span.start, span.end) == (window, NOW - timedelta(days=window), NOW)
 
 
 @pytest.mark.parametrize("asked", [0, -1, 31, 365])
 def test_windows_out_of_range_are_refused_not_clamped(asked):
-    with pytest.raises(rules.InvalidWindow) as caught:
-        window_days(asked)
+    with pytest.raises(windows.InvalidWindow) as caught:
+        rules.AskedWindow(days=asked).span(NOW)
     assert str(asked) in str(caught.value)
     assert caught.value.field == "days"
 

@@ -16,6 +16,10 @@ from services.telemetry import rules
 NOW = datetime(2026, 9, 29, 15, 42, 10, tzinfo=UTC)
 
 
+def last_days(days: int, now: datetime = NOW) -> rules.SeriesWindow:
+    return rules.series_window(rules.AskedWindow(days=days).span(now))
+
+
 @pytest.mark.parametrize(
     ("days", "width", "buckets"),
     [
@@ -28,14 +32,14 @@ NOW = datetime(2026, 9, 29, 15, 42, 10, tzinfo=UTC)
     ],
 )
 def test_the_narrowest_width_that_keeps_the_window_readable(days, width, buckets):
-    window = rules.series_window(NOW, days)
+    window = last_days(days)
     assert (window.bucket_seconds, window.buckets) == (width, buckets)
     assert window.end - window.start == timedelta(seconds=width * buckets)
     assert window.start <= NOW - timedelta(days=days) < window.start + timedelta(seconds=width)
 
 
 def test_edges_fall_on_whole_multiples_so_two_reads_share_them():
-    early, late = rules.series_window(NOW, 1), rules.series_window(NOW + timedelta(minutes=10), 1)
+    early, late = last_days(1), last_days(1, NOW + timedelta(minutes=10))
     assert early == late
     assert early.end == datetime(2026, 9, 29, 16, 0, tzinfo=UTC)
     assert int(early.start.timestamp()) % 3600 == 0
@@ -46,7 +50,7 @@ def runs(agent_id: str, bucket: int, count: int, failures: int, p50: float = 1.0
 
 
 def test_dense_series_fills_every_bucket_and_drops_strays():
-    window = rules.series_window(NOW, 1)
+    window = last_days(1)
     series = rules.dense_series(
         window,
         [
@@ -67,7 +71,7 @@ def test_dense_series_fills_every_bucket_and_drops_strays():
 
 
 def test_a_bucket_without_runs_has_no_latency_rather_than_zero():
-    window = rules.series_window(NOW, 1)
+    window = last_days(1)
     points = rules.dense_series(window, [runs("A", 3, 1, 0, p50=40.0, p95=40.0)])["A"]
     assert [(p.p50_ms, p.p95_ms) for p in points[2:5]] == [(None, None), (40.0, 40.0), (None, None)]
 
@@ -80,7 +84,7 @@ def calls(agent_id: str, model: str, bucket: int, n: int, reported: int, tokens_
 
 
 def test_usage_is_folded_per_agent_and_per_model_and_priced_by_the_longest_glob():
-    window = rules.series_window(NOW, 1)
+    window = last_days(1)
     usage = rules.usage_series(
         window,
         [
@@ -106,7 +110,7 @@ def test_usage_is_folded_per_agent_and_per_model_and_priced_by_the_longest_glob(
 
 
 def test_an_unpriced_model_has_no_cost_and_makes_its_agents_bucket_unknown_not_cheaper():
-    window = rules.series_window(NOW, 1)
+    window = last_days(1)
     usage = rules.usage_series(
         window,
         [calls("A", "gpt-9", 2, 4, 1, 700, 70), calls("A", "claude-haiku-4-5", 2, 1, 1, 1_000_000, 0)],
@@ -120,7 +124,7 @@ def test_an_unpriced_model_has_no_cost_and_makes_its_agents_bucket_unknown_not_c
 
 
 def test_without_prices_nothing_has_a_cost():
-    window = rules.series_window(NOW, 1)
+    window = last_days(1)
     usage = rules.usage_series(window, [calls("A", "claude-haiku-4-5", 0, 1, 0, 0, 0)], {})
     assert usage.by_model["claude-haiku-4-5"][0].estimated_cost is None
     assert usage.by_agent["A"][0].estimated_cost is None and usage.by_agent["A"][1].estimated_cost == 0.0
@@ -135,15 +139,28 @@ def test_the_price_source_tells_the_built_in_estimate_from_the_operators_table()
 
 
 def test_no_runs_means_no_series():
-    assert rules.dense_series(rules.series_window(NOW, 7), []) == {}
+    assert rules.dense_series(last_days(7), []) == {}
 
 
 def test_every_bucket_but_the_one_holding_now_has_ended():
-    window = rules.series_window(NOW, 1)
-    ended = rules.ended_buckets(window)
+    window = last_days(1)
+    ended = rules.ended_buckets(window, NOW)
     assert len(ended) == window.buckets - 1
     assert ended[0] == window.start
     assert ended[-1] + timedelta(hours=1) <= NOW < ended[-1] + timedelta(hours=2)
+
+
+def test_a_range_that_ended_has_every_bucket_ended_and_one_ahead_none():
+    past = rules.series_window(rules.AskedWindow(start=NOW - timedelta(days=3), end=NOW - timedelta(days=2)).span(NOW))
+    assert (past.days, past.bucket_seconds, past.buckets) == (None, 3600, 25)
+    assert rules.ended_buckets(past, NOW) == [past.start + i * timedelta(hours=1) for i in range(25)]
+    ahead = rules.series_window(rules.AskedWindow(start=NOW + timedelta(hours=2)).span(NOW + timedelta(hours=5)))
+    assert rules.ended_buckets(ahead, NOW) == []
+
+
+def test_a_range_picks_its_width_by_its_own_length():
+    week = rules.AskedWindow(start=NOW - timedelta(days=20), end=NOW - timedelta(days=13)).span(NOW)
+    assert rules.series_window(week).bucket_seconds == 6 * 3600
 
 
 def test_neighbouring_buckets_read_as_one_span_and_far_ones_apart():
@@ -173,7 +190,7 @@ def test_a_write_makes_stale_exactly_the_buckets_of_every_width_that_hold_it(ins
 
 
 def test_a_write_stales_the_bucket_the_series_window_places_it_in():
-    window = rules.series_window(NOW, 30)
-    ended = rules.ended_buckets(window)
+    window = last_days(30)
+    ended = rules.ended_buckets(window, NOW)
     widths, starts = rules.buckets_holding([ended[3] + timedelta(hours=7)])
     assert (window.bucket_seconds, ended[3]) in set(zip(widths, starts, strict=True))
