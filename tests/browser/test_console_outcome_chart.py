@@ -101,7 +101,7 @@ async def test_the_chart_shows_judged_success_per_bucket_and_opens_them(demo: Pl
     # The link carries the bucket's own instants, a bucket's width apart; the
     # form shows them on the operator's clock.
     assert opened_from == start and (opened_to - opened_from).total_seconds() == series["bucket_seconds"]
-    wall = start.astimezone(ZoneInfo(OPERATOR_ZONE)).strftime("%Y-%m-%dT%H:%M")
+    wall = start.astimezone(ZoneInfo(OPERATOR_ZONE)).strftime("%Y-%m-%d %H:%M")
     await expect(page.locator("#f-from")).to_have_value(wall)
     await expect(page.get_by_role("row").nth(1)).to_contain_text(DECISION_TYPE)
 

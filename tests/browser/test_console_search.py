@@ -60,16 +60,16 @@ async def test_a_typed_time_is_read_in_the_chosen_zone_and_the_link_keeps_the_in
     # The operator's own zone first (Asia/Kolkata, 5 h 30 ahead of UTC).
     # Chromium names the zone by its older alias.
     await expect(page.locator("label[for='f-from']")).to_contain_text(re.compile(r"\(Asia/(Kolkata|Calcutta)\)"))
-    await start.fill("2026-03-02T10:00")
+    await start.fill("2026-03-02 10:00")
     await page.get_by_role("button", name="Apply filters").click()
     await expect(page).to_have_url(re.compile(r"from=2026-03-02T04%3A30%3A00Z"))
 
     # In UTC the same bound reads 04:30; the link does not change.
     await page.get_by_label("Times in").select_option("utc")
     await expect(page.locator("label[for='f-from']")).to_contain_text("(UTC)")
-    await expect(start).to_have_value("2026-03-02T04:30")
+    await expect(start).to_have_value("2026-03-02 04:30")
     assert url_query(page)["from"] == ["2026-03-02T04:30:00Z"]
-    await start.fill("2026-03-02T10:00")
+    await start.fill("2026-03-02 10:00")
     await page.get_by_role("button", name="Apply filters").click()
     await expect(page).to_have_url(re.compile(r"from=2026-03-02T10%3A00%3A00Z"))
     shared = page.url
@@ -79,7 +79,21 @@ async def test_a_typed_time_is_read_in_the_chosen_zone_and_the_link_keeps_the_in
     try:
         colleague = await context.new_page()
         await colleague.goto(demo.link(path="/console" + shared.split("#")[0].split("/console", 1)[1]))
-        await expect(colleague.get_by_label("Decided from")).to_have_value("2026-03-02T05:00")
+        # On a 24-hour clock, as the tables read, though the browser speaks en-US.
+        await expect(colleague.get_by_label("Decided from")).to_have_value("2026-03-02 05:00")
         await expect(colleague.locator("label[for='f-from']")).to_contain_text("(America/New_York)")
+        # A time typed the 12-hour way is not guessed at: the field says so and the filters stay.
+        await colleague.get_by_label("Decided from").fill("2026-03-02 5:00 PM")
+        await expect(
+            colleague.get_by_text("Not a time: type it as 2026-03-02 14:30, on a 24-hour clock.")
+        ).to_be_visible()
+        await expect(colleague.get_by_label("Decided from")).to_have_attribute("aria-invalid", "true")
+        before = colleague.url
+        await colleague.get_by_role("button", name="Apply filters").click()
+        assert colleague.url == before
+        await colleague.get_by_label("Decided from").fill("2026-03-02 17:00")
+        await expect(colleague.get_by_label("Decided from")).not_to_have_attribute("aria-invalid", "true")
+        await colleague.get_by_role("button", name="Apply filters").click()
+        await expect(colleague).to_have_url(re.compile(r"from=2026-03-02T22%3A00%3A00Z"))
     finally:
         await context.close()

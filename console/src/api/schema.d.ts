@@ -1872,8 +1872,23 @@ export interface components {
              * @description models called in the window that the price table does not price
              */
             unpriced_models: string[];
-            /** Window Days */
+            /**
+             * Window Days
+             * @description the days asked for; 0 when a range was
+             */
             window_days: number;
+            /**
+             * Window End
+             * Format: date-time
+             * @description the span read, before
+             */
+            window_end: string | null;
+            /**
+             * Window Start
+             * Format: date-time
+             * @description the span read, from
+             */
+            window_start: string | null;
         };
         /** Lease */
         Lease: {
@@ -2194,7 +2209,10 @@ export interface components {
              * @description one series per decision type decided in the window
              */
             types: components["schemas"]["DecisionTypeSeries"][];
-            /** Window Days */
+            /**
+             * Window Days
+             * @description the days asked for; 0 when a range was
+             */
             window_days: number;
         };
         /** PlaygroundStatus */
@@ -2598,7 +2616,10 @@ export interface components {
             usage_by_agent: components["schemas"]["UsageSeries"][];
             /** Usage By Model */
             usage_by_model: components["schemas"]["UsageSeries"][];
-            /** Window Days */
+            /**
+             * Window Days
+             * @description the days asked for; 0 when a range was
+             */
             window_days: number;
         };
         /** RunSummary */
@@ -4406,8 +4427,12 @@ export interface operations {
     insights_admin_ai_insights_get: {
         parameters: {
             query?: {
-                /** @description window in days (default 7) */
+                /** @description window in days (default 7); not with from/to */
                 days?: number | null;
+                /** @description a range instead of days, from (RFC 3339 with offset) */
+                from?: string | null;
+                /** @description the range's end, before (RFC 3339 with offset); unset means now */
+                to?: string | null;
             };
             header?: never;
             path?: never;
@@ -4465,8 +4490,12 @@ export interface operations {
     outcome_series_admin_ai_insights_outcomes_get: {
         parameters: {
             query?: {
-                /** @description window in days (default 7) */
+                /** @description window in days (default 7); not with from/to */
                 days?: number | null;
+                /** @description a range instead of days, from (RFC 3339 with offset) */
+                from?: string | null;
+                /** @description the range's end, before (RFC 3339 with offset); unset means now */
+                to?: string | null;
                 /** @description only this type */
                 decision_type?: string;
             };
@@ -4526,8 +4555,12 @@ export interface operations {
     run_series_admin_ai_insights_series_get: {
         parameters: {
             query?: {
-                /** @description window in days (default 7) */
+                /** @description window in days (default 7); not with from/to */
                 days?: number | null;
+                /** @description a range instead of days, from (RFC 3339 with offset) */
+                from?: string | null;
+                /** @description the range's end, before (RFC 3339 with offset); unset means now */
+                to?: string | null;
             };
             header?: never;
             path?: never;

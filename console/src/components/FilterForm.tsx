@@ -3,9 +3,11 @@
 // share. Times are shown and typed on the wall clock of the zone chosen in
 // the header and kept as instants, so a link means the same span to a
 // colleague in another zone.
-import { useState, type ReactNode, type SubmitEvent } from "react";
+import { useEffect, useRef, useState, type ReactNode, type SubmitEvent } from "react";
 import { instantToZoneInput, zoneInputToInstant } from "../lib/format";
 import { useShownZone } from "../lib/timeZone";
+
+const WALL_TIME_EXAMPLE = "2026-03-02 14:30";
 
 export type FilterDraft<T> = {
   draft: T;
@@ -136,7 +138,12 @@ export function TextField({
   );
 }
 
-/** An instant, typed on the chosen zone's wall clock; the label says which zone. */
+/**
+ * An instant, typed on the chosen zone's wall clock (the label says which
+ * zone) as "2026-03-02 14:30": a text field rather than the browser's date
+ * picker, which follows the browser's language and shows AM/PM where the
+ * tables use a 24-hour clock. A text no clock shows holds the form back.
+ */
 export function InstantField({
   id,
   label,
@@ -150,6 +157,7 @@ export function InstantField({
   onChange: (instant: string) => void;
 }) {
   const zone = useShownZone();
+  const input = useRef<HTMLInputElement>(null);
   // The typed text is kept as typed: a half-typed time has no instant yet,
   // and turning it into "" would wipe what the operator is typing.
   const [typed, setTyped] = useState(() => instantToZoneInput(value, zone));
@@ -158,15 +166,24 @@ export function InstantField({
     setTypedIn({ value, zone });
     setTyped(instantToZoneInput(value, zone));
   }
+  const unreadable = typed.trim() !== "" && zoneInputToInstant(typed, zone) === "";
+  const problem = `Not a time: type it as ${WALL_TIME_EXAMPLE}, on a 24-hour clock.`;
+  useEffect(() => input.current?.setCustomValidity(unreadable ? problem : ""), [unreadable, problem]);
   return (
     <div className="field">
       <label htmlFor={id}>
         {label} <span className="hint">({zone})</span>
       </label>
       <input
+        ref={input}
         id={id}
-        type="datetime-local"
+        type="text"
         value={typed}
+        placeholder="YYYY-MM-DD HH:MM"
+        autoComplete="off"
+        spellCheck={false}
+        aria-invalid={unreadable || undefined}
+        aria-describedby={unreadable ? `${id}-problem` : undefined}
         onChange={(event) => {
           const instant = zoneInputToInstant(event.target.value, zone);
           setTyped(event.target.value);
@@ -174,6 +191,11 @@ export function InstantField({
           onChange(instant);
         }}
       />
+      {unreadable && (
+        <span id={`${id}-problem`} className="field-error">
+          {problem}
+        </span>
+      )}
     </div>
   );
 }

@@ -19,6 +19,9 @@ const FIELD_WORDS: Record<string, string> = {
   decision_id: "The decision id",
   subject_id: "The subject id",
   limit: "The page size",
+  start: "“From”",
+  end: "“To”",
+  days: "The window",
 };
 
 const PATTERN_REASON = /^String should match pattern/;

@@ -54,10 +54,21 @@ describe("times", () => {
     expect(zoneInputToInstant("2026-09-29T10:00", "UTC")).toBe("2026-09-29T10:00:00Z");
     expect(zoneInputToInstant("2026-09-29T10:00", "Asia/Kolkata")).toBe("2026-09-29T04:30:00Z");
     expect(zoneInputToInstant("2026-09-29T10:00", "America/New_York")).toBe("2026-09-29T14:00:00Z");
-    expect(instantToZoneInput("2026-09-29T04:30:00Z", "Asia/Kolkata")).toBe("2026-09-29T10:00");
-    expect(instantToZoneInput("2026-09-29T04:30:00Z", "UTC")).toBe("2026-09-29T04:30");
+    expect(instantToZoneInput("2026-09-29T04:30:00Z", "Asia/Kolkata")).toBe("2026-09-29 10:00");
+    expect(instantToZoneInput("2026-09-29T04:30:00Z", "UTC")).toBe("2026-09-29 04:30");
+    expect(instantToZoneInput("2026-09-29T15:45:00Z", "UTC")).toBe("2026-09-29 15:45");
     expect(zoneInputToInstant("", "UTC")).toBe("");
     expect(zoneInputToInstant("garbage", "UTC")).toBe("");
+  });
+  it("takes a typed time with a space or a T, seconds or none, a date alone as its midnight", () => {
+    expect(zoneInputToInstant("2026-09-29 10:00", "Asia/Kolkata")).toBe("2026-09-29T04:30:00Z");
+    expect(zoneInputToInstant(" 2026-09-29 10:00:30 ", "UTC")).toBe("2026-09-29T10:00:30Z");
+    expect(zoneInputToInstant("2026-09-29", "UTC")).toBe("2026-09-29T00:00:00Z");
+  });
+  it("refuses a wall time no clock shows rather than rolling it over", () => {
+    for (const typed of ["2026-02-30 10:00", "2026-09-29 24:00", "2026-09-29 10:60", "2026-13-01", "2026-09-29 10", "10:00 2026-09-29", "2026-09-29 2:30 PM"]) {
+      expect(zoneInputToInstant(typed, "UTC")).toBe("");
+    }
     expect(instantToZoneInput("", "UTC")).toBe("");
   });
   it("keeps a wall time next to a clock change on its own side of it", () => {

@@ -100,26 +100,33 @@ function zoneOffsetMs(instantMs: number, timeZone: string): number {
   return asUtc - Math.floor(instantMs / 1000) * 1000;
 }
 
+// A wall time as the time fields take it: a date, then optionally the time
+// on a 24-hour clock, with a space or a "T" between.
+const WALL_TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::(\d{2}))?)?$/;
+
 /**
- * A `datetime-local` value, read as a wall time in `timeZone`, as an RFC 3339
+ * A typed wall time ("2026-03-02 14:30"), read in `timeZone`, as an RFC 3339
  * instant; "" and unreadable values are "". The offset is taken at the
  * instant itself (a second pass), so a wall time just after a clock change
  * lands on the right side of it.
  */
 export function zoneInputToInstant(value: string, timeZone: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return "";
-  const wallMs = Date.parse(`${value}Z`);
-  if (Number.isNaN(wallMs)) return "";
+  const match = WALL_TIME.exec(value.trim());
+  if (!match) return "";
+  const wall = `${match[1]}T${match[2] ?? "00:00"}:${match[3] ?? "00"}`;
+  const wallMs = Date.parse(`${wall}Z`);
+  // Date.parse rolls 30 February over into March: a wall time that does not read back is not one.
+  if (Number.isNaN(wallMs) || new Date(wallMs).toISOString().slice(0, 19) !== wall) return "";
   const guess = wallMs - zoneOffsetMs(wallMs, timeZone);
   return toInstant(wallMs - zoneOffsetMs(guess, timeZone));
 }
 
-/** An instant as a `datetime-local` value on `timeZone`'s wall clock. */
+/** An instant as a time field shows it: `timeZone`'s wall clock, 24-hour, to the minute. */
 export function instantToZoneInput(iso: string, timeZone: string): string {
   const ms = iso ? Date.parse(iso) : Number.NaN;
   if (Number.isNaN(ms)) return "";
   const wall = wallClock(ms, timeZone);
-  return `${wall.year}-${wall.month}-${wall.day}T${wall.hour}:${wall.minute}`;
+  return `${wall.year}-${wall.month}-${wall.day} ${wall.hour}:${wall.minute}`;
 }
 
 /** An instant as the URL and the gateway take it: RFC 3339 in UTC, to the second. */

@@ -1,5 +1,4 @@
 // Links into the run pages, from their own pages and from others (Insights).
-import { toInstant } from "./format";
 
 /** Where a run's detail lives in the console. */
 export function runPath(agentId: string, taskId: string): string {
@@ -8,11 +7,14 @@ export function runPath(agentId: string, taskId: string): string {
 
 /**
  * The run list an Insights count stands for: the agent's runs (or failures)
- * since the window began, `days` before `nowMs`, rounded down to the minute
- * so no counted run is left out.
+ * that started in the span the count was read over; no `to` runs on to now.
  */
-export function insightsRunsPath(agentId: string, days: number, nowMs: number, failures = false): string {
-  const from = toInstant(Math.floor((nowMs - days * 86_400_000) / 60_000) * 60_000);
-  const search = new URLSearchParams({ agent_id: agentId, ...(failures ? { status: "failed" } : {}), from });
+export function insightsRunsPath(agentId: string, span: { from: string; to: string }, failures = false): string {
+  const search = new URLSearchParams({
+    agent_id: agentId,
+    ...(failures ? { status: "failed" } : {}),
+    ...(span.from ? { from: span.from } : {}),
+    ...(span.to ? { to: span.to } : {}),
+  });
   return `/runs?${search.toString()}`;
 }

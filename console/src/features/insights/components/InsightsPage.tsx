@@ -12,45 +12,29 @@ import { insightsRunsPath } from "../../../lib/runLinks";
 import { agentTotals } from "../logic/agentTotals";
 import { outcomeGrid, outcomeListPath } from "../logic/chart";
 import { useInsights, useRunSeries } from "../api/queries";
+import { readSpan, windowOf, withWindow, type InsightsWindow, type ReadSpan } from "../logic/window";
 import { FleetCharts } from "./FleetCharts";
 import { JudgedSuccessChart } from "./JudgedSuccessChart";
 import { RunChart } from "./RunChart";
-
-const WINDOWS = [
-  { days: 1, label: "24 h" },
-  { days: 7, label: "7 d" },
-  { days: 30, label: "30 d" },
-];
+import { RangeForm, useWindowTitle, WindowPicker } from "./WindowPicker";
 
 export function InsightsPage() {
   const [search, setSearch] = useSearch();
-  const asked = Number(search.get("days") ?? "1");
-  const days = WINDOWS.some((w) => w.days === asked) ? asked : 1;
-  const insights = useInsights(days);
-  const series = useRunSeries(days);
-  // The window the figures were read for ends when they were read.
-  const shownAt = insights.dataUpdatedAt || Date.now();
+  const window = windowOf(search);
+  const insights = useInsights(window);
+  const series = useRunSeries(window);
+  const title = useWindowTitle(window);
+  // What the counts stand for is the span the gateway read, not one worked out here.
+  const span = readSpan(window, insights.data?.window_start ?? null, insights.data?.window_end ?? null);
+  const choose = (next: InsightsWindow) => setSearch(withWindow(search, next));
 
   return (
     <>
       <PageHeader title="Insights">
         {insights.data ? <Freshness fetchedAt={insights.dataUpdatedAt} /> : null}
-        <fieldset className="segmented">
-          <legend className="visually-hidden">Window</legend>
-          {WINDOWS.map((w) => (
-            <label key={w.days} className={w.days === days ? "segment segment-on" : "segment"}>
-              <input
-                type="radio"
-                name="window"
-                value={w.days}
-                checked={w.days === days}
-                onChange={() => setSearch({ ...Object.fromEntries(search), days: String(w.days) })}
-              />
-              {w.label}
-            </label>
-          ))}
-        </fieldset>
+        <WindowPicker window={window} span={span} onChange={choose} />
       </PageHeader>
+      {window.kind === "range" ? <RangeForm window={window} onApply={choose} /> : null}
       <QueryView query={insights} what="insights">
         {(data) => (
           <>
@@ -78,11 +62,11 @@ export function InsightsPage() {
             ))}
 
             <section aria-labelledby="agents-runs">
-              <h2 id="agents-runs">Agents, last {WINDOWS.find((w) => w.days === days)?.label}</h2>
+              <h2 id="agents-runs">Agents, {title}</h2>
               {data.agents.length === 0 ? (
                 <Empty>No agent is registered or reporting.</Empty>
               ) : (
-                <AgentsTable agents={data.agents} days={days} shownAt={shownAt} />
+                <AgentsTable agents={data.agents} span={span} />
               )}
             </section>
 
@@ -110,12 +94,12 @@ export function InsightsPage() {
 
             <section aria-labelledby="decision-outcomes">
               <h2 id="decision-outcomes">Decisions by type and outcome</h2>
-              <DecisionGrid data={data} days={days} />
+              <DecisionGrid data={data} span={span} />
             </section>
 
             <section aria-labelledby="judged-success">
               <h2 id="judged-success">Judged success over time</h2>
-              <JudgedSuccessChart days={days} decisionTypes={data.decisions.map((d) => d.decision_type)} />
+              <JudgedSuccessChart window={window} decisionTypes={data.decisions.map((d) => d.decision_type)} />
             </section>
           </>
         )}
@@ -136,7 +120,7 @@ const AGENT_COLUMNS = {
   last: { value: (a) => (a.last_run_at ? Date.parse(a.last_run_at) : null), first: "descending" },
 } satisfies Record<string, SortColumn<AgentRow>>;
 
-function AgentsTable({ agents, days, shownAt }: { agents: AgentRow[]; days: number; shownAt: number }) {
+function AgentsTable({ agents, span }: { agents: AgentRow[]; span: ReadSpan }) {
   const table = useSortedRows(agents, AGENT_COLUMNS);
   const totals = agentTotals(agents);
   return (
@@ -178,12 +162,12 @@ function AgentsTable({ agents, days, shownAt }: { agents: AgentRow[]; days: numb
                 <StateBadge state={a.state} />
               </td>
               <td className="num">
-                <Link to={insightsRunsPath(a.agent_id, days, shownAt)} aria-label={`${formatCount(a.runs)} runs of ${a.agent_id}`}>
+                <Link to={insightsRunsPath(a.agent_id, span)} aria-label={`${formatCount(a.runs)} runs of ${a.agent_id}`}>
                   {formatCount(a.runs)}
                 </Link>
               </td>
               <td className="num">
-                <Link to={insightsRunsPath(a.agent_id, days, shownAt, true)} aria-label={`${formatCount(a.failures)} failed runs of ${a.agent_id}`}>
+                <Link to={insightsRunsPath(a.agent_id, span, true)} aria-label={`${formatCount(a.failures)} failed runs of ${a.agent_id}`}>
                   {formatCount(a.failures)}
                 </Link>
                 {a.runs > 0 ? <span className="hint"> ({formatRate(a.failures / a.runs)})</span> : null}
@@ -217,7 +201,7 @@ function AgentsTable({ agents, days, shownAt }: { agents: AgentRow[]; days: numb
   );
 }
 
-function DecisionGrid({ data, days }: { data: Pick<Insights, "decisions_available" | "decisions">; days: number }) {
+function DecisionGrid({ data, span }: { data: Pick<Insights, "decisions_available" | "decisions">; span: ReadSpan }) {
   if (!data.decisions_available) return <p className="notice notice-warn">Decision memory did not answer; these counts are missing.</p>;
   const grid = outcomeGrid(data.decisions);
   if (grid.rows.length === 0) return <Empty>No decision was recorded in this window.</Empty>;
@@ -248,7 +232,7 @@ function DecisionGrid({ data, days }: { data: Pick<Insights, "decisions_availabl
                 return (
                   <td key={o} className="num">
                     {count > 0 ? (
-                      <Link to={outcomeListPath(row.type, o, days)} aria-label={`${formatCount(count)} ${row.type} decisions ${o}: open them`}>
+                      <Link to={outcomeListPath(row.type, o, span)} aria-label={`${formatCount(count)} ${row.type} decisions ${o}: open them`}>
                         {formatCount(count)}
                       </Link>
                     ) : (

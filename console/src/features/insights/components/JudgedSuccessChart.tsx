@@ -3,6 +3,7 @@ import { Empty, ErrorNotice, Loading } from "../../../components/States";
 import { formatCount, formatLocal, formatRate, formatTick } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { useOutcomeSeries } from "../api/queries";
+import type { InsightsWindow } from "../logic/window";
 import {
   RATE_TICKS,
   bandPath,
@@ -60,13 +61,13 @@ function bucketText(point: JudgedPoint): string {
  * that succeeded, with its 95 % Wilson interval; unknown and pending ones
  * are drawn in a strip of their own below, never counted as failures.
  */
-export function JudgedSuccessChart({ days, decisionTypes }: { days: number; decisionTypes: string[] }) {
+export function JudgedSuccessChart({ window, decisionTypes }: { window: InsightsWindow; decisionTypes: string[] }) {
   const [search, setSearch] = useSearch();
   const selectId = useId();
   const types = [...new Set(decisionTypes)].sort();
   const asked = search.get("judged_type") ?? "";
   const decisionType = types.includes(asked) ? asked : (types[0] ?? "");
-  const series = useOutcomeSeries(days, decisionType);
+  const series = useOutcomeSeries(window, decisionType);
 
   if (types.length === 0) return <Empty>Nothing to chart: no decision was recorded in this window.</Empty>;
   return (

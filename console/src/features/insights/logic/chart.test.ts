@@ -41,12 +41,14 @@ describe("outcomeGrid", () => {
 });
 
 describe("outcomeListPath", () => {
-  it("opens one type's decisions with one outcome, decided within the window counted", () => {
-    const now = new Date("2026-09-29T10:00:00Z");
-    const path = new URL(outcomeListPath("stall_response", "pending", 7, now), "http://console");
+  it("opens one type's decisions with one outcome, decided within the span counted", () => {
+    const path = new URL(outcomeListPath("stall_response", "pending", { from: "2026-09-22T10:00:00Z", to: "" }), "http://console");
     expect(path.pathname).toBe("/decisions");
     expect(path.searchParams.get("decision_type")).toBe("stall_response");
     expect(path.searchParams.get("outcome")).toBe("pending");
-    expect(new Date(path.searchParams.get("from") ?? "").toISOString()).toBe("2026-09-22T10:00:00.000Z");
+    expect(path.searchParams.get("from")).toBe("2026-09-22T10:00:00Z");
+    expect(path.searchParams.has("to")).toBe(false);
+    const range = new URL(outcomeListPath("stall_response", "success", { from: "A", to: "B" }), "http://console");
+    expect([range.searchParams.get("from"), range.searchParams.get("to")]).toEqual(["A", "B"]);
   });
 });

@@ -1,7 +1,6 @@
 // Geometry of the runs-over-time bars, kept apart from React so it can be
 // tested with plain numbers.
 import type { DecisionCount, SeriesPoint } from "../../../api/resources";
-import { toInstant } from "../../../lib/format";
 
 export type Bar = { x: number; width: number; runsY: number; runsHeight: number; failuresY: number; failuresHeight: number };
 
@@ -63,9 +62,9 @@ export function outcomeGrid(rows: DecisionCount[]) {
 
 /**
  * The Decisions page listing what one cell of the grid counts: one type, one
- * outcome, decided within the last `days` days.
+ * outcome, decided within the span the grid was read over.
  */
-export function outcomeListPath(decisionType: string, outcome: string, days: number, now: Date = new Date()): string {
-  const from = toInstant(now.getTime() - days * 86_400_000);
-  return `/decisions?${new URLSearchParams({ decision_type: decisionType, outcome, from }).toString()}`;
+export function outcomeListPath(decisionType: string, outcome: string, span: { from: string; to: string }): string {
+  const bounds = { ...(span.from ? { from: span.from } : {}), ...(span.to ? { to: span.to } : {}) };
+  return `/decisions?${new URLSearchParams({ decision_type: decisionType, outcome, ...bounds }).toString()}`;
 }
