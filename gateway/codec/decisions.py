@@ -6,10 +6,8 @@ data); only an engine's precedent answer does.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Any
@@ -94,51 +92,12 @@ EXPORT_COLUMNS = (
     "judged_by",
     "reasoning",
 )
-# A cell a spreadsheet would run as a formula starts with one of these; a
-# model's reasoning or an engine's subject id is text from outside and must
-# never become one (CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def spreadsheet_safe(cell: str) -> str:
-    """A cell as text a spreadsheet shows and never evaluates: a leading quote
-    before anything that would start a formula. Numbers are written apart,
-    so a negative number is never quoted."""
-    return f"'{cell}" if cell.startswith(FORMULA_STARTS) else cell
-
-
-def _export_cells(decision: dict[str, Any]) -> list[str]:
+def export_record(decision: Mapping[str, Any]) -> dict[str, Any]:
+    """A listed decision spread over the export's columns."""
     rollout = decision.get("rollout") or {}
-    values = {**decision, "rollout_id": rollout.get("id"), "rollout_arm": rollout.get("arm")}
-    cells = []
-    for column in EXPORT_COLUMNS:
-        value = values.get(column)
-        if value is None:
-            cells.append("")
-        elif isinstance(value, int | float):
-            cells.append(repr(value))
-        else:
-            cells.append(spreadsheet_safe(str(value)))
-    return cells
-
-
-def export_csv_header() -> str:
-    return export_csv_lines([list(EXPORT_COLUMNS)])
-
-
-def export_csv_rows(decisions: Sequence[dict[str, Any]]) -> str:
-    return export_csv_lines([_export_cells(decision) for decision in decisions])
-
-
-def export_csv_lines(rows: Sequence[Sequence[str]]) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerows(rows)
-    return out.getvalue()
-
-
-def export_json_lines(decisions: Sequence[dict[str, Any]]) -> str:
-    """One decision per line, as the listing shows it."""
-    return "".join(json.dumps(decision, ensure_ascii=False) + "\n" for decision in decisions)
+    return {**decision, "rollout_id": rollout.get("id"), "rollout_arm": rollout.get("arm")}
 
 
 def decision_page_json(reply: decisions_pb2.ListDecisionsResponse) -> dict[str, Any]:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
 from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.paging import PageRequest
-from gateway.contracts.registry import AgentPatch, RolloutAction, RolloutDraft, SkillDraft, SkillPatch
+from gateway.contracts.registry import AgentPatch, AuditFilters, RolloutAction, RolloutDraft, SkillDraft, SkillPatch
 from gateway.errors import invalid
 from outrider.v1 import decisions_pb2, outcomes_pb2, registry_pb2, telemetry_pb2
 from outrider.wire import json_bytes, json_value, timestamp
@@ -135,6 +134,21 @@ def audit_json(row: registry_pb2.AuditRow) -> dict[str, Any]:
         "changed_by_email": row.changed_by_email,
         "changed_at": timestamp_text(row.changed_at),
     }
+
+
+# A change as the export's columns hold it: the listing's fields, in its
+# order; an old or new value that is an object or a list is its JSON.
+AUDIT_EXPORT_COLUMNS = (
+    "id",
+    "changed_at",
+    "changed_by",
+    "changed_by_email",
+    "entity",
+    "entity_id",
+    "field",
+    "old",
+    "new",
+)
 
 
 def audit_page_json(reply: registry_pb2.ListAuditResponse) -> dict[str, Any]:
@@ -304,24 +318,20 @@ def tools_request(kind: str) -> registry_pb2.ListToolsRequest:
     return registry_pb2.ListToolsRequest(kind=kind)
 
 
-def audit_request(
-    *,
-    entity: str,
-    entity_id: str,
-    actor: str,
-    changed_from: datetime | None = None,
-    changed_to: datetime | None = None,
-    page: PageRequest,
-) -> registry_pb2.ListAuditRequest:
+def audit_request(filters: AuditFilters, page: PageRequest) -> registry_pb2.ListAuditRequest:
     """The listing asked for; a bound left out stays an unset field, not the epoch."""
-    if changed_from is not None and changed_to is not None and changed_to <= changed_from:
+    if (
+        filters.changed_from is not None
+        and filters.changed_to is not None
+        and filters.changed_to <= filters.changed_from
+    ):
         raise invalid("to", "must be later than from")
     return registry_pb2.ListAuditRequest(
-        entity=entity,
-        entity_id=entity_id,
-        actor=actor,
-        changed_from=timestamp(changed_from),
-        changed_to=timestamp(changed_to),
+        entity=filters.entity,
+        entity_id=filters.entity_id,
+        actor=filters.actor,
+        changed_from=timestamp(filters.changed_from),
+        changed_to=timestamp(filters.changed_to),
         page=page_request(page),
     )
 

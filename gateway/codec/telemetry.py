@@ -9,6 +9,7 @@ from typing import Any
 
 from gateway.codec.common import page_request, timestamp_text
 from gateway.contracts.paging import PageRequest
+from gateway.contracts.telemetry import RunFilters
 from outrider.v1 import decisions_pb2, telemetry_pb2
 from outrider.wire import timestamp
 from services.common.stream_state import ConsumerState, StreamState, alarms
@@ -275,6 +276,20 @@ def run_json(run: telemetry_pb2.TaskRun) -> dict[str, Any]:
     }
 
 
+# A run as the export's columns hold it: the listing's fields, in its order.
+RUN_EXPORT_COLUMNS = (
+    "agent_id",
+    "task_id",
+    "task_type",
+    "status",
+    "started_at",
+    "finished_at",
+    "duration_ms",
+    "error",
+    "trace_id",
+)
+
+
 def run_page_json(reply: telemetry_pb2.ListTaskRunsResponse) -> dict[str, Any]:
     return {"items": [run_json(run) for run in reply.items], "next_cursor": reply.next_cursor or None}
 
@@ -329,22 +344,14 @@ def agent_refusals_request() -> decisions_pb2.CountAgentRefusalsRequest:
     return decisions_pb2.CountAgentRefusalsRequest()
 
 
-def runs_request(
-    *,
-    agent_id: str,
-    status: str,
-    task_type: str,
-    started_from: datetime | None,
-    started_to: datetime | None,
-    page: PageRequest,
-) -> telemetry_pb2.ListTaskRunsRequest:
+def runs_request(filters: RunFilters, page: PageRequest) -> telemetry_pb2.ListTaskRunsRequest:
     # An instant left out stays an unset field: no bound, not the epoch.
     return telemetry_pb2.ListTaskRunsRequest(
-        agent_id=agent_id,
-        status=status,
-        task_type=task_type,
-        started_from=timestamp(started_from),
-        started_to=timestamp(started_to),
+        agent_id=filters.agent_id,
+        status=filters.status,
+        task_type=filters.task_type,
+        started_from=timestamp(filters.started_from),
+        started_to=timestamp(filters.started_to),
         page=page_request(page),
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, StrictFloat
@@ -235,6 +237,18 @@ class ToolPage(Page[Tool]):
 
 class AuditPage(Page[AuditRow]):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFilters:
+    """What the audit list and its export select by, read from one set of
+    query parameters so the two can never drift apart; empty selects everything."""
+
+    entity: str = ""
+    entity_id: str = ""
+    actor: str = ""
+    changed_from: datetime | None = None
+    changed_to: datetime | None = None
 
 
 # ─── The snapshot engines obey (GET /internal/ai/registry) ─────────────────

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
@@ -52,6 +54,18 @@ class DecisionCount(Reply):
 class Degraded(Reply):
     source: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFilters:
+    """What the run list and its export select by, read from one set of query
+    parameters so the two can never drift apart; empty selects everything."""
+
+    agent_id: str = ""
+    status: str = ""
+    task_type: str = ""
+    started_from: datetime | None = None
+    started_to: datetime | None = None
 
 
 class Insights(Reply):

@@ -7,13 +7,12 @@ and role 1 reads one decision's context redacted, each read audited.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
+from gateway import export
 from gateway.auth import Principal, internal, staff, writer
 from gateway.codec import decisions as codec
 from gateway.contracts.common import (
@@ -56,8 +55,6 @@ from services.decisions.rules import (
 
 router = APIRouter(tags=["decisions"], route_class=JsonBodyRoute)
 
-CSV = "text/csv; charset=utf-8"
-JSON_LINES = "application/x-ndjson"
 
 DecisionId = Annotated[str, Path(pattern=UUID_PATTERN, description="the decision's UUID")]
 
@@ -196,49 +193,23 @@ async def decision_facets(
     "/admin/ai/decisions/export",
     summary="Every decision the filters select, newest first and without context, as CSV or JSON Lines",
     response_class=StreamingResponse,
-    responses={
-        200: {
-            "content": {CSV: {"schema": {"type": "string"}}, JSON_LINES: {"schema": {"type": "string"}}},
-            "description": "streamed page by page; a failure after the first page ends the stream unfinished",
-        },
-        **STAFF_ERRORS,
-    },
+    responses=export.RESPONSES,
 )
 async def export_decisions(
     request: Request,
     filters: Filters,
-    format: Annotated[Literal["csv", "jsonl"], Query(description="csv (a header row first) or jsonl")] = "csv",
+    format: export.ExportFormat = "csv",
     _: Principal = Depends(staff),
 ) -> StreamingResponse:
     decisions = _decisions(request)
-    # The first page is read before the answer starts, so a refused filter or
-    # a context that is down is a status code, not a file that stops short.
-    first = await decisions.ListDecisions(codec.list_request(filters, PageRequest(cursor="", limit=PAGE_LIMIT_MAX)))
 
-    async def pages() -> AsyncIterator[Any]:
-        reply = first
-        yield reply
-        while reply.next_cursor:
-            # A failure here propagates: the server ends the chunked answer
-            # without its last chunk, so the client sees an incomplete
-            # transfer rather than a file that looks whole.
-            reply = await decisions.ListDecisions(
-                codec.list_request(filters, PageRequest(cursor=reply.next_cursor, limit=PAGE_LIMIT_MAX))
-            )
-            yield reply
-
-    async def body() -> AsyncIterator[str]:
-        if format == "csv":
-            yield codec.export_csv_header()
-        async for reply in pages():
-            rows = [codec.listed_decision_json(decision) for decision in reply.items]
-            yield codec.export_csv_rows(rows) if format == "csv" else codec.export_json_lines(rows)
-
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return StreamingResponse(
-        body(),
-        media_type=CSV if format == "csv" else JSON_LINES,
-        headers={"Content-Disposition": f'attachment; filename="decisions-{stamp}.{format}"'},
+    return await export.streamed(
+        name="decisions",
+        format=format,
+        columns=codec.EXPORT_COLUMNS,
+        page=lambda cursor: decisions.ListDecisions(codec.list_request(filters, PageRequest(cursor, PAGE_LIMIT_MAX))),
+        records=lambda reply: [codec.listed_decision_json(decision) for decision in reply.items],
+        flat=codec.export_record,
     )
 
 

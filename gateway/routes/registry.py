@@ -12,8 +12,9 @@ import hashlib
 from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi.responses import StreamingResponse
 
-from gateway import snapshot_feed
+from gateway import export, snapshot_feed
 from gateway.auth import Principal, internal, staff, writer
 from gateway.codec import decisions as decisions_codec
 from gateway.codec import outcomes as outcomes_codec
@@ -28,6 +29,7 @@ from gateway.contracts.registry import (
     AgentModels,
     AgentPage,
     AgentPatch,
+    AuditFilters,
     AuditPage,
     RegistrySnapshot,
     Rollout,
@@ -199,10 +201,7 @@ async def list_tools(
     return codec.tool_page_json(await _registry(request).ListTools(codec.tools_request(kind.value if kind else "")))
 
 
-@router.get("/admin/ai/audit", summary="Change history, newest first", response_model=AuditPage, responses=STAFF_ERRORS)
-async def list_audit(
-    request: Request,
-    page: PageQuery,
+def _audit_filters(
     entity: Annotated[
         Literal["agent", "skill", "rollout", "subject", "decision", "run"] | None,
         Query(description="only changes to this kind of thing"),
@@ -224,17 +223,38 @@ async def list_audit(
     changed_to: Annotated[
         Instant | None, Query(alias="to", description="changed before (RFC 3339 with offset)")
     ] = None,
-    _: Principal = Depends(staff),
+) -> AuditFilters:
+    return AuditFilters(entity or "", entity_id, actor, changed_from, changed_to)
+
+
+AuditQuery = Annotated[AuditFilters, Depends(_audit_filters)]
+
+
+@router.get("/admin/ai/audit", summary="Change history, newest first", response_model=AuditPage, responses=STAFF_ERRORS)
+async def list_audit(
+    request: Request, page: PageQuery, filters: AuditQuery, _: Principal = Depends(staff)
 ) -> dict[str, Any]:
-    ask = codec.audit_request(
-        entity=entity or "",
-        entity_id=entity_id,
-        actor=actor,
-        changed_from=changed_from,
-        changed_to=changed_to,
-        page=page,
+    return codec.audit_page_json(await _registry(request).ListAudit(codec.audit_request(filters, page)))
+
+
+@router.get(
+    "/admin/ai/audit/export",
+    summary="Every change the filters select, newest first, as CSV or JSON Lines",
+    response_class=StreamingResponse,
+    responses=export.RESPONSES,
+)
+async def export_audit(
+    request: Request, filters: AuditQuery, format: export.ExportFormat = "csv", _: Principal = Depends(staff)
+) -> StreamingResponse:
+    registry = _registry(request)
+
+    return await export.streamed(
+        name="audit",
+        format=format,
+        columns=codec.AUDIT_EXPORT_COLUMNS,
+        page=lambda cursor: registry.ListAudit(codec.audit_request(filters, PageRequest(cursor, PAGE_LIMIT_MAX))),
+        records=lambda reply: [codec.audit_json(row) for row in reply.items],
     )
-    return codec.audit_page_json(await _registry(request).ListAudit(ask))
 
 
 @router.post(

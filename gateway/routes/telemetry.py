@@ -21,9 +21,9 @@ from typing import Annotated, Any, Literal
 
 import grpc
 from fastapi import APIRouter, Depends, Path, Query, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, StreamingResponse
 
-from gateway import intake, readiness
+from gateway import export, intake, readiness
 from gateway.auth import Principal, scraper, staff
 from gateway.codec import outcomes as outcomes_codec
 from gateway.codec import retention
@@ -31,6 +31,7 @@ from gateway.codec import telemetry as codec
 from gateway.contracts.common import (
     CARRIABLE,
     FILLED,
+    PAGE_LIMIT_MAX,
     STAFF_ERRORS,
     Instant,
     WindowDays,
@@ -38,8 +39,8 @@ from gateway.contracts.common import (
     WindowTo,
     errors,
 )
-from gateway.contracts.paging import PageQuery
-from gateway.contracts.telemetry import Insights, RunSeries, TaskRunDetail, TaskRunPage
+from gateway.contracts.paging import PageQuery, PageRequest
+from gateway.contracts.telemetry import Insights, RunFilters, RunSeries, TaskRunDetail, TaskRunPage
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2_grpc, telemetry_pb2_grpc
@@ -89,15 +90,7 @@ async def run_series(
     return codec.run_series_json(await _telemetry(request).GetRunSeries(ask))
 
 
-@router.get(
-    "/admin/ai/runs",
-    summary="Task runs, newest first by their own start",
-    response_model=TaskRunPage,
-    responses=STAFF_ERRORS,
-)
-async def list_runs(
-    request: Request,
-    page: PageQuery,
+def _run_filters(
     agent_id: Annotated[
         str, Query(max_length=MAX_ID_LENGTH, pattern=CARRIABLE, description="only this agent's runs")
     ] = "",
@@ -111,17 +104,43 @@ async def list_runs(
     started_to: Annotated[
         Instant | None, Query(alias="to", description="started before (RFC 3339 with offset)")
     ] = None,
-    _: Principal = Depends(staff),
+) -> RunFilters:
+    return RunFilters(agent_id, status or "", task_type, started_from, started_to)
+
+
+RunQuery = Annotated[RunFilters, Depends(_run_filters)]
+
+
+@router.get(
+    "/admin/ai/runs",
+    summary="Task runs, newest first by their own start",
+    response_model=TaskRunPage,
+    responses=STAFF_ERRORS,
+)
+async def list_runs(
+    request: Request, page: PageQuery, filters: RunQuery, _: Principal = Depends(staff)
 ) -> dict[str, Any]:
-    ask = codec.runs_request(
-        agent_id=agent_id,
-        status=status or "",
-        task_type=task_type,
-        started_from=started_from,
-        started_to=started_to,
-        page=page,
+    return codec.run_page_json(await _telemetry(request).ListRuns(codec.runs_request(filters, page)))
+
+
+@router.get(
+    "/admin/ai/runs/export",
+    summary="Every task run the filters select, newest first by their own start, as CSV or JSON Lines",
+    response_class=StreamingResponse,
+    responses=export.RESPONSES,
+)
+async def export_runs(
+    request: Request, filters: RunQuery, format: export.ExportFormat = "csv", _: Principal = Depends(staff)
+) -> StreamingResponse:
+    telemetry = _telemetry(request)
+
+    return await export.streamed(
+        name="runs",
+        format=format,
+        columns=codec.RUN_EXPORT_COLUMNS,
+        page=lambda cursor: telemetry.ListRuns(codec.runs_request(filters, PageRequest(cursor, PAGE_LIMIT_MAX))),
+        records=lambda reply: [codec.run_json(run) for run in reply.items],
     )
-    return codec.run_page_json(await _telemetry(request).ListRuns(ask))
 
 
 @router.get(

@@ -107,6 +107,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every change the filters select, newest first, as CSV or JSON Lines */
+        get: operations["export_audit_admin_ai_audit_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/conversation-metrics": {
         parameters: {
             query?: never;
@@ -474,6 +491,23 @@ export interface paths {
         };
         /** Task runs, newest first by their own start */
         get: operations["list_runs_admin_ai_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/ai/runs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every task run the filters select, newest first by their own start, as CSV or JSON Lines */
+        get: operations["export_runs_admin_ai_runs_export_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3791,6 +3825,10 @@ export interface operations {
     list_audit_admin_ai_audit_get: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page */
+                cursor?: string;
+                /** @description items per page */
+                limit?: number;
                 /** @description only changes to this kind of thing */
                 entity?: ("agent" | "skill" | "rollout" | "subject" | "decision" | "run") | null;
                 /** @description only changes to this agent, skill, rollout, subject, decision or playground run */
@@ -3801,10 +3839,6 @@ export interface operations {
                 from?: string | null;
                 /** @description changed before (RFC 3339 with offset) */
                 to?: string | null;
-                /** @description the next_cursor of the previous page */
-                cursor?: string;
-                /** @description items per page */
-                limit?: number;
             };
             header?: never;
             path?: never;
@@ -3819,6 +3853,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    export_audit_admin_ai_audit_export_get: {
+        parameters: {
+            query?: {
+                /** @description csv (a header row first) or jsonl */
+                format?: "csv" | "jsonl";
+                /** @description only changes to this kind of thing */
+                entity?: ("agent" | "skill" | "rollout" | "subject" | "decision" | "run") | null;
+                /** @description only changes to this agent, skill, rollout, subject, decision or playground run */
+                entity_id?: string;
+                /** @description only changes by this person (their sub or email) */
+                actor?: string;
+                /** @description changed at or after (RFC 3339 with offset) */
+                from?: string | null;
+                /** @description changed before (RFC 3339 with offset) */
+                to?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description streamed page by page; a failure after the first page ends the stream unfinished */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv; charset=utf-8": string;
                 };
             };
             /** @description no or bad credentials */
@@ -5455,6 +5559,10 @@ export interface operations {
     list_runs_admin_ai_runs_get: {
         parameters: {
             query?: {
+                /** @description the next_cursor of the previous page */
+                cursor?: string;
+                /** @description items per page */
+                limit?: number;
                 /** @description only this agent's runs */
                 agent_id?: string;
                 /** @description only runs that ended so */
@@ -5465,10 +5573,6 @@ export interface operations {
                 from?: string | null;
                 /** @description started before (RFC 3339 with offset) */
                 to?: string | null;
-                /** @description the next_cursor of the previous page */
-                cursor?: string;
-                /** @description items per page */
-                limit?: number;
             };
             header?: never;
             path?: never;
@@ -5483,6 +5587,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskRunPage"];
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    export_runs_admin_ai_runs_export_get: {
+        parameters: {
+            query?: {
+                /** @description csv (a header row first) or jsonl */
+                format?: "csv" | "jsonl";
+                /** @description only this agent's runs */
+                agent_id?: string;
+                /** @description only runs that ended so */
+                status?: ("succeeded" | "failed") | null;
+                /** @description only runs of this task type */
+                task_type?: string;
+                /** @description started at or after (RFC 3339 with offset) */
+                from?: string | null;
+                /** @description started before (RFC 3339 with offset) */
+                to?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description streamed page by page; a failure after the first page ends the stream unfinished */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv; charset=utf-8": string;
                 };
             };
             /** @description no or bad credentials */

@@ -17,6 +17,10 @@ ROUTES = [
     ("playground", "get", "/admin/ai/playground/runs", None),
     ("telemetry", "get", "/admin/ai/insights", None),
     ("telemetry", "get", "/admin/ai/runs", None),
+    # An export reads its first page before its answer starts: a down context is a 503, not a file cut short.
+    ("decisions", "get", "/admin/ai/decisions/export", None),
+    ("telemetry", "get", "/admin/ai/runs/export", None),
+    ("registry", "get", "/admin/ai/audit/export", None),
     ("decisions", "post", "/internal/agent-decisions/similar", {"decision_type": "stall_response", "context": {}}),
     ("outcomes", "post", "/internal/facts", {"subject_id": "b-1", "at": "2026-09-29T10:00:00Z", "status": "x"}),
 ]

@@ -18,12 +18,14 @@ from services.common.settings import load
 
 # Answers that are not JSON by design (the snapshot's 304, Prometheus text),
 # and readiness, whose 503 is its own report of which context is down.
-# The decision export is a file, CSV or JSON Lines, streamed page by page.
+# An export is a file, CSV or JSON Lines, streamed page by page.
 NON_JSON = {
     ("get", "/metrics", "200"),
     ("get", "/internal/ai/registry", "304"),
     ("get", "/readyz", "503"),
     ("get", "/admin/ai/decisions/export", "200"),
+    ("get", "/admin/ai/runs/export", "200"),
+    ("get", "/admin/ai/audit/export", "200"),
 }
 # OTLP/HTTP's receiver answers every refusal with a google.rpc.Status, as the
 # OTLP specification requires: an exporter parses that, never our envelope.

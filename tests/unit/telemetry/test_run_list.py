@@ -11,6 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from gateway.codec.telemetry import model_call_json, run_detail_json, run_json, runs_request
 from gateway.contracts.paging import PageRequest
+from gateway.contracts.telemetry import RunFilters
 from outrider.v1 import common_pb2, telemetry_pb2
 from services.common import paging
 from services.common.errors import FieldError
@@ -212,14 +213,7 @@ def test_a_run_and_its_calls_cross_the_wire_with_unknowns_left_null():
 
 
 def test_the_gateway_leaves_unset_bounds_unset():
-    ask = runs_request(
-        agent_id="",
-        status="",
-        task_type="",
-        started_from=None,
-        started_to=STARTED,
-        page=PageRequest(cursor="", limit=50),
-    )
+    ask = runs_request(RunFilters(started_to=STARTED), PageRequest(cursor="", limit=50))
     assert not ask.HasField("started_from")
     assert ask.started_to.ToDatetime(tzinfo=UTC) == STARTED
     assert (ask.page.limit, ask.page.cursor) == (50, "")

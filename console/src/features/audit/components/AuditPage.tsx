@@ -1,4 +1,5 @@
 import { ChoiceField, FilterForm, InstantField, TextField } from "../../../components/FilterForm";
+import { ExportControl } from "../../../components/ExportControl";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -13,6 +14,7 @@ import {
   AUDIT_ENTITIES,
   entityPath,
   filtersFromSearch,
+  filtersToQuery,
   filtersToSearch,
   NO_FILTERS,
   rangeProblem,
@@ -40,7 +42,9 @@ export function AuditPage() {
 
   return (
     <>
-      <PageHeader title="Audit" />
+      <PageHeader title="Audit">
+        {problem === null ? <ExportControl path="/admin/ai/audit/export" query={filtersToQuery(filters)} noun="changes" /> : null}
+      </PageHeader>
       <Filters key={search.toString()} filters={filters} onApply={(next) => pages.restart(withLimit(filtersToSearch(next)))} />
       {problem ? (
         <p className="notice notice-error" role="alert">

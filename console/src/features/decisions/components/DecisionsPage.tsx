@@ -1,3 +1,4 @@
+import { ExportControl } from "../../../components/ExportControl";
 import { ChoiceField, FilterForm, InstantField, RangePresets, TextField } from "../../../components/FilterForm";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
@@ -10,6 +11,7 @@ import { Link, useSearch } from "../../../lib/router";
 import {
   activeFilterCount,
   filtersFromSearch,
+  filtersToQuery,
   filtersToSearch,
   NO_FILTERS,
   OUTCOMES,
@@ -18,7 +20,6 @@ import {
   type DecisionFilters,
 } from "../logic/filters";
 import { PAGE_SIZE, useDecisions, useFilterChoices } from "../api/queries";
-import { ExportControl } from "./ExportControl";
 import { AgentName } from "../../../components/AgentName";
 import { BadgeLegend } from "../../../components/BadgeLegend";
 
@@ -37,7 +38,7 @@ export function DecisionsPage() {
   return (
     <>
       <PageHeader title="Decisions">
-        <ExportControl filters={filters} />
+        <ExportControl path="/admin/ai/decisions/export" query={filtersToQuery(filters)} noun="decisions" />
       </PageHeader>
       <Filters key={JSON.stringify(filters)} filters={filters} onApply={apply} />
       <BadgeLegend kinds={["outcome"]} />

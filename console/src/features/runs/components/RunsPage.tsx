@@ -1,4 +1,5 @@
 import { ChoiceField, FilterForm, InstantField, TextField } from "../../../components/FilterForm";
+import { ExportControl } from "../../../components/ExportControl";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -7,7 +8,7 @@ import { Time } from "../../../components/Time";
 import { formatMs } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { runPath } from "../../../lib/runLinks";
-import { activeFilterCount, filtersFromSearch, filtersToSearch, NO_FILTERS, STATUSES, type RunFilters } from "../logic/filters";
+import { activeFilterCount, filtersFromSearch, filtersToQuery, filtersToSearch, NO_FILTERS, STATUSES, type RunFilters } from "../logic/filters";
 import { PAGE_SIZE, useRuns } from "../api/queries";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { AgentName, useAgentNames } from "../../../components/AgentName";
@@ -22,7 +23,9 @@ export function RunsPage() {
 
   return (
     <>
-      <PageHeader title="Runs" />
+      <PageHeader title="Runs">
+        <ExportControl path="/admin/ai/runs/export" query={filtersToQuery(filters)} noun="runs" />
+      </PageHeader>
       {/* Keyed by the URL's filters, so a link from Insights shows in the form too. */}
       <Filters key={JSON.stringify(filters)} filters={filters} onApply={(next) => pages.restart(withLimit(filtersToSearch(next)))} />
       <QueryView query={runs} what="runs">
