@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pageSizeFromSearch, pageSizeToSearch } from "./pageSize";
+import { listRefresh, pageSizeFromSearch, pageSizeToSearch } from "./pageSize";
 
 describe("page size", () => {
   it("reads an offered size from the URL and falls back to the listing's default", () => {
@@ -13,5 +13,12 @@ describe("page size", () => {
     expect(pageSizeToSearch(25, 25)).toEqual({ limit: "" });
     expect(pageSizeToSearch(100, 25)).toEqual({ limit: "100" });
     expect(pageSizeFromSearch(new URLSearchParams(pageSizeToSearch(100, 25)), 25)).toBe(100);
+  });
+});
+
+describe("listRefresh", () => {
+  it("reads the first page again every half minute and a page further back never", () => {
+    expect(listRefresh("")).toBe(30_000);
+    expect(listRefresh("eyJhIjoxfQ")).toBe(false);
   });
 });

@@ -14,3 +14,13 @@ export function pageSizeFromSearch(search: URLSearchParams, fallback: number): n
 export function pageSizeToSearch(size: number, fallback: number): { limit: string } {
   return { limit: size === fallback ? "" : String(size) };
 }
+
+// A listing's first page holds the newest rows, which keep arriving: it is
+// read again every half minute while shown, without a reload. A page further
+// back is read as it was, so paging never shifts under the operator.
+export const FIRST_PAGE_REFRESH_MS = 30_000;
+
+/** How often a listing's page is read again: the first one every half minute, any other never. */
+export function listRefresh(cursor: string): number | false {
+  return cursor === "" ? FIRST_PAGE_REFRESH_MS : false;
+}

@@ -1,5 +1,6 @@
 import { ChoiceField, FilterForm, InstantField, TextField } from "../../../components/FilterForm";
 import { ExportControl } from "../../../components/ExportControl";
+import { Freshness } from "../../../components/Freshness";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -43,6 +44,7 @@ export function AuditPage() {
   return (
     <>
       <PageHeader title="Audit">
+        {audit.data ? <Freshness fetchedAt={audit.dataUpdatedAt} /> : null}
         {problem === null ? <ExportControl path="/admin/ai/audit/export" query={filtersToQuery(filters)} noun="changes" /> : null}
       </PageHeader>
       <Filters key={search.toString()} filters={filters} onApply={(next) => pages.restart(withLimit(filtersToSearch(next)))} />

@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { listRefresh } from "../../../components/pageSize";
 import { apiGet, apiPatch } from "../../../api/client";
 import type { OutcomeIn } from "../../../api/resources";
 import { filtersToQuery, type DecisionFilters } from "../logic/filters";
@@ -12,6 +13,7 @@ export function useDecisions(filters: DecisionFilters, cursor: string, limit: nu
     queryFn: () =>
       apiGet("/admin/ai/decisions", { query: { ...filtersToQuery(filters), cursor, limit } }),
     placeholderData: keepPreviousData,
+    refetchInterval: listRefresh(cursor),
   });
 }
 

@@ -1,4 +1,5 @@
 import { ExportControl } from "../../../components/ExportControl";
+import { Freshness } from "../../../components/Freshness";
 import { ChoiceField, FilterForm, InstantField, RangePresets, TextField } from "../../../components/FilterForm";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
@@ -38,6 +39,7 @@ export function DecisionsPage() {
   return (
     <>
       <PageHeader title="Decisions">
+        {decisions.data ? <Freshness fetchedAt={decisions.dataUpdatedAt} /> : null}
         <ExportControl path="/admin/ai/decisions/export" query={filtersToQuery(filters)} noun="decisions" />
       </PageHeader>
       <Filters key={JSON.stringify(filters)} filters={filters} onApply={apply} />

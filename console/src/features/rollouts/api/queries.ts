@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { listRefresh } from "../../../components/pageSize";
 import { apiGet, apiPost } from "../../../api/client";
-import { ROLLOUT_LIST_MS, rolloutRefresh, type RolloutFilters } from "../logic/rollouts";
+import { rolloutRefresh, type RolloutFilters } from "../logic/rollouts";
 import type { RolloutState } from "../../../api/resources";
 import { rolloutKeys } from "./keys";
 
@@ -14,8 +15,7 @@ export function useRollouts(filters: RolloutFilters, cursor: string, limit: numb
         query: { agent_id: filters.agent, state: (filters.state || undefined) as RolloutState | undefined, cursor, limit },
       }),
     placeholderData: keepPreviousData,
-    // The newest rollouts move; a page further back is read as it was.
-    refetchInterval: cursor === "" ? ROLLOUT_LIST_MS : false,
+    refetchInterval: listRefresh(cursor),
   });
 }
 

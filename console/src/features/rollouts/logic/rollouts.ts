@@ -97,7 +97,6 @@ export function allowedActions(state: Rollout["state"]): ("pause" | "resume" | "
 // any sweep, and the page is where an operator waits for that. One that has
 // ended never changes again.
 export const WATCHED_ROLLOUT_MS = 10_000;
-export const ROLLOUT_LIST_MS = 30_000;
 
 /** How often an open rollout's page asks again: while it runs or is paused, and never once it has ended. */
 export function rolloutRefresh(state: RolloutState | undefined): number | false {

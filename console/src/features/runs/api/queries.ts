@@ -1,4 +1,5 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { listRefresh } from "../../../components/pageSize";
 import { apiGet } from "../../../api/client";
 import { filtersToQuery, type RunFilters } from "../logic/filters";
 import { runKeys } from "./keys";
@@ -10,6 +11,7 @@ export function useRuns(filters: RunFilters, cursor: string, limit: number) {
     queryKey: runKeys.list(filters, cursor, limit),
     queryFn: () => apiGet("/admin/ai/runs", { query: { ...filtersToQuery(filters), cursor, limit } }),
     placeholderData: keepPreviousData,
+    refetchInterval: listRefresh(cursor),
   });
 }
 

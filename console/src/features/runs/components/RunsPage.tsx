@@ -1,5 +1,6 @@
 import { ChoiceField, FilterForm, InstantField, TextField } from "../../../components/FilterForm";
 import { ExportControl } from "../../../components/ExportControl";
+import { Freshness } from "../../../components/Freshness";
 import { PageHeader } from "../../../components/PageHeader";
 import { PageSizeSelect, Pager, useKeysetPages } from "../../../components/Pager";
 import { pageSizeFromSearch, pageSizeToSearch } from "../../../components/pageSize";
@@ -24,6 +25,7 @@ export function RunsPage() {
   return (
     <>
       <PageHeader title="Runs">
+        {runs.data ? <Freshness fetchedAt={runs.dataUpdatedAt} /> : null}
         <ExportControl path="/admin/ai/runs/export" query={filtersToQuery(filters)} noun="runs" />
       </PageHeader>
       {/* Keyed by the URL's filters, so a link from Insights shows in the form too. */}
