@@ -290,6 +290,14 @@ RUN_EXPORT_COLUMNS = (
 )
 
 
+def run_facets_request(days: int | None) -> telemetry_pb2.ListRunFacetsRequest:
+    return telemetry_pb2.ListRunFacetsRequest(days=days)
+
+
+def run_facets_json(reply: telemetry_pb2.RunFacets) -> dict[str, Any]:
+    return {"window_days": reply.window_days, "agent_ids": list(reply.agent_ids)}
+
+
 def run_page_json(reply: telemetry_pb2.ListTaskRunsResponse) -> dict[str, Any]:
     return {"items": [run_json(run) for run in reply.items], "next_cursor": reply.next_cursor or None}
 

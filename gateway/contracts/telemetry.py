@@ -141,6 +141,11 @@ class TaskRunPage(Page[TaskRun]):
     pass
 
 
+class RunFacets(Reply):
+    window_days: int
+    agent_ids: list[str] = Field(description="sorted; each started a run in the window, registered or not")
+
+
 class ModelCall(Reply):
     trace_id: str
     span_id: str

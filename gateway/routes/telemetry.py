@@ -40,12 +40,18 @@ from gateway.contracts.common import (
     errors,
 )
 from gateway.contracts.paging import PageQuery, PageRequest
-from gateway.contracts.telemetry import Insights, RunFilters, RunSeries, TaskRunDetail, TaskRunPage
+from gateway.contracts.telemetry import Insights, RunFacets, RunFilters, RunSeries, TaskRunDetail, TaskRunPage
 from gateway.routing import JsonBodyRoute
 from gateway.upstream import stub
 from outrider.v1 import common_pb2_grpc, decisions_pb2_grpc, outcomes_pb2_grpc, telemetry_pb2_grpc
 from services.common.clients import ContextCallError
-from services.telemetry.rules import MAX_ID_LENGTH, MAX_TASK_ID_LENGTH
+from services.telemetry.rules import (
+    DEFAULT_FACET_DAYS,
+    MAX_ID_LENGTH,
+    MAX_TASK_ID_LENGTH,
+    MAX_WINDOW_DAYS,
+    MIN_WINDOW_DAYS,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -121,6 +127,23 @@ async def list_runs(
     request: Request, page: PageQuery, filters: RunQuery, _: Principal = Depends(staff)
 ) -> dict[str, Any]:
     return codec.run_page_json(await _telemetry(request).ListRuns(codec.runs_request(filters, page)))
+
+
+@router.get(
+    "/admin/ai/runs/facets",
+    summary="The agents that reported runs in the last days, registered or not, for filters to offer",
+    response_model=RunFacets,
+    responses=STAFF_ERRORS,
+)
+async def run_facets(
+    request: Request,
+    days: Annotated[
+        int | None,
+        Query(ge=MIN_WINDOW_DAYS, le=MAX_WINDOW_DAYS, description=f"window in days (default {DEFAULT_FACET_DAYS})"),
+    ] = None,
+    _: Principal = Depends(staff),
+) -> dict[str, Any]:
+    return codec.run_facets_json(await _telemetry(request).ListRunFacets(codec.run_facets_request(days)))
 
 
 @router.get(

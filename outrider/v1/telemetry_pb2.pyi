@@ -242,6 +242,20 @@ class ListTaskRunsResponse(_message.Message):
     next_cursor: str
     def __init__(self, items: _Optional[_Iterable[_Union[TaskRun, _Mapping]]] = ..., next_cursor: _Optional[str] = ...) -> None: ...
 
+class ListRunFacetsRequest(_message.Message):
+    __slots__ = ("days",)
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    def __init__(self, days: _Optional[int] = ...) -> None: ...
+
+class RunFacets(_message.Message):
+    __slots__ = ("window_days", "agent_ids")
+    WINDOW_DAYS_FIELD_NUMBER: _ClassVar[int]
+    AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    window_days: int
+    agent_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, window_days: _Optional[int] = ..., agent_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class GetTaskRunRequest(_message.Message):
     __slots__ = ("agent_id", "task_id")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -51,6 +51,11 @@ class TelemetryStub:
                 request_serializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsResponse.FromString,
                 _registered_method=True)
+        self.ListRunFacets = channel.unary_unary(
+                '/outrider.v1.Telemetry/ListRunFacets',
+                request_serializer=outrider_dot_v1_dot_telemetry__pb2.ListRunFacetsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_telemetry__pb2.RunFacets.FromString,
+                _registered_method=True)
         self.GetRun = channel.unary_unary(
                 '/outrider.v1.Telemetry/GetRun',
                 request_serializer=outrider_dot_v1_dot_telemetry__pb2.GetTaskRunRequest.SerializeToString,
@@ -89,6 +94,14 @@ class TelemetryServicer:
 
     def ListRuns(self, request, context):
         """Task runs, newest first by their own start, keyset paged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRunFacets(self, request, context):
+        """The agents that reported runs in the last days, registered or not, for
+        the run list's filter to offer.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -134,6 +147,11 @@ def add_TelemetryServicer_to_server(servicer, server):
                     servicer.ListRuns,
                     request_deserializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsResponse.SerializeToString,
+            ),
+            'ListRunFacets': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRunFacets,
+                    request_deserializer=outrider_dot_v1_dot_telemetry__pb2.ListRunFacetsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_telemetry__pb2.RunFacets.SerializeToString,
             ),
             'GetRun': grpc.unary_unary_rpc_method_handler(
                     servicer.GetRun,
@@ -234,6 +252,33 @@ class Telemetry:
             '/outrider.v1.Telemetry/ListRuns',
             outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsRequest.SerializeToString,
             outrider_dot_v1_dot_telemetry__pb2.ListTaskRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRunFacets(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.Telemetry/ListRunFacets',
+            outrider_dot_v1_dot_telemetry__pb2.ListRunFacetsRequest.SerializeToString,
+            outrider_dot_v1_dot_telemetry__pb2.RunFacets.FromString,
             options,
             channel_credentials,
             insecure,

@@ -232,6 +232,14 @@ def run_to_proto(run: rules.TaskRun) -> telemetry_pb2.TaskRun:
     )
 
 
+def facet_days_from_proto(request: telemetry_pb2.ListRunFacetsRequest) -> int:
+    return rules.facet_days(request.days if request.HasField("days") else None)
+
+
+def run_facets_to_proto(days: int, agent_ids: Iterable[str]) -> telemetry_pb2.RunFacets:
+    return telemetry_pb2.RunFacets(window_days=days, agent_ids=list(agent_ids))
+
+
 def runs_to_proto(runs: Iterable[rules.TaskRun], next_cursor: str) -> telemetry_pb2.ListTaskRunsResponse:
     return telemetry_pb2.ListTaskRunsResponse(items=[run_to_proto(run) for run in runs], next_cursor=next_cursor)
 

@@ -355,6 +355,19 @@ def read_heartbeat_value(raw: bytes | None, received_at: datetime | None) -> Liv
         return LiveState(state=UNKNOWN, at="", received_at=received_at)
 
 
+# The run list's agent filter offers the agents of the last month: one that
+# stopped reporting longer ago is still found by typing its id into a link.
+DEFAULT_FACET_DAYS = 30
+
+
+def facet_days(requested: int | None) -> int:
+    """The facets' window: unset means 30, outside 1..30 is refused."""
+    days = DEFAULT_FACET_DAYS if requested is None else requested
+    if not MIN_WINDOW_DAYS <= days <= MAX_WINDOW_DAYS:
+        raise windows.InvalidWindow("days", f"must be between {MIN_WINDOW_DAYS} and {MAX_WINDOW_DAYS}, got {days}")
+    return days
+
+
 @dataclass(frozen=True, slots=True)
 class AskedWindow:
     """The span insights and the run series are asked for: the last `days`

@@ -21,6 +21,12 @@ async def list_runs(engine: AsyncEngine, listing: rules.RunListing) -> tuple[lis
     return paging.one_page(rows, listing.limit, lambda run: (run.started_at, run.agent_id, run.task_id))
 
 
+async def run_facets(engine: AsyncEngine, days: int) -> list[str]:
+    """The agents that started a run in the last `days` days (database clock), sorted."""
+    async with engine.connect() as conn:
+        return await store.run_agents(conn, days=days)
+
+
 async def run_detail(engine: AsyncEngine, *, agent_id: str, task_id: str) -> rules.RunDetail:
     fetch = rules.MAX_RUN_MODEL_CALLS + 1
     async with engine.connect() as conn:

@@ -27,6 +27,7 @@ ACCESS = {
     "GetInsights": Access.READ,
     "GetRunSeries": Access.READ,
     "ListRuns": Access.READ,
+    "ListRunFacets": Access.READ,
     "GetRun": Access.READ,
     "GetCounters": Access.SERVICE,
     "GetIngestState": Access.SERVICE,

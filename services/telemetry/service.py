@@ -76,6 +76,12 @@ class TelemetryService(telemetry_pb2_grpc.TelemetryServicer):
         page, next_cursor = await runs.list_runs(self._engine, codec.run_listing_from_proto(request))
         return codec.runs_to_proto(page, next_cursor)
 
+    async def ListRunFacets(
+        self, request: telemetry_pb2.ListRunFacetsRequest, context: Context
+    ) -> telemetry_pb2.RunFacets:
+        days = codec.facet_days_from_proto(request)
+        return codec.run_facets_to_proto(days, await runs.run_facets(self._engine, days))
+
     async def GetRun(self, request: telemetry_pb2.GetTaskRunRequest, context: Context) -> telemetry_pb2.TaskRunDetail:
         agent_id, task_id = codec.run_identity_from_proto(request)
         return codec.run_detail_to_proto(await runs.run_detail(self._engine, agent_id=agent_id, task_id=task_id))

@@ -126,6 +126,37 @@ async def insert_model_calls(conn: AsyncConnection, *, calls: Sequence[ModelCall
     return new
 
 
+async def run_agents(conn: AsyncConnection, *, days: int) -> list[str]:
+    """The agents that started a run in the last `days` days, sorted.
+
+    A recursive skip through runs_agent_newest: each step finds the next
+    agent above the last with one probe and asks the same index whether it
+    ran in the window, so a million runs of a dozen agents cost a few dozen
+    probes, not a million rows.
+    """
+    rows = await conn.execute(
+        text(
+            """
+            with recursive seen(agent_id) as (
+                (select agent_id from runs order by agent_id limit 1)
+                union all
+                select (select agent_id from runs where agent_id > seen.agent_id order by agent_id limit 1)
+                  from seen where seen.agent_id is not null
+            )
+            select agent_id from seen
+             where agent_id is not null
+               and exists (
+                   select 1 from runs r
+                    where r.agent_id = seen.agent_id and r.started_at >= now() - make_interval(days => :days)
+               )
+             order by agent_id
+            """
+        ),
+        {"days": days},
+    )
+    return [row.agent_id for row in rows]
+
+
 async def model_stats(conn: AsyncConnection, *, start: datetime, end: datetime | None) -> list[ModelStats]:
     """Per agent and model, the calls that started in [start, end); no end
     takes every call since start, one stamped a little ahead by its engine's

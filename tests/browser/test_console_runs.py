@@ -217,3 +217,49 @@ async def test_a_demo_run_opens_with_the_model_call_it_exported(demo: Platform, 
     await expect(calls).to_contain_text("started while the run did")
     await screenshot(page, "demo-run-model-call")
     await accessible(page, axe_source)
+
+
+async def test_an_agent_that_reports_without_being_registered_is_offered_in_the_filter(
+    demo: Platform, page: Page, axe_source
+):
+    unregistered = "NIGHT_SHIFT_AGENT"
+    start = (time.time_ns() // 10**9 - 60) * 10**9
+    request = ExportTraceServiceRequest()
+    resource_spans = request.resource_spans.add()
+    resource_spans.resource.attributes.append(attribute("gen_ai.agent.name", unregistered))
+    resource_spans.scope_spans.add().spans.extend(
+        [
+            trace_pb2.Span(
+                trace_id=bytes.fromhex("6c8efff798038103d269b633813fc60d"),
+                span_id=(1).to_bytes(8, "big"),
+                name="sweep_bookings",
+                start_time_unix_nano=start,
+                end_time_unix_nano=start + 800 * 10**6,
+            )
+        ]
+    )
+    async with httpx.AsyncClient(base_url=demo.base) as client:
+        sent = await client.post(
+            "/v1/traces",
+            content=request.SerializeToString(),
+            headers={"Content-Type": "application/x-protobuf", "X-Internal-Key": INTERNAL_KEY},
+        )
+        assert sent.status_code == 200, sent.text
+
+        async def facets() -> list[str]:
+            return (await client.get("/admin/ai/runs/facets", headers=bearer(role=3))).json()["agent_ids"]
+
+        await eventually(facets, lambda agents: unregistered in agents, timeout=30, what="the unregistered agent's run")
+
+    await page.goto(demo.link(role=3, path="/console/runs"))
+    agent = page.get_by_label("Agent", exact=True)
+    # Offered once each, the registered beside the unregistered.
+    await expect(agent.locator(f"option[value='{unregistered}']")).to_have_count(1)
+    await expect(agent.locator(f"option[value='{AGENT}']")).to_have_count(1)
+    await agent.select_option(unregistered)
+    await page.get_by_role("button", name="Apply filters").click()
+    await expect(page).to_have_url(re.compile(rf"agent_id={unregistered}"))
+    rows = page.get_by_role("table", name=re.compile("Newest first")).locator("tbody tr")
+    await expect(rows).to_have_count(1)
+    await expect(rows.first).to_contain_text("sweep_bookings")
+    await accessible(page, axe_source)

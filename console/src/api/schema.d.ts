@@ -516,6 +516,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/ai/runs/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agents that reported runs in the last days, registered or not, for filters to offer */
+        get: operations["run_facets_admin_ai_runs_facets_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/ai/runs/{agent_id}/{task_id}": {
         parameters: {
             query?: never;
@@ -2598,6 +2615,16 @@ export interface components {
             pick: string | null;
             /** Seed */
             seed: number;
+        };
+        /** RunFacets */
+        RunFacets: {
+            /**
+             * Agent Ids
+             * @description sorted; each started a run in the window, registered or not
+             */
+            agent_ids: string[];
+            /** Window Days */
+            window_days: number;
         };
         /** RunIn */
         RunIn: {
@@ -5657,6 +5684,65 @@ export interface operations {
                 content: {
                     "application/x-ndjson": string;
                     "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description no or bad credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the credentials may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description the request breaks a rule; `details.fields` names each field at fault */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description a service this route needs is unavailable; `details.context` names it */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    run_facets_admin_ai_runs_facets_get: {
+        parameters: {
+            query?: {
+                /** @description window in days (default 30) */
+                days?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunFacets"];
                 };
             };
             /** @description no or bad credentials */

@@ -107,6 +107,7 @@ POLICY: dict[str, dict[str, Access]] = {
         "GetInsights": R,
         "GetRunSeries": R,
         "ListRuns": R,
+        "ListRunFacets": R,
         "GetRun": R,
         "GetCounters": S,
         "GetIngestState": S,

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from tests.harness import INTERNAL_KEY, bearer, eventually, running, with_env
+from tests.harness import INTERNAL_KEY, bearer, eventually, gateway_client, running, with_env
 from tests.integration.telemetry.otlp_support import START, TRACE, export, live_gateway, span
-from tests.integration.telemetry.support import broker, counters, task
+from tests.integration.telemetry.support import broker, counters, execute, task
 
 PROTOBUF = {"Content-Type": "application/x-protobuf", "X-Internal-Key": INTERNAL_KEY}
 SPAN_START = datetime.fromtimestamp(START / 10**9, tz=UTC)
@@ -182,3 +182,24 @@ async def test_runs_are_listed_filtered_paged_and_opened_with_their_model_calls(
     assert bad_cursor.status_code == 422 and list(bad_cursor.json()["error"]["details"]["fields"]) == ["cursor"]
     assert empty_range.status_code == 422 and list(empty_range.json()["error"]["details"]["fields"]) == ["started_to"]
     assert tenant.status_code == 403 and tenant_detail.status_code == 403
+
+
+async def test_the_filter_offers_every_agent_that_ran_in_the_month_registered_or_not(settings, template, database):
+    await execute(
+        template,
+        database,
+        "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms)"
+        " select agent, 't-' || extract(day from ago) || '-' || n, 'stall_response', 'succeeded', now() - ago, now() - ago, 10"
+        " from (values ('DISPATCH_AGENT', interval '1 hour'), ('NIGHT_SHIFT_AGENT', interval '29 days'),"
+        "              ('RETIRED_LAST_YEAR', interval '40 days'), ('DISPATCH_AGENT', interval '35 days'))"
+        "   as seeded(agent, ago), generate_series(1, 3) as n",
+    )
+    async with running(settings, ["telemetry"]), gateway_client(settings) as client:
+        month = await client.get("/admin/ai/runs/facets", headers=bearer(role=3))
+        day = await client.get("/admin/ai/runs/facets", params={"days": 1}, headers=bearer(role=4))
+        too_long = await client.get("/admin/ai/runs/facets", params={"days": 31}, headers=bearer(role=3))
+        stranger = await client.get("/admin/ai/runs/facets", headers=bearer(role=2))
+    assert month.status_code == 200, month.text
+    assert month.json() == {"window_days": 30, "agent_ids": ["DISPATCH_AGENT", "NIGHT_SHIFT_AGENT"]}
+    assert day.json() == {"window_days": 1, "agent_ids": ["DISPATCH_AGENT"]}
+    assert too_long.status_code == 422 and stranger.status_code == 403

@@ -219,3 +219,15 @@ def test_outcomes_fold_models_together_and_name_pending():
         ("stall_response", "pending", 4),
         ("stall_response", "success", 5),
     ]
+
+
+@pytest.mark.parametrize(("asked", "days"), [(None, 30), (1, 1), (30, 30)])
+def test_the_run_facets_read_a_month_unless_asked(asked, days):
+    assert rules.facet_days(asked) == days
+
+
+@pytest.mark.parametrize("asked", [0, 31])
+def test_run_facets_out_of_range_are_refused(asked):
+    with pytest.raises(windows.InvalidWindow) as caught:
+        rules.facet_days(asked)
+    assert caught.value.field == "days"

@@ -21,3 +21,12 @@ export function useRun(agentId: string, taskId: string) {
     queryFn: () => apiGet("/admin/ai/runs/{agent_id}/{task_id}", { path: { agent_id: agentId, task_id: taskId } }),
   });
 }
+
+/** The agents that reported runs in the last 30 days, registered or not: what the agent filter offers beside the registry's. */
+export function useReportingAgents() {
+  return useQuery({
+    queryKey: runKeys.facets(),
+    queryFn: async () => (await apiGet("/admin/ai/runs/facets")).agent_ids,
+    staleTime: 60_000,
+  });
+}

@@ -10,7 +10,7 @@ import { formatMs } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { runPath } from "../../../lib/runLinks";
 import { activeFilterCount, filtersFromSearch, filtersToQuery, filtersToSearch, NO_FILTERS, STATUSES, type RunFilters } from "../logic/filters";
-import { PAGE_SIZE, useRuns } from "../api/queries";
+import { PAGE_SIZE, useReportingAgents, useRuns } from "../api/queries";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { AgentName, useAgentNames } from "../../../components/AgentName";
 
@@ -91,9 +91,12 @@ export function RunsPage() {
 }
 
 function Filters({ filters, onApply }: { filters: RunFilters; onApply: (next: RunFilters) => void }) {
-  // The registry's agents (the names list every page shares); an agent the
-  // registry does not know can still be typed into the URL and stays offered.
-  const agents = Object.keys(useAgentNames()).sort();
+  // The registry's agents (the names list every page shares) and those that
+  // reported runs without being registered; one older than the facets' month
+  // can still be typed into the URL and stays offered.
+  const registered = Object.keys(useAgentNames());
+  const reporting = useReportingAgents().data ?? [];
+  const agents = [...new Set([...registered, ...reporting])].sort();
   return (
     <FilterForm label="Filter runs" filters={filters} empty={NO_FILTERS} onApply={onApply}>
       {({ draft, set }) => (
