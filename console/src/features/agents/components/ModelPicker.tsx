@@ -5,6 +5,8 @@ import { Dialog } from "../../../components/Dialog";
 import { ErrorNotice } from "../../../components/States";
 import { evidenceNote, modelIdProblem } from "../logic/agents";
 import { useAgentModels, useUpdateAgent } from "../api/queries";
+import { pinAsked } from "../../../lib/pinLinks";
+import { useSearch } from "../../../lib/router";
 
 const ENGINE_DEFAULT = "";
 const OTHER = "\u0000other";
@@ -25,7 +27,10 @@ export function ModelPicker({ agent }: { agent: Agent }) {
   const update = useUpdateAgent(agent.id);
   const id = useId();
   const current = agent.model ?? ENGINE_DEFAULT;
-  const [choice, setChoice] = useState(current);
+  // A model Routing sent the operator here to pin is chosen, still to be reviewed.
+  const [search, setSearch] = useSearch();
+  const asked = pinAsked(search);
+  const [choice, setChoice] = useState(asked && asked !== current ? asked : current);
   const [other, setOther] = useState("");
   const [confirming, setConfirming] = useState<string | null>(null);
 
@@ -43,7 +48,10 @@ export function ModelPicker({ agent }: { agent: Agent }) {
   const patterns = models.data?.allowed_patterns ?? [];
   const choices = models.data?.models ?? [];
   const typed = other.trim();
-  const problem = choice === OTHER ? modelIdProblem(typed, patterns) : null;
+  const offered = (model: string) => model === ENGINE_DEFAULT || model === agent.model || choices.some((o) => o.model === model);
+  // One asked for by a link and not among the evidence is held to the deployment's patterns as a typed one is.
+  const fromLink = choice !== OTHER && !offered(choice) ? choice : null;
+  const problem = choice === OTHER ? modelIdProblem(typed, patterns) : fromLink !== null ? modelIdProblem(fromLink, patterns) : null;
   const target = choice === OTHER ? typed : choice;
 
   const review = (event: SubmitEvent) => {
@@ -61,6 +69,10 @@ export function ModelPicker({ agent }: { agent: Agent }) {
           setConfirming(null);
           setChoice(confirming);
           setOther("");
+          if (asked) {
+            const { pin: _pin, ...rest } = Object.fromEntries(search);
+            setSearch(rest);
+          }
         },
       },
     );
@@ -88,8 +100,10 @@ export function ModelPicker({ agent }: { agent: Agent }) {
             {agent.model && !choices.some((option) => option.model === agent.model) ? (
               <option value={agent.model}>{agent.model} — pinned now</option>
             ) : null}
+            {fromLink !== null ? <option value={fromLink}>{fromLink} — from Routing</option> : null}
             <option value={OTHER}>Other model id…</option>
           </select>
+          {fromLink !== null && problem ? <p className="field-error">{problem}</p> : null}
           {choice === OTHER ? (
             <>
               <label htmlFor={`${id}-other`}>Other model id</label>

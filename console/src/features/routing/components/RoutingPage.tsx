@@ -6,7 +6,9 @@ import { useSkillAgents } from "../../../components/skillAgents";
 import { SortHeader, useSortedRows, type SortColumn } from "../../../components/SortableTable";
 import { Empty, ErrorNotice, Loading, QueryView } from "../../../components/States";
 import { formatCount, formatCredit, formatRate } from "../../../lib/format";
-import { useSearch } from "../../../lib/router";
+import { Link, useSearch } from "../../../lib/router";
+import { useCanWrite } from "../../../lib/SessionContext";
+import { pinPath } from "../../../lib/pinLinks";
 import { credibleInterval, curvePath, densityCurve } from "../../../lib/beta";
 import type { RoutingKey } from "../api/keys";
 import { useConversationMetrics, useRouting, useRoutingChoices } from "../api/queries";
@@ -75,8 +77,8 @@ export function RoutingPage() {
         <>
           {owner ? (
             <p className="hint routing-owner">
-              Used by <AgentName id={owner} link />: pin a model or roll one out gradually from its studio, where the
-              model picker lists these models.
+              Used by <AgentName id={owner} link />: “pin…” beside a model opens its studio with the change ready to review;
+              roll one out gradually from there too.
             </p>
           ) : null}
           <QueryView query={routing} what="routing evidence">
@@ -89,7 +91,7 @@ export function RoutingPage() {
                   For <strong>{r.key}</strong>, this draw picks <strong>{r.pick ?? "no model"}</strong>.
                 </p>
                 <PosteriorChart arms={r.arms} />
-                <ArmsTable arms={r.arms} />
+                <ArmsTable arms={r.arms} owner={owner} />
                 <Metrics models={r.arms.map((a) => a.model)} />
               </>
             )
@@ -145,8 +147,9 @@ const ARM_COLUMNS = {
   pick: { value: (arm) => arm.pick_probability, first: "descending" },
 } satisfies Record<string, SortColumn<ModelArm>>;
 
-function ArmsTable({ arms }: { arms: ModelArm[] }) {
+function ArmsTable({ arms, owner }: { arms: ModelArm[]; owner: string | undefined }) {
   const table = useSortedRows(arms, ARM_COLUMNS);
+  const canWrite = useCanWrite();
   // Evidence adds up across models; a posterior mean or an interval does not.
   const sum = (of: (arm: ModelArm) => number) => arms.reduce((total, arm) => total + of(arm), 0);
   return (
@@ -178,7 +181,17 @@ function ArmsTable({ arms }: { arms: ModelArm[] }) {
             const [low, high] = credibleInterval(arm.alpha, arm.beta);
             return (
               <tr key={arm.model}>
-                <th scope="row">{arm.model}</th>
+                <th scope="row">
+                  {arm.model}
+                  {owner && canWrite ? (
+                    <>
+                      {" "}
+                      <Link to={pinPath(owner, arm.model)} className="pin-link" aria-label={`Pin ${arm.model} for ${owner}: review it in the studio`}>
+                        pin…
+                      </Link>
+                    </>
+                  ) : null}
+                </th>
                 <td className="num">{formatCredit(arm.successes)}</td>
                 <td className="num">{formatCredit(arm.failures)}</td>
                 <td>
