@@ -361,6 +361,7 @@ def runs_request(filters: RunFilters, page: PageRequest) -> telemetry_pb2.ListTa
         started_from=timestamp(filters.started_from),
         started_to=timestamp(filters.started_to),
         page=page_request(page),
+        order=filters.order,
     )
 
 

@@ -66,6 +66,7 @@ class RunFilters:
     task_type: str = ""
     started_from: datetime | None = None
     started_to: datetime | None = None
+    order: str = ""
 
 
 class Insights(Reply):

@@ -110,8 +110,11 @@ def _run_filters(
     started_to: Annotated[
         Instant | None, Query(alias="to", description="started before (RFC 3339 with offset)")
     ] = None,
+    order: Annotated[
+        Literal["newest", "slowest"] | None, Query(description="newest start first (default) or longest first")
+    ] = None,
 ) -> RunFilters:
-    return RunFilters(agent_id, status or "", task_type, started_from, started_to)
+    return RunFilters(agent_id, status or "", task_type, started_from, started_to, order or "")
 
 
 RunQuery = Annotated[RunFilters, Depends(_run_filters)]
@@ -119,7 +122,7 @@ RunQuery = Annotated[RunFilters, Depends(_run_filters)]
 
 @router.get(
     "/admin/ai/runs",
-    summary="Task runs, newest first by their own start",
+    summary="Task runs, newest first by their own start, or the slowest first",
     response_model=TaskRunPage,
     responses=STAFF_ERRORS,
 )

@@ -219,20 +219,22 @@ class TaskRun(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., task_id: _Optional[str] = ..., task_type: _Optional[str] = ..., status: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[float] = ..., error: _Optional[str] = ..., trace_id: _Optional[str] = ...) -> None: ...
 
 class ListTaskRunsRequest(_message.Message):
-    __slots__ = ("agent_id", "status", "task_type", "started_from", "started_to", "page")
+    __slots__ = ("agent_id", "status", "task_type", "started_from", "started_to", "page", "order")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     TASK_TYPE_FIELD_NUMBER: _ClassVar[int]
     STARTED_FROM_FIELD_NUMBER: _ClassVar[int]
     STARTED_TO_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     status: str
     task_type: str
     started_from: _timestamp_pb2.Timestamp
     started_to: _timestamp_pb2.Timestamp
     page: _common_pb2.PageRequest
-    def __init__(self, agent_id: _Optional[str] = ..., status: _Optional[str] = ..., task_type: _Optional[str] = ..., started_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+    order: str
+    def __init__(self, agent_id: _Optional[str] = ..., status: _Optional[str] = ..., task_type: _Optional[str] = ..., started_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_to: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., order: _Optional[str] = ...) -> None: ...
 
 class ListTaskRunsResponse(_message.Message):
     __slots__ = ("items", "next_cursor")

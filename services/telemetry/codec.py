@@ -194,18 +194,26 @@ def _filter(field: str, value: str, max_length: int) -> str | None:
     return guards.text(field, value, max_length=max_length, error=FieldError)
 
 
+def _run_cursor(cursor: str, order: str) -> rules.RunKey | rules.SlowRunKey | None:
+    if order == rules.SLOWEST:
+        return paging.decode_cursor(cursor, rules.slow_run_key)
+    return paging.decode_cursor(cursor, rules.run_key)
+
+
 def run_listing_from_proto(request: telemetry_pb2.ListTaskRunsRequest) -> rules.RunListing:
     started_from = _instant(request.started_from, request.HasField("started_from"), "started_from")
     started_to = _instant(request.started_to, request.HasField("started_to"), "started_to")
     rules.run_range(started_from, started_to)
+    order = rules.run_order(request.order)
     return rules.RunListing(
         agent_id=_filter("agent_id", request.agent_id, rules.MAX_ID_LENGTH),
         status=rules.run_status_filter(request.status),
         task_type=_filter("task_type", request.task_type, rules.MAX_ID_LENGTH),
         started_from=started_from,
         started_to=started_to,
-        after=paging.decode_cursor(request.page.cursor, rules.run_key),
+        after=_run_cursor(request.page.cursor, order),
         limit=paging.page_limit(request.page.limit),
+        order=order,
     )
 
 

@@ -760,6 +760,22 @@ class RunKey:
 
 
 @dataclass(frozen=True, slots=True)
+class SlowRunKey:
+    """Where a page of the slowest runs ended: longest first, ties broken by
+    agent and task so the order is total."""
+
+    duration_ms: float
+    agent_id: str
+    task_id: str
+
+
+# The run list's orders: newest start first (the default), or longest first,
+# where an operator looks for what is slow.
+NEWEST, SLOWEST = "newest", "slowest"
+RUN_ORDERS = (NEWEST, SLOWEST)
+
+
+@dataclass(frozen=True, slots=True)
 class RunListing:
     """One page of the run list, as asked for; None filters nothing."""
 
@@ -768,8 +784,9 @@ class RunListing:
     task_type: str | None
     started_from: datetime | None
     started_to: datetime | None
-    after: RunKey | None
+    after: RunKey | SlowRunKey | None
     limit: int
+    order: str = NEWEST
 
 
 @dataclass(frozen=True, slots=True)
@@ -785,6 +802,34 @@ def run_key(parts: list[str]) -> RunKey:
     """A run-list cursor's key (see services.common.paging)."""
     started, agent_id, task_id = parts
     return RunKey(started_at=parse_cursor_instant(started), agent_id=agent_id, task_id=task_id)
+
+
+def slow_run_key(parts: list[str]) -> SlowRunKey:
+    """A cursor of the slowest runs: tagged, so one from the newest-first
+    order is refused rather than read as a duration."""
+    tag, duration, agent_id, task_id = parts
+    if tag != SLOWEST:
+        raise ValueError("not a cursor of the slowest runs")
+    duration_ms = float(duration)
+    if not math.isfinite(duration_ms):
+        raise ValueError("a run's duration is a finite number")
+    return SlowRunKey(duration_ms=duration_ms, agent_id=agent_id, task_id=task_id)
+
+
+def run_order(word: str) -> str:
+    """The run list's order; empty means newest first."""
+    if not word:
+        return NEWEST
+    if word not in RUN_ORDERS:
+        raise FieldError("order", f"must be one of {', '.join(RUN_ORDERS)}, got {word!r}")
+    return word
+
+
+def run_page_key(order: str, run: TaskRun) -> tuple[object, ...]:
+    """The cursor key of a page's last run, in the listing's order."""
+    if order == SLOWEST:
+        return (SLOWEST, run.duration_ms, run.agent_id, run.task_id)
+    return (run.started_at, run.agent_id, run.task_id)
 
 
 def run_not_found(agent_id: str, task_id: str) -> NotFound:

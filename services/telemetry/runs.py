@@ -18,7 +18,7 @@ async def list_runs(engine: AsyncEngine, listing: rules.RunListing) -> tuple[lis
     """One page of runs and the cursor after it ('' on the last page)."""
     async with engine.connect() as conn:
         rows = await store.list_runs(conn, listing)
-    return paging.one_page(rows, listing.limit, lambda run: (run.started_at, run.agent_id, run.task_id))
+    return paging.one_page(rows, listing.limit, lambda run: rules.run_page_key(listing.order, run))
 
 
 async def run_facets(engine: AsyncEngine, days: int) -> list[str]:

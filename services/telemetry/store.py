@@ -13,12 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from services.common.retention import oldest_first
 from services.telemetry.rules import (
+    SLOWEST,
     BucketCalls,
     BucketRuns,
     ModelCall,
     ModelStats,
     RunListing,
     RunStats,
+    SlowRunKey,
     TaskRun,
     buckets_holding,
 )
@@ -499,7 +501,12 @@ def run_list_query(listing: RunListing) -> tuple[TextClause, dict[str, object]]:
     if listing.started_to is not None:
         where.append("started_at < :started_to")
         params["started_to"] = listing.started_to
-    if listing.after is not None:
+    if isinstance(listing.after, SlowRunKey):
+        params.update(
+            after_ms=listing.after.duration_ms, after_agent=listing.after.agent_id, after_task=listing.after.task_id
+        )
+        where.append("(duration_ms, agent_id, task_id) < (:after_ms, :after_agent, :after_task)")
+    elif listing.after is not None:
         params.update(after_started=listing.after.started_at, after_task=listing.after.task_id)
         if listing.after.agent_id == listing.agent_id:
             # The same order within one agent, written on runs_agent_newest's
@@ -508,9 +515,13 @@ def run_list_query(listing: RunListing) -> tuple[TextClause, dict[str, object]]:
         else:
             where.append("(started_at, agent_id, task_id) < (:after_started, :after_agent, :after_task)")
             params["after_agent"] = listing.after.agent_id
+    # The slowest first has no index of its own: every run the filters select
+    # is read and the longest kept (a top-N sort, by start through runs_newest
+    # when a span is asked). An index on duration would cost every write.
+    order = "duration_ms desc" if listing.order == SLOWEST else "started_at desc"
     statement = text(
         f"select {_RUN_COLUMNS} from runs where {' and '.join(where)}"
-        " order by started_at desc, agent_id desc, task_id desc limit :limit"
+        f" order by {order}, agent_id desc, task_id desc limit :limit"
     )
     return statement, params
 

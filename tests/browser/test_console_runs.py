@@ -263,3 +263,39 @@ async def test_an_agent_that_reports_without_being_registered_is_offered_in_the_
     await expect(rows).to_have_count(1)
     await expect(rows.first).to_contain_text("sweep_bookings")
     await accessible(page, axe_source)
+
+
+def _ms(text: str) -> float:
+    """A duration as the table shows it ("850 ms", "1.2 s") in ms."""
+    value, unit = text.replace(",", "").split()
+    return float(value) * (1000 if unit == "s" else 60_000 if unit == "min" else 1)
+
+
+async def test_the_duration_header_orders_every_run_longest_first_across_pages(demo: Platform, page: Page, axe_source):
+    async with httpx.AsyncClient(base_url=demo.base) as client:
+        reply = await client.get("/admin/ai/runs", params={"order": "slowest", "limit": 1}, headers=bearer(role=3))
+    [slowest] = reply.json()["items"]
+
+    await page.goto(demo.link(role=3, path="/console/runs"))
+    duration = page.get_by_role("columnheader", name=re.compile(r"^Duration"))
+    started = page.get_by_role("columnheader", name=re.compile(r"^Started"))
+    await expect(started).to_have_attribute("aria-sort", "descending")
+    await duration.get_by_role("button").click()
+    await expect(page).to_have_url(re.compile(r"order=slowest"))
+    await expect(duration).to_have_attribute("aria-sort", "descending")
+    table = page.get_by_role("table", name=re.compile("Longest first"))
+    rows = table.locator("tbody tr")
+    await expect(rows.first.get_by_role("link")).to_contain_text(f"run {slowest['task_id']}")
+    first_page = [_ms(text) for text in await rows.locator("td:nth-child(5)").all_inner_texts()]
+    assert first_page == sorted(first_page, reverse=True), first_page
+    await accessible(page, axe_source)
+
+    await page.get_by_role("button", name="Next page").click()
+    await expect(page.get_by_text(re.compile(r"^Page 2 ·"))).to_be_visible()
+    second_page = [_ms(text) for text in await rows.locator("td:nth-child(5)").all_inner_texts()]
+    assert second_page == sorted(second_page, reverse=True) and second_page[0] <= first_page[-1]
+
+    await started.get_by_role("button").click()
+    await expect(page.get_by_role("table", name=re.compile("Newest first"))).to_be_visible()
+    await expect(page.get_by_text(re.compile(r"^Page 1 ·"))).to_be_visible()
+    assert "order=" not in page.url.split("?", 1)[-1].replace("order=&", "")

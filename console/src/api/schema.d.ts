@@ -489,7 +489,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Task runs, newest first by their own start */
+        /** Task runs, newest first by their own start, or the slowest first */
         get: operations["list_runs_admin_ai_runs_get"];
         put?: never;
         post?: never;
@@ -5600,6 +5600,8 @@ export interface operations {
                 from?: string | null;
                 /** @description started before (RFC 3339 with offset) */
                 to?: string | null;
+                /** @description newest start first (default) or longest first */
+                order?: ("newest" | "slowest") | null;
             };
             header?: never;
             path?: never;
@@ -5669,6 +5671,8 @@ export interface operations {
                 from?: string | null;
                 /** @description started before (RFC 3339 with offset) */
                 to?: string | null;
+                /** @description newest start first (default) or longest first */
+                order?: ("newest" | "slowest") | null;
             };
             header?: never;
             path?: never;

@@ -3,10 +3,12 @@ from OTLP spans, filtered and paged, and each opened with its model calls."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import httpx
 
+from services.common import paging
 from tests.harness import INTERNAL_KEY, bearer, eventually, gateway_client, running, with_env
 from tests.integration.telemetry.otlp_support import START, TRACE, export, live_gateway, span
 from tests.integration.telemetry.support import broker, counters, execute, task
@@ -189,7 +191,8 @@ async def test_the_filter_offers_every_agent_that_ran_in_the_month_registered_or
         template,
         database,
         "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms)"
-        " select agent, 't-' || extract(day from ago) || '-' || n, 'stall_response', 'succeeded', now() - ago, now() - ago, 10"
+        " select agent, 't-' || extract(day from ago) || '-' || n, 'stall_response', 'succeeded',"
+        " now() - ago, now() - ago, 10"
         " from (values ('DISPATCH_AGENT', interval '1 hour'), ('NIGHT_SHIFT_AGENT', interval '29 days'),"
         "              ('RETIRED_LAST_YEAR', interval '40 days'), ('DISPATCH_AGENT', interval '35 days'))"
         "   as seeded(agent, ago), generate_series(1, 3) as n",
@@ -203,3 +206,45 @@ async def test_the_filter_offers_every_agent_that_ran_in_the_month_registered_or
     assert month.json() == {"window_days": 30, "agent_ids": ["DISPATCH_AGENT", "NIGHT_SHIFT_AGENT"]}
     assert day.json() == {"window_days": 1, "agent_ids": ["DISPATCH_AGENT"]}
     assert too_long.status_code == 422 and stranger.status_code == 403
+
+
+async def test_the_slowest_runs_page_longest_first_each_once_and_export_the_same(settings, template, database):
+    # 130 runs over 40 distinct durations (ties broken by agent and task), in a day.
+    await execute(
+        template,
+        database,
+        "insert into runs (agent_id, task_id, task_type, status, started_at, finished_at, duration_ms)"
+        " select case when n % 2 = 0 then 'DISPATCH_AGENT' else 'EXCEPTION_AGENT' end, 't-' || n, 'stall_response',"
+        " 'succeeded', now() - make_interval(mins => n), now() - make_interval(mins => n), (n % 40) * 12.5"
+        " from generate_series(1, 130) as n",
+    )
+    async with running(settings, ["telemetry"]), gateway_client(settings) as client:
+        pages, cursor = [], ""
+        while True:
+            reply = await client.get(
+                "/admin/ai/runs", params={"order": "slowest", "limit": 25, "cursor": cursor}, headers=bearer(role=3)
+            )
+            assert reply.status_code == 200, reply.text
+            pages.append(reply.json()["items"])
+            cursor = reply.json()["next_cursor"]
+            if not cursor:
+                break
+        exported = await client.get(
+            "/admin/ai/runs/export", params={"order": "slowest", "format": "jsonl"}, headers=bearer(role=3)
+        )
+        mixed = await client.get("/admin/ai/runs", params={"cursor": cursor_of(pages[0])}, headers=bearer(role=3))
+        unknown = await client.get("/admin/ai/runs", params={"order": "fastest"}, headers=bearer(role=3))
+
+    listed = [run for page in pages for run in page]
+    assert len(pages) == 6 and len(listed) == 130
+    assert len({(r["agent_id"], r["task_id"]) for r in listed}) == 130
+    order = [(r["duration_ms"], r["agent_id"], r["task_id"]) for r in listed]
+    assert order == sorted(order, reverse=True)
+    assert [json.loads(line) for line in exported.text.splitlines()] == listed
+    assert mixed.status_code == 422 and unknown.status_code == 422
+
+
+def cursor_of(page: list[dict]) -> str:
+    """A cursor of the slowest order, as the list issues it after `page`."""
+    last = page[-1]
+    return paging.encode_cursor("slowest", last["duration_ms"], last["agent_id"], last["task_id"])

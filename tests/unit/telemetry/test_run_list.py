@@ -217,3 +217,47 @@ def test_the_gateway_leaves_unset_bounds_unset():
     assert not ask.HasField("started_from")
     assert ask.started_to.ToDatetime(tzinfo=UTC) == STARTED
     assert (ask.page.limit, ask.page.cursor) == (50, "")
+
+
+def _slowest(cursor: str = "") -> rules.RunListing:
+    return codec.run_listing_from_proto(
+        telemetry_pb2.ListTaskRunsRequest(order="slowest", page=common_pb2.PageRequest(cursor=cursor))
+    )
+
+
+@pytest.mark.parametrize("duration_ms", [0.0, 1.5, 1234.567, 86_400_000.0, 0.1 + 0.2])
+def test_a_page_of_the_slowest_runs_ends_on_a_cursor_that_reads_back_exactly(duration_ms):
+    last = replace(RUN, duration_ms=duration_ms)
+    cursor = paging.encode_cursor(*rules.run_page_key(rules.SLOWEST, last))
+    assert _slowest(cursor).after == rules.SlowRunKey(duration_ms, last.agent_id, last.task_id)
+
+
+def test_a_cursor_holds_to_the_order_it_was_issued_for():
+    newest = paging.encode_cursor(*rules.run_page_key(rules.NEWEST, RUN))
+    slowest = paging.encode_cursor(*rules.run_page_key(rules.SLOWEST, RUN))
+    for listing, cursor in (
+        (_slowest, newest),
+        (
+            lambda c: codec.run_listing_from_proto(
+                telemetry_pb2.ListTaskRunsRequest(page=common_pb2.PageRequest(cursor=c))
+            ),
+            slowest,
+        ),
+    ):
+        with pytest.raises(FieldError) as refused:
+            listing(cursor)
+        assert refused.value.field == "cursor"
+
+
+@pytest.mark.parametrize("duration", ["nan", "inf", "-inf", "fast"])
+def test_a_forged_duration_in_a_cursor_is_refused(duration):
+    with pytest.raises(FieldError) as refused:
+        _slowest(paging.encode_cursor("slowest", duration, "A", "t"))
+    assert refused.value.field == "cursor"
+
+
+def test_an_order_the_list_does_not_have_is_refused_and_none_is_newest():
+    assert codec.run_listing_from_proto(telemetry_pb2.ListTaskRunsRequest()).order == rules.NEWEST
+    with pytest.raises(FieldError) as refused:
+        codec.run_listing_from_proto(telemetry_pb2.ListTaskRunsRequest(order="fastest"))
+    assert refused.value.field == "order"

@@ -9,7 +9,16 @@ import { Time } from "../../../components/Time";
 import { formatMs } from "../../../lib/format";
 import { Link, useSearch } from "../../../lib/router";
 import { runPath } from "../../../lib/runLinks";
-import { activeFilterCount, filtersFromSearch, filtersToQuery, filtersToSearch, NO_FILTERS, STATUSES, type RunFilters } from "../logic/filters";
+import {
+  activeFilterCount,
+  filtersFromSearch,
+  filtersToQuery,
+  filtersToSearch,
+  NO_FILTERS,
+  STATUSES,
+  type RunFilters,
+  type RunOrder,
+} from "../logic/filters";
 import { PAGE_SIZE, useReportingAgents, useRuns } from "../api/queries";
 import { RunStatusBadge } from "./RunStatusBadge";
 import { AgentName, useAgentNames } from "../../../components/AgentName";
@@ -21,6 +30,8 @@ export function RunsPage() {
   const withLimit = (next: Record<string, string>, size = limit) => ({ ...next, ...pageSizeToSearch(size, PAGE_SIZE) });
   const pages = useKeysetPages((cursor) => withLimit(filtersToSearch(filters, cursor)));
   const runs = useRuns(filters, pages.cursor, limit);
+  // A new order starts from its first page: a cursor holds to the order it came from.
+  const reorder = (order: RunOrder) => pages.restart(withLimit(filtersToSearch({ ...filters, order })));
 
   return (
     <>
@@ -39,17 +50,17 @@ export function RunsPage() {
               <div className="table-wrap" tabIndex={0} role="region" aria-label="Runs, scrolls sideways on a narrow screen">
                 <table aria-describedby="runs-note">
                   <caption id="runs-note" className="caption">
-                    Newest first by when each run started, on the engine’s own clock.
+                    {filters.order === "slowest"
+                      ? "Longest first, every run the filters select."
+                      : "Newest first by when each run started, on the engine’s own clock."}
                   </caption>
                   <thead>
                     <tr>
-                      <th scope="col">Started</th>
+                      <OrderHeader order="" current={filters.order} onOrder={reorder} label="Started" />
                       <th scope="col">Agent</th>
                       <th scope="col">Task type</th>
                       <th scope="col">Status</th>
-                      <th scope="col" className="num">
-                        Duration
-                      </th>
+                      <OrderHeader order="slowest" current={filters.order} onOrder={reorder} label="Duration" numeric />
                       <th scope="col">Error</th>
                     </tr>
                   </thead>
@@ -87,6 +98,43 @@ export function RunsPage() {
         }
       </QueryView>
     </>
+  );
+}
+
+/**
+ * A column the whole list can be ordered by, on the server across every
+ * page: the newest start first, or the longest run first. Each reads one
+ * way only, so the header says which it is and whether it is in force.
+ */
+function OrderHeader({
+  order,
+  current,
+  onOrder,
+  numeric = false,
+  label,
+}: {
+  order: RunOrder;
+  current: RunOrder;
+  onOrder: (order: RunOrder) => void;
+  numeric?: boolean;
+  label: string;
+}) {
+  const on = order === current;
+  return (
+    <th scope="col" className={numeric ? "num" : undefined} aria-sort={on ? "descending" : undefined}>
+      <button
+        type="button"
+        className="sort-button"
+        onClick={() => onOrder(order)}
+        aria-pressed={on}
+        aria-label={`${label}, ${order === "slowest" ? "longest first" : "newest first"}`}
+      >
+        {label}
+        <span className="sort-mark" aria-hidden="true">
+          {on ? "▼" : "↕"}
+        </span>
+      </button>
+    </th>
   );
 }
 

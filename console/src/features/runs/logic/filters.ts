@@ -9,15 +9,20 @@ export type RunFilters = {
   task_type: string;
   from: string;
   to: string;
+  /** "" for newest first, "slowest" for longest first: an order, not a filter. */
+  order: RunOrder;
 };
 
-const FIELDS: (keyof RunFilters)[] = ["agent_id", "status", "task_type", "from", "to"];
+export type RunOrder = "" | "slowest";
 
-export const NO_FILTERS: RunFilters = { agent_id: "", status: "", task_type: "", from: "", to: "" };
+const FIELDS = ["agent_id", "status", "task_type", "from", "to"] as const;
+
+export const NO_FILTERS: RunFilters = { agent_id: "", status: "", task_type: "", from: "", to: "", order: "" };
 
 export function filtersFromSearch(search: URLSearchParams): RunFilters {
-  const filters = Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as RunFilters;
-  return { ...filters, from: urlInstant(filters.from), to: urlInstant(filters.to) };
+  const filters = Object.fromEntries(FIELDS.map((field) => [field, search.get(field) ?? ""])) as Omit<RunFilters, "order">;
+  const order: RunOrder = search.get("order") === "slowest" ? "slowest" : "";
+  return { ...filters, from: urlInstant(filters.from), to: urlInstant(filters.to), order };
 }
 
 export function filtersToSearch(filters: RunFilters, cursor = ""): Record<string, string> {
@@ -32,6 +37,7 @@ export function filtersToQuery(filters: RunFilters) {
     task_type: filters.task_type,
     from: filters.from || undefined,
     to: filters.to || undefined,
+    order: filters.order === "slowest" ? ("slowest" as const) : undefined,
   };
 }
 
