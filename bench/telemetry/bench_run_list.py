@@ -8,10 +8,12 @@ telemetry schema and fills `runs` with --runs rows spread over 30 days
 (24 agents, three task types, one run in 11 failed) and `model_calls` with
 three calls per run of one agent in twenty. Then, for each shape of page
 the console asks for (the newest runs; one agent's; the failures; one
-agent's failures; a day's range), it reads the first page and a page deep
+agent's failures; a day's range; the slowest of all, of one agent and of a
+day), it reads the first page and a page deep
 in the list (its cursor half way down), each --reads times through the
 store's own statement (services.telemetry.store.run_list_query), and a
-run's detail (get_run and its calls by trace, then by window). It prints
+run's detail (get_run and its calls by trace, then by window), and the
+agents that ran in 30 days (the run list's facets). It prints
 each read's median and p95 in milliseconds, and the plan Postgres chose
 for it: an index walked from the cursor, or rows fetched and then sorted.
 """
@@ -110,11 +112,13 @@ async def plan_of(conn: AsyncConnection, page: rules.RunListing) -> str:
     return "; ".join(scans) + sorted_
 
 
-async def middle_key(conn: AsyncConnection, page: rules.RunListing, total: int) -> rules.RunKey:
+async def middle_key(conn: AsyncConnection, page: rules.RunListing, total: int) -> rules.RunKey | rules.SlowRunKey:
     """The key half way down a listing: where a deep page's cursor points."""
     statement, params = store.run_list_query(listing(limit=total // 2, **_filters(page)))
     rows = (await conn.execute(statement, params)).all()
     row = rows[-1]
+    if page.order == rules.SLOWEST:
+        return rules.SlowRunKey(row.duration_ms, row.agent_id, row.task_id)
     return rules.RunKey(row.started_at, row.agent_id, row.task_id)
 
 
@@ -125,6 +129,7 @@ def _filters(page: rules.RunListing) -> dict[str, Any]:
         "task_type": page.task_type,
         "started_from": page.started_from,
         "started_to": page.started_to,
+        "order": page.order,
     }
 
 
@@ -152,6 +157,11 @@ async def bench(args: argparse.Namespace) -> None:
                 "failures": listing(status="failed"),
                 "one agent's failures": listing(agent_id="AGENT_07", status="failed"),
                 "one day": listing(started_from=now - timedelta(days=11), started_to=now - timedelta(days=10)),
+                "slowest": listing(order=rules.SLOWEST),
+                "one agent's slowest": listing(agent_id="AGENT_07", order=rules.SLOWEST),
+                "one day's slowest": listing(
+                    started_from=now - timedelta(days=11), started_to=now - timedelta(days=10), order=rules.SLOWEST
+                ),
             }
             async with engine.connect() as conn:
                 for name, first in shapes.items():
@@ -165,6 +175,9 @@ async def bench(args: argparse.Namespace) -> None:
                             f"{name:>22}, {depth:<10} ({total:>9,} listed): median {median:6.2f} ms,"
                             f" p95 {p95:6.2f} ms  [{plan}]"
                         )
+
+                median, p95 = await timed(lambda: store.run_agents(conn, days=30), args.reads)
+                print(f"{'agents that ran':>22}, 30 days: median {median:6.2f} ms, p95 {p95:6.2f} ms")
 
                 traced = await conn.execute(
                     text("select agent_id, task_id from runs where agent_id = 'AGENT_00' offset 100 limit 1")
