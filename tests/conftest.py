@@ -21,6 +21,8 @@ from tests.harness import (
     reset_nats,
 )
 
+pytest_plugins = ["tests.watchdog"]
+
 
 @pytest.fixture(autouse=True)
 def _ports_held_for_the_test() -> Iterator[None]:
