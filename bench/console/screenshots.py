@@ -4,9 +4,8 @@
 
 It starts the stack and loads `outrider demo` as the console bench does
 (`--data-dir` reuses a demo loaded there), then opens each page in Debian's
-Chromium at 1360x900, in an operator's zone and a 24-hour locale (the
-date and time inputs still follow the browser's own language), and saves
-the viewport once the page's data is on screen.
+Chromium at 1360x900, in an operator's zone and a 24-hour locale, and
+saves the viewport once the page's data is on screen.
 """
 
 from __future__ import annotations

@@ -69,9 +69,7 @@ async def run_as_typed(command: str, settings: Settings) -> str:
 
 
 async def opened_in_a_new_tab(page: Page, link: str) -> Page:
-    """The link opened as a terminal opens one: in a new tab of the same browser. (Pasted into the tab already on
-    /console/, it differs only in its fragment, so the page does not load again, and the console reads a link's
-    token only when it loads.)"""
+    """The link opened as a terminal opens one: in a new tab of the same browser."""
     tab = await page.context.new_page()
     tab.set_default_timeout(15_000)
     await tab.goto(link)
@@ -114,6 +112,12 @@ async def test_the_command_the_sign_in_screen_names_prints_a_link_that_signs_in(
     tab = await opened_in_a_new_tab(page, link)
     await signed_in_as(tab, "admin")
     await screenshot(tab, "signed-in-by-token-command")
+
+    # Pasted into the tab still on the sign-in screen, the link differs only in its fragment: no page load, and
+    # it signs in all the same, its token gone from the address bar.
+    await page.goto(link)
+    await signed_in_as(page, "admin")
+    assert "#token=" not in page.url
 
 
 async def test_the_read_only_command_the_no_access_screen_names_prints_a_link_that_signs_in(

@@ -66,6 +66,21 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return null;
   }, []);
 
+  // A link pasted into a tab already on the console differs from the page
+  // only in its fragment, so the page does not load again: its token is read
+  // here, as a load would read it.
+  useEffect(() => {
+    const onLink = () => {
+      const fromLink = tokenFromFragment(window.location.hash);
+      if (fromLink === null) return;
+      window.history.replaceState(null, "", window.location.pathname + window.location.search);
+      const problem = signIn(fromLink);
+      if (problem !== null) dropSession(problem);
+    };
+    window.addEventListener("hashchange", onLink);
+    return () => window.removeEventListener("hashchange", onLink);
+  }, [signIn, dropSession]);
+
   useEffect(() => {
     if (!state.pending) return;
     let current = true;
