@@ -107,7 +107,7 @@ def test_a_damaged_generated_secret_is_refused_not_used(tmp_path, damaged):
 
 
 def _load_at_once(data_dir: str, start: multiprocessing.synchronize.Barrier, answers: multiprocessing.Queue) -> None:
-    start.wait()
+    start.wait(timeout=60)
     try:
         settings = load({"OUTRIDER_DATA_DIR": data_dir})
         answers.put((settings.jwt_secret, settings.internal_key, settings.service_key))
@@ -124,9 +124,18 @@ def test_processes_starting_at_once_agree_on_every_secret_and_none_reads_an_empt
         workers = [forked.Process(target=_load_at_once, args=(str(data_dir), start, answers)) for _ in range(processes)]
         for worker in workers:
             worker.start()
-        seen = [answers.get(timeout=60) for _ in workers]
-        for worker in workers:
-            worker.join(timeout=60)
+        try:
+            seen = [answers.get(timeout=60) for _ in workers]
+            for worker in workers:
+                worker.join(timeout=60)
+        finally:
+            # A round that fails must not leave its workers behind: one still
+            # waiting at the barrier, or flushing an answer nobody reads,
+            # would hold the whole run's exit until it is killed.
+            for worker in workers:
+                if worker.is_alive():
+                    worker.kill()
+                    worker.join(timeout=5)
         assert all(answer[0] != "failed" for answer in seen), seen
         assert len(set(seen)) == 1
         assert all(len(value) >= MIN_SECRET_CHARS for value in seen[0])
